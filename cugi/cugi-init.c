@@ -1,0 +1,114 @@
+/* cugi-init.c: library initialization and versions */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "cugi-private.h"
+
+static void
+ensure_translations (void)
+{
+  static gsize bound = 0;
+
+  if (g_once_init_enter (&bound))
+    {
+      bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+      bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+      g_once_init_leave (&bound, 1);
+    }
+}
+
+gboolean
+cugi_ensure_driver (GError **error)
+{
+  ensure_translations ();
+  return cugi_loader_load_driver (error);
+}
+
+gboolean
+cugi_ensure_nvrtc (GError **error)
+{
+  ensure_translations ();
+  return cugi_loader_load_nvrtc (error);
+}
+
+/**
+ * cugi_init:
+ * @error: return location for a #GError
+ *
+ * Loads the CUDA driver (`libcuda.so.1`, or the file `CUGI_LIBCUDA` names)
+ * and initializes it. Calling it is optional: every constructor does it
+ * first. It is cheap after the first call, and a failure is reported the
+ * same way each time.
+ *
+ * Without a usable driver this fails with %CUGI_ERROR_NOT_AVAILABLE, whose
+ * message says whether the driver is missing, is the toolkit's stub library,
+ * is too old, or sees no device, and what to do about it.
+ *
+ * Returns: %TRUE if the CUDA driver is ready
+ */
+gboolean
+cugi_init (GError **error)
+{
+  return cugi_ensure_driver (error);
+}
+
+/**
+ * cugi_is_available:
+ *
+ * Whether a CUDA driver and at least one device can be used. Never fails:
+ * call cugi_init() to learn why not.
+ *
+ * Returns: %TRUE if cugi can use a GPU
+ */
+gboolean
+cugi_is_available (void)
+{
+  return cugi_ensure_driver (NULL);
+}
+
+/**
+ * cugi_get_driver_version:
+ * @error: return location for a #GError
+ *
+ * The CUDA version the driver supports, as 1000 × major + 10 × minor
+ * (13000 for CUDA 13.0), like `cuDriverGetVersion()`.
+ *
+ * Returns: the driver's CUDA version, or 0 with @error set
+ */
+gint
+cugi_get_driver_version (GError **error)
+{
+  if (!cugi_ensure_driver (error))
+    return 0;
+  return cugi_loader_get_driver_version ();
+}
+
+/**
+ * cugi_get_nvrtc_version:
+ * @error: return location for a #GError
+ *
+ * The version of the NVRTC library cugi compiles with, as 1000 × major +
+ * 10 × minor. NVRTC is found independently of the driver, so this works on a
+ * machine without a GPU.
+ *
+ * Returns: NVRTC's version, or 0 with @error set
+ */
+gint
+cugi_get_nvrtc_version (GError **error)
+{
+  if (!cugi_ensure_nvrtc (error))
+    return 0;
+  return cugi_loader_get_nvrtc_version ();
+}
+
+/**
+ * cugi_get_version:
+ *
+ * Returns: cugi's own version, e.g. "0.1.0"
+ */
+const gchar *
+cugi_get_version (void)
+{
+  return CUGI_VERSION;
+}

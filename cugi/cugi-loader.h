@@ -1,0 +1,194 @@
+/* cugi-loader.h: the one table through which cugi calls libcuda and libnvrtc.
+ *
+ * Private. Only cugi-loader.c resolves symbols; every other file calls through
+ * `cugi_cuda.<entry point>` and `cugi_nvrtc.<entry point>`. The entry points are
+ * named as in cuda.h, so `cugi_cuda.cuMemAlloc` expands to the versioned
+ * `cuMemAlloc_v2` field whose type is taken from the toolkit header itself.
+ */
+#pragma once
+
+#include <cuda.h>
+#include <cudaProfiler.h>
+#include <nvrtc.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* X (entry_point, required): required ones must resolve for the driver to be
+ * usable; the others are NULL on drivers that lack them and callers check. */
+#define CUGI_DRIVER_ENTRY_POINTS(X) \
+  X (cuInit, TRUE) \
+  X (cuDriverGetVersion, TRUE) \
+  X (cuGetErrorName, TRUE) \
+  X (cuGetErrorString, TRUE) \
+  X (cuDeviceGet, TRUE) \
+  X (cuDeviceGetCount, TRUE) \
+  X (cuDeviceGetName, TRUE) \
+  X (cuDeviceGetUuid, TRUE) \
+  X (cuDeviceTotalMem, TRUE) \
+  X (cuDeviceGetAttribute, TRUE) \
+  X (cuDeviceGetPCIBusId, TRUE) \
+  X (cuDeviceGetByPCIBusId, TRUE) \
+  X (cuDeviceCanAccessPeer, TRUE) \
+  X (cuDeviceGetP2PAttribute, FALSE) \
+  X (cuDeviceGetDefaultMemPool, FALSE) \
+  X (cuDevicePrimaryCtxRetain, TRUE) \
+  X (cuDevicePrimaryCtxRelease, TRUE) \
+  X (cuDevicePrimaryCtxGetState, TRUE) \
+  X (cuDevicePrimaryCtxSetFlags, TRUE) \
+  X (cuDevicePrimaryCtxReset, TRUE) \
+  X (cuCtxCreate, TRUE) \
+  X (cuCtxDestroy, TRUE) \
+  X (cuCtxPushCurrent, TRUE) \
+  X (cuCtxPopCurrent, TRUE) \
+  X (cuCtxGetCurrent, TRUE) \
+  X (cuCtxSetCurrent, TRUE) \
+  X (cuCtxGetDevice, TRUE) \
+  X (cuCtxGetFlags, TRUE) \
+  X (cuCtxGetApiVersion, TRUE) \
+  X (cuCtxSynchronize, TRUE) \
+  X (cuCtxGetLimit, TRUE) \
+  X (cuCtxSetLimit, TRUE) \
+  X (cuCtxGetCacheConfig, TRUE) \
+  X (cuCtxSetCacheConfig, TRUE) \
+  X (cuCtxGetStreamPriorityRange, TRUE) \
+  X (cuCtxEnablePeerAccess, TRUE) \
+  X (cuCtxDisablePeerAccess, TRUE) \
+  X (cuCtxResetPersistingL2Cache, FALSE) \
+  X (cuMemGetInfo, TRUE) \
+  X (cuStreamCreateWithPriority, TRUE) \
+  X (cuStreamDestroy, TRUE) \
+  X (cuStreamQuery, TRUE) \
+  X (cuStreamSynchronize, TRUE) \
+  X (cuStreamWaitEvent, TRUE) \
+  X (cuStreamGetPriority, TRUE) \
+  X (cuStreamGetFlags, TRUE) \
+  X (cuStreamBeginCapture, TRUE) \
+  X (cuStreamEndCapture, TRUE) \
+  X (cuStreamIsCapturing, TRUE) \
+  X (cuLaunchHostFunc, TRUE) \
+  X (cuEventCreate, TRUE) \
+  X (cuEventDestroy, TRUE) \
+  X (cuEventRecord, TRUE) \
+  X (cuEventQuery, TRUE) \
+  X (cuEventSynchronize, TRUE) \
+  X (cuEventElapsedTime, TRUE) \
+  X (cuIpcGetEventHandle, FALSE) \
+  X (cuIpcOpenEventHandle, FALSE) \
+  X (cuMemAlloc, TRUE) \
+  X (cuMemAllocPitch, TRUE) \
+  X (cuMemAllocManaged, TRUE) \
+  X (cuMemFree, TRUE) \
+  X (cuMemGetAddressRange, TRUE) \
+  X (cuMemAllocHost, TRUE) \
+  X (cuMemHostAlloc, TRUE) \
+  X (cuMemFreeHost, TRUE) \
+  X (cuMemHostGetDevicePointer, TRUE) \
+  X (cuMemHostRegister, TRUE) \
+  X (cuMemHostUnregister, TRUE) \
+  X (cuMemcpy, TRUE) \
+  X (cuMemcpyAsync, TRUE) \
+  X (cuMemcpyHtoD, TRUE) \
+  X (cuMemcpyDtoH, TRUE) \
+  X (cuMemcpyDtoD, TRUE) \
+  X (cuMemcpyHtoDAsync, TRUE) \
+  X (cuMemcpyDtoHAsync, TRUE) \
+  X (cuMemcpyDtoDAsync, TRUE) \
+  X (cuMemcpyPeer, TRUE) \
+  X (cuMemcpyPeerAsync, TRUE) \
+  X (cuMemcpy2D, TRUE) \
+  X (cuMemcpy2DAsync, TRUE) \
+  X (cuMemcpy3D, TRUE) \
+  X (cuMemcpy3DAsync, TRUE) \
+  X (cuMemsetD8, TRUE) \
+  X (cuMemsetD16, TRUE) \
+  X (cuMemsetD32, TRUE) \
+  X (cuMemsetD8Async, TRUE) \
+  X (cuMemsetD16Async, TRUE) \
+  X (cuMemsetD32Async, TRUE) \
+  X (cuMemsetD2D8, TRUE) \
+  X (cuMemsetD2D32, TRUE) \
+  X (cuMemPrefetchAsync, FALSE) \
+  X (cuMemAdvise, FALSE) \
+  X (cuPointerGetAttribute, TRUE) \
+  X (cuIpcGetMemHandle, FALSE) \
+  X (cuIpcOpenMemHandle, FALSE) \
+  X (cuIpcCloseMemHandle, FALSE) \
+  X (cuMemAllocAsync, FALSE) \
+  X (cuMemFreeAsync, FALSE) \
+  X (cuModuleLoadDataEx, TRUE) \
+  X (cuModuleUnload, TRUE) \
+  X (cuModuleGetFunction, TRUE) \
+  X (cuModuleGetGlobal, TRUE) \
+  X (cuFuncGetAttribute, TRUE) \
+  X (cuFuncSetAttribute, TRUE) \
+  X (cuFuncSetCacheConfig, TRUE) \
+  X (cuFuncGetName, FALSE) \
+  X (cuFuncGetParamInfo, FALSE) \
+  X (cuLaunchKernel, TRUE) \
+  X (cuLaunchKernelEx, FALSE) \
+  X (cuLaunchCooperativeKernel, TRUE) \
+  X (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags, TRUE) \
+  X (cuOccupancyMaxPotentialBlockSizeWithFlags, TRUE) \
+  X (cuOccupancyAvailableDynamicSMemPerBlock, FALSE) \
+  X (cuOccupancyMaxPotentialClusterSize, FALSE) \
+  X (cuOccupancyMaxActiveClusters, FALSE) \
+  X (cuGraphDestroy, TRUE) \
+  X (cuGraphInstantiateWithFlags, TRUE) \
+  X (cuGraphExecDestroy, TRUE) \
+  X (cuGraphLaunch, TRUE) \
+  X (cuGraphUpload, FALSE) \
+  X (cuGraphGetNodes, TRUE) \
+  X (cuGraphNodeGetType, TRUE) \
+  X (cuGraphKernelNodeGetParams, TRUE) \
+  X (cuGraphExecKernelNodeSetParams, TRUE) \
+  X (cuGraphExecUpdate, TRUE) \
+  X (cuProfilerStart, FALSE) \
+  X (cuProfilerStop, FALSE)
+
+#define CUGI_NVRTC_ENTRY_POINTS(X) \
+  X (nvrtcVersion, TRUE) \
+  X (nvrtcGetErrorString, TRUE) \
+  X (nvrtcGetNumSupportedArchs, TRUE) \
+  X (nvrtcGetSupportedArchs, TRUE) \
+  X (nvrtcCreateProgram, TRUE) \
+  X (nvrtcDestroyProgram, TRUE) \
+  X (nvrtcCompileProgram, TRUE) \
+  X (nvrtcGetProgramLogSize, TRUE) \
+  X (nvrtcGetProgramLog, TRUE) \
+  X (nvrtcGetPTXSize, TRUE) \
+  X (nvrtcGetPTX, TRUE) \
+  X (nvrtcGetCUBINSize, TRUE) \
+  X (nvrtcGetCUBIN, TRUE) \
+  X (nvrtcAddNameExpression, TRUE) \
+  X (nvrtcGetLoweredName, TRUE)
+
+#define CUGI_LOADER_FIELD(entry_point, required) __typeof__ (entry_point) *entry_point;
+
+typedef struct
+{
+  CUGI_DRIVER_ENTRY_POINTS (CUGI_LOADER_FIELD)
+} CugiDriverTable;
+
+typedef struct
+{
+  CUGI_NVRTC_ENTRY_POINTS (CUGI_LOADER_FIELD)
+} CugiNvrtcTable;
+
+/* Valid once cugi_loader_load_driver() / cugi_loader_load_nvrtc() returned TRUE. */
+extern CugiDriverTable cugi_cuda;
+extern CugiNvrtcTable cugi_nvrtc;
+
+gboolean     cugi_loader_load_driver      (GError **error);
+gboolean     cugi_loader_load_nvrtc       (GError **error);
+int          cugi_loader_get_driver_version (void);
+int          cugi_loader_get_nvrtc_version (void);
+const char  *cugi_loader_get_driver_path  (void);
+const char  *cugi_loader_get_nvrtc_path   (void);
+
+/* The driver's own name and text for a result, or NULL when the driver is not
+ * loaded (cugi-error.c then falls back on its table). */
+const char  *cugi_loader_result_name      (CUresult result);
+const char  *cugi_loader_result_string    (CUresult result);
+
+G_END_DECLS

@@ -1,0 +1,18 @@
+/* cugi-module.h */
+#pragma once
+
+#if !defined(__CUGI_INSIDE__) && !defined(CUGI_COMPILATION)
+#error "Only <cugi/cugi.h> can be included directly."
+#endif
+
+#include <gio/gio.h>
+#include "cugi-version.h"
+#include "cugi-types.h"
+
+G_BEGIN_DECLS
+
+#define CUGI_TYPE_MODULE (cugi_module_get_type ())
+CUGI_AVAILABLE_IN_ALL
+G_DECLARE_FINAL_TYPE (CugiModule, cugi_module, CUGI, MODULE, GObject)
+
+G_END_DECLS
