@@ -108,10 +108,33 @@ gboolean  cugi_buffer_get_address      (CugiBuffer  *self,
                                         GError     **error);
 CugiContext *cugi_buffer_get_context   (CugiBuffer *self);
 
+/* ---- modules and kernels (cugi-module.c, cugi-kernel.c) ------------------ */
+
+/* Wraps a function of @module (which the kernel keeps alive). @name is what
+ * the user asked for (a name expression or an extern "C" name), @mangled_name
+ * the symbol's own name, from which C++ parameter types are read. */
+CugiKernel *cugi_kernel_new_for_function (CugiModule *module,
+                                          CUfunction  function,
+                                          const char *name,
+                                          const char *mangled_name);
+CugiContext *cugi_module_get_context   (CugiModule *self);
+
 /* ---- utilities (cugi-utils.c) --------------------------------------------- */
 
 /* The GMainContext that was thread-default when an object was made (a new
  * reference, never NULL: the global default when none was pushed). */
 GMainContext *cugi_capture_main_context (void);
+
+/* Each area adds its further internals in a section of its own below. */
+
+/* ---- more: devices and contexts ------------------------------------------- */
+
+/* ---- more: streams, events, main-loop bridge ------------------------------ */
+
+/* ---- more: memory --------------------------------------------------------- */
+
+/* ---- more: programs, cache, modules --------------------------------------- */
+
+/* ---- more: kernels, launches, occupancy, graphs --------------------------- */
 
 G_END_DECLS
