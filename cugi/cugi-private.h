@@ -96,6 +96,10 @@ gboolean  cugi_stream_add_completion   (CugiStream        *self,
 void      cugi_stream_track_work       (CugiStream *self,
                                         GPtrArray  *resources);
 
+/* The legacy default stream of @context, for cugi_context_get_null_stream()
+ * only. The context owns it; it holds an unowned pointer back (no cycle). */
+CugiStream *cugi_stream_new_null       (CugiContext *context);
+
 /* ---- events (cugi-event.c) ------------------------------------------------ */
 
 CUevent   cugi_event_get_handle        (CugiEvent *self);
@@ -107,6 +111,12 @@ gboolean  cugi_buffer_get_address      (CugiBuffer  *self,
                                         CUdeviceptr *address,
                                         GError     **error);
 CugiContext *cugi_buffer_get_context   (CugiBuffer *self);
+/* A buffer over memory cugi does not own (a module's global, an IPC mapping
+ * is not this): @owner (may be NULL) is kept alive as long as the buffer. */
+CugiBuffer  *cugi_buffer_new_wrapping  (CugiContext *context,
+                                        CUdeviceptr  address,
+                                        gsize        size,
+                                        GObject     *owner);
 
 /* ---- modules and kernels (cugi-module.c, cugi-kernel.c) ------------------ */
 
@@ -118,6 +128,14 @@ CugiKernel *cugi_kernel_new_for_function (CugiModule *module,
                                           const char *name,
                                           const char *mangled_name);
 CugiContext *cugi_module_get_context   (CugiModule *self);
+/* The module for @source compiled for @context's device with @options, through
+ * the disk cache, and loaded once per context (later calls return the same
+ * module). @name_expressions (may be NULL) are registered before compiling. */
+CugiModule  *cugi_module_new_from_source_cached (CugiContext        *context,
+                                                 const char         *source,
+                                                 const char * const *options,
+                                                 const char * const *name_expressions,
+                                                 GError            **error);
 
 /* ---- utilities (cugi-utils.c) --------------------------------------------- */
 
