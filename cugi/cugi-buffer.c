@@ -1,21 +1,2135 @@
-/* cugi-buffer.c: placeholder until the class lands */
+/* cugi-buffer.c: device memory */
 #include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
 
+/**
+ * CugiBuffer:
+ *
+ * A range of device memory: linear (cugi_buffer_new()), pitched for 2D data
+ * (cugi_buffer_new_pitched()), managed (cugi_buffer_new_managed()), taken
+ * from a #CugiMemoryPool, opened from another process's IPC handle
+ * (cugi_buffer_new_from_ipc_handle()), or a view over part of another buffer
+ * (cugi_buffer_new_view()).
+ *
+ * Every call makes the buffer's context current for its duration. Offsets
+ * and sizes are in bytes and checked before the driver is called: a range
+ * that does not fit, including one whose end would overflow, fails with
+ * %CUGI_ERROR_INVALID_ARGUMENT naming the offset, the size and the buffer's
+ * size.
+ *
+ * ## Streams and lifetimes
+ *
+ * Methods that take a #CugiStream enqueue their work on it and return before
+ * it runs; %NULL means the context's legacy default stream, which orders the
+ * work with everything else enqueued there. The stream must belong to the
+ * buffer's context (for copies, the destination's), or the call fails with
+ * %CUGI_ERROR_INVALID_CONTEXT. Work in flight keeps every
+ * buffer, host buffer and #GBytes it uses alive, whatever the caller drops:
+ * even cugi_buffer_free() only gives the memory back once that work has
+ * completed. Methods without a stream argument (cugi_buffer_upload(),
+ * cugi_buffer_download() and their 2D and 3D forms) return once the host
+ * memory they read or write is no longer needed.
+ *
+ * ## Freeing early
+ *
+ * The memory is released when the last reference goes, or earlier with
+ * cugi_buffer_free(). After that every method fails with
+ * %CUGI_ERROR_INVALID_STATE ("the buffer was freed"), freeing again included,
+ * and #CugiBuffer:device-pointer reads 0. Views keep their parent alive, but
+ * freeing the parent makes its views unusable in the same way. After
+ * cugi_context_reset() the memory is gone and the buffer fails the same way.
+ *
+ * ## Zero-size buffers
+ *
+ * A buffer may have 0 bytes: cugi_buffer_new() then allocates nothing and
+ * #CugiBuffer:device-pointer is 0. Transfers, copies and memsets of 0 bytes
+ * succeed without calling the driver, as long as their offset is within the
+ * buffer (for a zero-size buffer, offset 0), and views of 0 bytes may be made
+ * at any offset up to the size. A zero-size buffer has no IPC handle.
+ */
+
+typedef enum
+{
+  BUFFER_MEMORY_NONE,     /* zero-size */
+  BUFFER_MEMORY_DEVICE,   /* cuMemAlloc, cuMemAllocPitch, cuMemAllocManaged */
+  BUFFER_MEMORY_IPC,      /* cuIpcOpenMemHandle */
+  BUFFER_MEMORY_POOLED,   /* a block of a CugiMemoryPool */
+  BUFFER_MEMORY_HELD,     /* someone else's, kept valid by release_data */
+  BUFFER_MEMORY_VIEW,     /* part of parent's */
+} BufferMemory;
+
 struct _CugiBuffer
 {
-  GObject parent_instance;
+  GObject             parent_instance;
+
+  CugiContext        *context;
+  guint               generation;    /* the context's when the memory was made */
+  CUdeviceptr         address;
+  gsize               size;
+  gsize               pitch;
+  gboolean            managed;
+  BufferMemory        memory;
+  CugiMemoryLifetime  lifetime;
+
+  CugiBuffer         *parent;        /* VIEW: the buffer owning the memory */
+  CugiMemoryPool     *pool;          /* POOLED */
+  gpointer            release_data;  /* HELD */
+  GDestroyNotify      release_notify;
 };
 
 G_DEFINE_FINAL_TYPE (CugiBuffer, cugi_buffer, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_CONTEXT,
+  PROP_SIZE,
+  PROP_DEVICE_POINTER,
+  PROP_PITCH,
+  PROP_MANAGED,
+  PROP_FREED,
+  PROP_PARENT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* ---- memory and its release ----------------------------------------------- */
+
+static gboolean
+context_was_reset (CugiBuffer *self)
+{
+  return self->context != NULL &&
+         cugi_context_get_generation (self->context) != self->generation;
+}
+
+static gboolean
+release_memory (gpointer   owner,
+                GError   **error)
+{
+  CugiBuffer *self = owner;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  switch (self->memory)
+    {
+    case BUFFER_MEMORY_NONE:
+    case BUFFER_MEMORY_VIEW:
+      return TRUE;
+
+    case BUFFER_MEMORY_HELD:
+      if (self->release_notify != NULL)
+        self->release_notify (self->release_data);
+      self->release_data = NULL;
+      self->release_notify = NULL;
+      return TRUE;
+
+    case BUFFER_MEMORY_POOLED:
+      return cugi_memory_pool_return_block (self->pool, self->address, self->size,
+                                            self->generation, error);
+
+    case BUFFER_MEMORY_DEVICE:
+    case BUFFER_MEMORY_IPC:
+      /* A reset context took the memory with it. */
+      if (context_was_reset (self))
+        return TRUE;
+      if (!cugi_context_enter (self->context, &scope, error))
+        return FALSE;
+      if (self->memory == BUFFER_MEMORY_IPC)
+        return CUGI_CALL (cuIpcCloseMemHandle, (self->address), error);
+      return CUGI_CALL (cuMemFree, (self->address), error);
+    }
+  g_assert_not_reached ();
+}
+
+static CugiBuffer *
+buffer_new (CugiContext  *context,
+            CUdeviceptr   address,
+            gsize         size,
+            BufferMemory  memory)
+{
+  CugiBuffer *self = g_object_new (CUGI_TYPE_BUFFER, NULL);
+
+  self->context = g_object_ref (context);
+  self->generation = cugi_context_get_generation (context);
+  self->address = address;
+  self->size = size;
+  self->memory = memory;
+  return self;
+}
+
+/* The error for a buffer that cannot be used any more, if it cannot. */
+static gboolean
+check_usable (CugiBuffer  *self,
+              GError     **error)
+{
+  if (cugi_memory_lifetime_is_freed (&self->lifetime))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The buffer was freed"));
+      return FALSE;
+    }
+  if (self->parent != NULL && cugi_memory_lifetime_is_freed (&self->parent->lifetime))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The buffer was freed: it is a view of a buffer that was freed"));
+      return FALSE;
+    }
+  if (context_was_reset (self))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The buffer was freed: its context was reset"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_usable_range (CugiBuffer  *self,
+                    gsize        offset,
+                    gsize        size,
+                    const char  *what,
+                    GError     **error)
+{
+  return check_usable (self, error) &&
+         cugi_memory_check_range (self->size, offset, size, what, error);
+}
+
+gpointer
+cugi_buffer_begin_work (CugiBuffer *self)
+{
+  g_object_ref (self);
+  cugi_memory_lifetime_begin_use (&self->lifetime);
+  if (self->parent != NULL)
+    cugi_memory_lifetime_begin_use (&self->parent->lifetime);
+  return self;
+}
+
+void
+cugi_buffer_end_work (gpointer buffer)
+{
+  CugiBuffer *self = buffer;
+
+  if (self->parent != NULL)
+    cugi_memory_lifetime_end_use (&self->parent->lifetime);
+  cugi_memory_lifetime_end_use (&self->lifetime);
+  g_object_unref (self);
+}
+
+/* Keeps what enqueued work uses alive until it completes on @stream. */
+static void
+track_work (CugiStream     *stream,
+            CugiBuffer     *buffer,
+            CugiBuffer     *other_buffer,
+            CugiHostBuffer *host_buffer,
+            GBytes         *bytes)
+{
+  GPtrArray *resources = cugi_work_resources_new ();
+
+  cugi_work_resources_add (resources, cugi_buffer_begin_work (buffer), cugi_buffer_end_work);
+  if (other_buffer != NULL)
+    cugi_work_resources_add (resources, cugi_buffer_begin_work (other_buffer), cugi_buffer_end_work);
+  if (host_buffer != NULL)
+    cugi_work_resources_add (resources, cugi_host_buffer_begin_work (host_buffer),
+                             cugi_host_buffer_end_work);
+  if (bytes != NULL)
+    cugi_work_resources_add (resources, g_bytes_ref (bytes), (GDestroyNotify) g_bytes_unref);
+  cugi_stream_track_work (stream, resources);
+}
+
+/* Makes @context current for work enqueued on @stream, which must belong to
+ * it; *@target is where the work goes (@stream, or the default stream). */
+static gboolean
+enter_for_stream (CugiContext       *context,
+                  CugiStream        *stream,
+                  CugiContextScope  *scope,
+                  CugiStream       **target,
+                  GError           **error)
+{
+  CugiContext *stream_context = stream != NULL ? cugi_stream_get_context (stream) : context;
+
+  if (stream_context == NULL ||
+      cugi_context_get_handle (stream_context) != cugi_context_get_handle (context))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
+                           _("The stream belongs to another context than the buffer"));
+      return FALSE;
+    }
+  if (!cugi_context_enter (context, scope, error))
+    return FALSE;
+  *target = cugi_stream_resolve (stream, context);
+  return TRUE;
+}
+
+/* ---- private constructors ------------------------------------------------- */
+
+CugiBuffer *
+cugi_buffer_new_holding (CugiContext    *context,
+                         CUdeviceptr     address,
+                         gsize           size,
+                         gpointer        release_data,
+                         GDestroyNotify  release_notify)
+{
+  CugiBuffer *self = buffer_new (context, address, size, BUFFER_MEMORY_HELD);
+
+  self->release_data = release_data;
+  self->release_notify = release_notify;
+  return self;
+}
+
+CugiBuffer *
+cugi_buffer_new_wrapping (CugiContext *context,
+                          CUdeviceptr  address,
+                          gsize        size,
+                          GObject     *owner)
+{
+  return cugi_buffer_new_holding (context, address, size,
+                                  owner != NULL ? g_object_ref (owner) : NULL,
+                                  owner != NULL ? g_object_unref : NULL);
+}
+
+CugiBuffer *
+cugi_buffer_new_pooled (CugiMemoryPool *pool,
+                        CugiContext    *context,
+                        CUdeviceptr     address,
+                        gsize           size)
+{
+  CugiBuffer *self = buffer_new (context, address, size, BUFFER_MEMORY_POOLED);
+
+  self->pool = g_object_ref (pool);
+  return self;
+}
+
+gboolean
+cugi_buffer_get_address (CugiBuffer   *self,
+                         CUdeviceptr  *address,
+                         GError      **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+
+  if (!check_usable (self, error))
+    return FALSE;
+  *address = self->address;
+  return TRUE;
+}
+
+CugiContext *
+cugi_buffer_get_context (CugiBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+
+  return self->context;
+}
+
+/* ---- GObject -------------------------------------------------------------- */
+
+static void
+cugi_buffer_finalize (GObject *object)
+{
+  CugiBuffer *self = CUGI_BUFFER (object);
+
+  cugi_memory_lifetime_clear (&self->lifetime);
+  g_clear_object (&self->parent);
+  g_clear_object (&self->pool);
+  g_clear_object (&self->context);
+
+  G_OBJECT_CLASS (cugi_buffer_parent_class)->finalize (object);
+}
+
+static void
+cugi_buffer_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  CugiBuffer *self = CUGI_BUFFER (object);
+
+  switch (prop_id)
+    {
+    case PROP_CONTEXT:
+      g_value_set_object (value, self->context);
+      break;
+    case PROP_SIZE:
+      g_value_set_uint64 (value, self->size);
+      break;
+    case PROP_DEVICE_POINTER:
+      g_value_set_uint64 (value, cugi_buffer_get_device_pointer (self));
+      break;
+    case PROP_PITCH:
+      g_value_set_uint64 (value, self->pitch);
+      break;
+    case PROP_MANAGED:
+      g_value_set_boolean (value, self->managed);
+      break;
+    case PROP_FREED:
+      g_value_set_boolean (value, cugi_buffer_is_freed (self));
+      break;
+    case PROP_PARENT:
+      g_value_set_object (value, self->parent);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 cugi_buffer_class_init (CugiBufferClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = cugi_buffer_finalize;
+  object_class->get_property = cugi_buffer_get_property;
+
+  /**
+   * CugiBuffer:context:
+   *
+   * The context the memory belongs to, which the buffer keeps alive.
+   */
+  properties[PROP_CONTEXT] =
+    g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiBuffer:size:
+   *
+   * The size of the buffer in bytes (for a pitched buffer, pitch × height).
+   */
+  properties[PROP_SIZE] =
+    g_param_spec_uint64 ("size", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiBuffer:device-pointer:
+   *
+   * The device address of the first byte, for kernels and for other
+   * libraries; for managed memory also its host address. 0 for a zero-size
+   * buffer, and once the buffer is freed.
+   */
+  properties[PROP_DEVICE_POINTER] =
+    g_param_spec_uint64 ("device-pointer", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiBuffer:pitch:
+   *
+   * The distance in bytes between rows of a buffer made by
+   * cugi_buffer_new_pitched() (and views of it); 0 for other buffers.
+   */
+  properties[PROP_PITCH] =
+    g_param_spec_uint64 ("pitch", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiBuffer:managed:
+   *
+   * Whether the memory is managed (cugi_buffer_new_managed()), that is
+   * reachable from the host at #CugiBuffer:device-pointer as well.
+   */
+  properties[PROP_MANAGED] =
+    g_param_spec_boolean ("managed", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiBuffer:freed:
+   *
+   * Whether cugi_buffer_free() was called: the buffer cannot be used any
+   * more. (A view is also unusable once its parent is freed.)
+   */
+  properties[PROP_FREED] =
+    g_param_spec_boolean ("freed", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiBuffer:parent:
+   *
+   * For a view (cugi_buffer_new_view()), the buffer whose memory it is part
+   * of, which the view keeps alive; %NULL otherwise.
+   */
+  properties[PROP_PARENT] =
+    g_param_spec_object ("parent", NULL, NULL, CUGI_TYPE_BUFFER,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 cugi_buffer_init (CugiBuffer *self)
 {
+  cugi_memory_lifetime_init (&self->lifetime, release_memory, self);
+}
+
+/* ---- constructors --------------------------------------------------------- */
+
+/**
+ * cugi_buffer_new:
+ * @context: (nullable): the context to allocate in, or %NULL for the default
+ *   context
+ * @size: the size in bytes; 0 gives a zero-size buffer, which allocates
+ *   nothing
+ * @error: return location for a #GError
+ *
+ * Allocates @size bytes of device memory (`cuMemAlloc`), not initialized.
+ *
+ * Returns: (transfer full): the new buffer, or %NULL with @error set
+ *   (%CUGI_ERROR_OUT_OF_MEMORY when the device has too little free memory)
+ */
+CugiBuffer *
+cugi_buffer_new (CugiContext  *context,
+                 gsize         size,
+                 GError      **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUdeviceptr address = 0;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  if (size == 0)
+    return buffer_new (resolved, 0, 0, BUFFER_MEMORY_NONE);
+  if (!cugi_context_enter (resolved, &scope, error) ||
+      !CUGI_CALL (cuMemAlloc, (&address, size), error))
+    return NULL;
+  return buffer_new (resolved, address, size, BUFFER_MEMORY_DEVICE);
+}
+
+/**
+ * cugi_buffer_new_pitched:
+ * @context: (nullable): the context to allocate in, or %NULL for the default
+ *   context
+ * @width: the width of a row in bytes
+ * @height: the number of rows
+ * @element_size: the size in bytes of the elements kernels will read and
+ *   write: 4, 8 or 16. The driver pads rows so that such accesses coalesce.
+ * @pitch: (out): return location for the pitch, the distance in bytes
+ *   between rows, at least @width
+ * @error: return location for a #GError
+ *
+ * Allocates memory for @height rows of @width bytes, each row padded to the
+ * alignment the device accesses best (`cuMemAllocPitch`). Use the pitch with
+ * cugi_buffer_copy_2d(), cugi_buffer_upload_2d() and
+ * cugi_buffer_download_2d(); it is also the #CugiBuffer:pitch property, and
+ * #CugiBuffer:size is pitch × @height. A @width or @height of 0 gives a
+ * zero-size buffer with a pitch of @width.
+ *
+ * Returns: (transfer full): the new buffer, or %NULL with @error set
+ */
+CugiBuffer *
+cugi_buffer_new_pitched (CugiContext  *context,
+                         gsize         width,
+                         gsize         height,
+                         guint         element_size,
+                         gsize        *pitch,
+                         GError      **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiBuffer *self;
+  CUdeviceptr address = 0;
+  size_t row_pitch = width;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (element_size != 4 && element_size != 8 && element_size != 16)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("The element size of a pitched buffer must be 4, 8 or 16 bytes, not %u"),
+                   element_size);
+      return NULL;
+    }
+  if (!cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  if (width == 0 || height == 0)
+    self = buffer_new (resolved, 0, 0, BUFFER_MEMORY_NONE);
+  else
+    {
+      if (!cugi_context_enter (resolved, &scope, error) ||
+          !CUGI_CALL (cuMemAllocPitch, (&address, &row_pitch, width, height, element_size), error))
+        return NULL;
+      self = buffer_new (resolved, address, row_pitch * height, BUFFER_MEMORY_DEVICE);
+    }
+
+  self->pitch = row_pitch;
+  if (pitch != NULL)
+    *pitch = row_pitch;
+  return self;
+}
+
+/**
+ * cugi_buffer_new_managed:
+ * @context: (nullable): the context to allocate in, or %NULL for the default
+ *   context
+ * @size: the size in bytes (0 allocates nothing)
+ * @attach: where the memory is visible at first
+ * @error: return location for a #GError
+ *
+ * Allocates managed ("unified") memory (`cuMemAllocManaged`), which the
+ * driver migrates between host and device on demand: #CugiBuffer:device-pointer
+ * is valid on both. The host must not touch it while a kernel runs unless the
+ * device reports concurrent managed access. See cugi_buffer_prefetch() and
+ * cugi_buffer_advise().
+ *
+ * Returns: (transfer full): the new buffer, or %NULL with @error set
+ *   (%CUGI_ERROR_NOT_SUPPORTED where the device has no managed memory)
+ */
+CugiBuffer *
+cugi_buffer_new_managed (CugiContext    *context,
+                         gsize           size,
+                         CugiMemAttach   attach,
+                         GError        **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiBuffer *self;
+  CUdeviceptr address = 0;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (attach != CUGI_MEM_ATTACH_GLOBAL && attach != CUGI_MEM_ATTACH_HOST &&
+      attach != CUGI_MEM_ATTACH_SINGLE)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("%d is not a CugiMemAttach value"), (int) attach);
+      return NULL;
+    }
+  if (!cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  if (size == 0)
+    self = buffer_new (resolved, 0, 0, BUFFER_MEMORY_NONE);
+  else
+    {
+      if (!cugi_context_enter (resolved, &scope, error) ||
+          !CUGI_CALL (cuMemAllocManaged, (&address, size, attach), error))
+        return NULL;
+      self = buffer_new (resolved, address, size, BUFFER_MEMORY_DEVICE);
+    }
+
+  self->managed = TRUE;
+  return self;
+}
+
+/**
+ * cugi_buffer_new_view:
+ * @self: a #CugiBuffer
+ * @offset: where the view starts in @self, in bytes
+ * @size: the size of the view in bytes
+ * @error: return location for a #GError
+ *
+ * Makes a buffer over @size bytes of @self starting at @offset, sharing its
+ * memory: writes through one are seen through the other. The view keeps
+ * @self alive; once @self is freed with cugi_buffer_free() the view fails
+ * with %CUGI_ERROR_INVALID_STATE. A view of a view is a view of the same
+ * parent, at the summed offset.
+ *
+ * Returns: (transfer full): the view, or %NULL with @error set
+ */
+CugiBuffer *
+cugi_buffer_new_view (CugiBuffer  *self,
+                      gsize        offset,
+                      gsize        size,
+                      GError     **error)
+{
+  CugiBuffer *view;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_usable_range (self, offset, size, _("buffer"), error))
+    return NULL;
+
+  view = g_object_new (CUGI_TYPE_BUFFER, NULL);
+  view->context = self->context != NULL ? g_object_ref (self->context) : NULL;
+  view->generation = self->generation;
+  view->address = self->address + offset;
+  view->size = size;
+  view->pitch = self->pitch;
+  view->managed = self->managed;
+  view->memory = BUFFER_MEMORY_VIEW;
+  view->parent = g_object_ref (self->parent != NULL ? self->parent : self);
+  return view;
+}
+
+/**
+ * cugi_buffer_new_from_ipc_handle:
+ * @context: (nullable): the context to map the memory into, or %NULL for the
+ *   default context
+ * @handle: an IPC handle from cugi_buffer_get_ipc_handle() in another process
+ * @size: the size of the buffer in bytes, at most the size of the exported
+ *   allocation
+ * @error: return location for a #GError
+ *
+ * Maps device memory another process exported (`cuIpcOpenMemHandle`, with
+ * peer access enabled lazily when the memory is on another device). The
+ * mapping is closed (`cuIpcCloseMemHandle`) when the buffer is freed or
+ * finalized; the exporting process must keep its buffer until then.
+ *
+ * A process cannot open its own handles: the driver then fails with
+ * %CUGI_ERROR_INVALID_CONTEXT. Use the exported buffer itself instead.
+ *
+ * Returns: (transfer full): the buffer, or %NULL with @error set
+ */
+CugiBuffer *
+cugi_buffer_new_from_ipc_handle (CugiContext  *context,
+                                 GBytes       *handle,
+                                 gsize         size,
+                                 GError      **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUipcMemHandle ipc_handle;
+  CUdeviceptr address = 0, base = 0;
+  size_t allocation_size = 0;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (handle != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (g_bytes_get_size (handle) != sizeof ipc_handle)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("An IPC memory handle has %zu bytes, not %zu"),
+                   sizeof ipc_handle, g_bytes_get_size (handle));
+      return NULL;
+    }
+  if (!cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  if (cugi_cuda.cuIpcOpenMemHandle == NULL || cugi_cuda.cuIpcCloseMemHandle == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                           _("This driver does not support IPC memory handles"));
+      return NULL;
+    }
+
+  memcpy (&ipc_handle, g_bytes_get_data (handle, NULL), sizeof ipc_handle);
+  if (!cugi_context_enter (resolved, &scope, error) ||
+      !CUGI_CALL (cuIpcOpenMemHandle, (&address, ipc_handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), error))
+    return NULL;
+
+  /* The size the exporter allocated bounds what may be mapped. */
+  if (!CUGI_CALL (cuMemGetAddressRange, (&base, &allocation_size, address), error))
+    {
+      CUGI_CALL (cuIpcCloseMemHandle, (address), NULL);
+      return NULL;
+    }
+  if (size > allocation_size - (address - base))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("The exported memory has %zu bytes, fewer than the %zu asked for"),
+                   (gsize) (allocation_size - (address - base)), size);
+      CUGI_CALL (cuIpcCloseMemHandle, (address), NULL);
+      return NULL;
+    }
+  return buffer_new (resolved, address, size, BUFFER_MEMORY_IPC);
+}
+
+/* ---- properties ----------------------------------------------------------- */
+
+/**
+ * cugi_buffer_get_size:
+ * @self: a #CugiBuffer
+ *
+ * Returns: the size of @self in bytes (#CugiBuffer:size)
+ */
+gsize
+cugi_buffer_get_size (CugiBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), 0);
+
+  return self->size;
+}
+
+/**
+ * cugi_buffer_get_device_pointer:
+ * @self: a #CugiBuffer
+ *
+ * Returns: the device address of @self (#CugiBuffer:device-pointer), or 0
+ *   for a zero-size buffer and once @self was freed
+ */
+guint64
+cugi_buffer_get_device_pointer (CugiBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), 0);
+
+  return check_usable (self, NULL) ? self->address : 0;
+}
+
+/**
+ * cugi_buffer_get_pitch:
+ * @self: a #CugiBuffer
+ *
+ * Returns: the row pitch of a pitched buffer (#CugiBuffer:pitch), or 0
+ */
+gsize
+cugi_buffer_get_pitch (CugiBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), 0);
+
+  return self->pitch;
+}
+
+/**
+ * cugi_buffer_is_managed:
+ * @self: a #CugiBuffer
+ *
+ * Returns: whether @self is managed memory (#CugiBuffer:managed)
+ */
+gboolean
+cugi_buffer_is_managed (CugiBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+
+  return self->managed;
+}
+
+/**
+ * cugi_buffer_is_freed:
+ * @self: a #CugiBuffer
+ *
+ * Returns: whether cugi_buffer_free() was called on @self (#CugiBuffer:freed)
+ */
+gboolean
+cugi_buffer_is_freed (CugiBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+
+  return cugi_memory_lifetime_is_freed (&self->lifetime);
+}
+
+/**
+ * cugi_buffer_get_parent:
+ * @self: a #CugiBuffer
+ *
+ * Returns: (transfer none) (nullable): the buffer @self is a view of
+ *   (#CugiBuffer:parent), or %NULL
+ */
+CugiBuffer *
+cugi_buffer_get_parent (CugiBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+
+  return self->parent;
+}
+
+/**
+ * cugi_buffer_free:
+ * @self: a #CugiBuffer
+ * @error: return location for a #GError
+ *
+ * Releases the memory now instead of when the last reference goes: device
+ * memory goes back to the driver, a pool's block to its pool, an IPC mapping
+ * is closed, and a view lets go of nothing but itself. If enqueued work still
+ * uses the memory, it is released as soon as that work completes.
+ *
+ * Every later call on @self fails with %CUGI_ERROR_INVALID_STATE, a second
+ * cugi_buffer_free() included, and so does every call on views of @self.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_free (CugiBuffer  *self,
+                  GError     **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (cugi_memory_lifetime_is_freed (&self->lifetime))
+    return check_usable (self, error);
+  ok = cugi_memory_lifetime_free (&self->lifetime, _("The buffer was freed"), error);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FREED]);
+  return ok;
+}
+
+/* ---- linear transfers ----------------------------------------------------- */
+
+/**
+ * cugi_buffer_upload:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @data: (array length=len) (nullable): the bytes to write
+ * @len: the number of bytes
+ * @error: return location for a #GError
+ *
+ * Copies @len bytes from the host into @self at @offset (`cuMemcpyHtoD`).
+ * @data may be reused as soon as this returns.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_upload (CugiBuffer    *self,
+                    gsize          offset,
+                    const guint8  *data,
+                    gsize          len,
+                    GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_usable_range (self, offset, len, _("buffer"), error))
+    return FALSE;
+  if (len == 0)
+    return TRUE;
+  return cugi_context_enter (self->context, &scope, error) &&
+         CUGI_CALL (cuMemcpyHtoD, (self->address + offset, data, len), error);
+}
+
+/**
+ * cugi_buffer_upload_bytes:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @bytes: the bytes to write
+ * @error: return location for a #GError
+ *
+ * Like cugi_buffer_upload(), with the data in a #GBytes.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_upload_bytes (CugiBuffer  *self,
+                          gsize        offset,
+                          GBytes      *bytes,
+                          GError     **error)
+{
+  gsize len;
+  const guint8 *data;
+
+  g_return_val_if_fail (bytes != NULL, FALSE);
+
+  data = g_bytes_get_data (bytes, &len);
+  return cugi_buffer_upload (self, offset, data, len, error);
+}
+
+/* Host memory for @size bytes, or an OUT_OF_MEMORY error instead of abort(). */
+static guint8 *
+try_alloc_host (gsize    size,
+                GError **error)
+{
+  guint8 *data = g_try_malloc (size);
+
+  if (data == NULL)
+    g_set_error (error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY,
+                 _("Cannot allocate %zu bytes of host memory"), size);
+  return data;
+}
+
+/**
+ * cugi_buffer_download:
+ * @self: a #CugiBuffer
+ * @offset: where to read in @self, in bytes
+ * @size: the number of bytes
+ * @error: return location for a #GError
+ *
+ * Copies @size bytes at @offset of @self to the host (`cuMemcpyDtoH`),
+ * waiting for work enqueued before on the context's default stream. See
+ * cugi_buffer_download_async() to wait without blocking.
+ *
+ * Returns: (transfer full): the bytes, or %NULL with @error set
+ */
+GBytes *
+cugi_buffer_download (CugiBuffer  *self,
+                      gsize        offset,
+                      gsize        size,
+                      GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autofree guint8 *data = NULL;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_usable_range (self, offset, size, _("buffer"), error))
+    return NULL;
+  if (size == 0)
+    return g_bytes_new (NULL, 0);
+  if ((data = try_alloc_host (size, error)) == NULL ||
+      !cugi_context_enter (self->context, &scope, error) ||
+      !CUGI_CALL (cuMemcpyDtoH, (data, self->address + offset, size), error))
+    return NULL;
+  return g_bytes_new_take (g_steal_pointer (&data), size);
+}
+
+static gboolean
+same_context (CugiBuffer *a,
+              CugiBuffer *b)
+{
+  return cugi_context_get_handle (a->context) == cugi_context_get_handle (b->context);
+}
+
+/**
+ * cugi_buffer_copy:
+ * @dst: the buffer to copy to
+ * @dst_offset: where to write in @dst, in bytes
+ * @src: the buffer to copy from (may be @dst, if the ranges do not overlap)
+ * @src_offset: where to read in @src, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on (of @dst's
+ *   context), or %NULL for the default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues a device-to-device copy (`cuMemcpyDtoDAsync`). When the buffers
+ * belong to different contexts (on different devices, say) it is a peer copy
+ * (`cuMemcpyPeerAsync`), which the driver stages through the host where the
+ * devices cannot reach each other. Returns once the copy is enqueued; both
+ * buffers stay alive until it completes.
+ *
+ * Returns: %TRUE if the copy was enqueued
+ */
+gboolean
+cugi_buffer_copy (CugiBuffer  *dst,
+                  gsize        dst_offset,
+                  CugiBuffer  *src,
+                  gsize        src_offset,
+                  gsize        size,
+                  CugiStream  *stream,
+                  GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  CUdeviceptr to, from;
+  gboolean ok;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (dst), FALSE);
+  g_return_val_if_fail (CUGI_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_usable_range (dst, dst_offset, size, _("destination buffer"), error) ||
+      !check_usable_range (src, src_offset, size, _("source buffer"), error))
+    return FALSE;
+  if (size == 0)
+    return TRUE;
+  if (!enter_for_stream (dst->context, stream, &scope, &target, error))
+    return FALSE;
+
+  to = dst->address + dst_offset;
+  from = src->address + src_offset;
+  if (same_context (dst, src))
+    ok = CUGI_CALL (cuMemcpyDtoDAsync, (to, from, size, cugi_stream_get_handle (target)), error);
+  else
+    ok = CUGI_CALL (cuMemcpyPeerAsync, (to, cugi_context_get_handle (dst->context),
+                                        from, cugi_context_get_handle (src->context),
+                                        size, cugi_stream_get_handle (target)), error);
+  if (ok)
+    track_work (target, dst, src, NULL, NULL);
+  return ok;
+}
+
+/* ---- transfers with host buffers ------------------------------------------ */
+
+typedef enum
+{
+  TO_DEVICE,
+  TO_HOST,
+} Direction;
+
+static gboolean
+copy_with_host_buffer (CugiBuffer      *self,
+                       gsize            offset,
+                       CugiHostBuffer  *host,
+                       gsize            host_offset,
+                       gsize            size,
+                       CugiStream      *stream,
+                       Direction        direction,
+                       GError         **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  gpointer host_address;
+  guint8 *host_data;
+  CUdeviceptr device_data;
+  CUstream handle;
+  gboolean ok;
+
+  if (!check_usable_range (self, offset, size, _("buffer"), error) ||
+      !cugi_host_buffer_get_address (host, &host_address, error) ||
+      !cugi_memory_check_range (cugi_host_buffer_get_size (host), host_offset, size,
+                                _("host buffer"), error))
+    return FALSE;
+  if (size == 0)
+    return TRUE;
+  if (!enter_for_stream (self->context, stream, &scope, &target, error))
+    return FALSE;
+
+  host_data = (guint8 *) host_address + host_offset;
+  device_data = self->address + offset;
+  /* Without a stream, the synchronous copies: from and to pinned memory they
+   * return once the copy is done. */
+  if (stream == NULL)
+    return direction == TO_DEVICE
+             ? CUGI_CALL (cuMemcpyHtoD, (device_data, host_data, size), error)
+             : CUGI_CALL (cuMemcpyDtoH, (host_data, device_data, size), error);
+
+  handle = cugi_stream_get_handle (target);
+  ok = direction == TO_DEVICE
+         ? CUGI_CALL (cuMemcpyHtoDAsync, (device_data, host_data, size, handle), error)
+         : CUGI_CALL (cuMemcpyDtoHAsync, (host_data, device_data, size, handle), error);
+  if (ok)
+    track_work (target, self, NULL, host, NULL);
+  return ok;
+}
+
+/**
+ * cugi_buffer_upload_from_host:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @host: the pinned host buffer to read
+ * @host_offset: where to read in @host, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL to copy
+ *   at once
+ * @error: return location for a #GError
+ *
+ * Copies @size bytes of @host into @self. On a stream the copy is truly
+ * asynchronous (`cuMemcpyHtoDAsync`: the host goes on while the DMA engine
+ * reads @host), and both buffers stay alive until it completes; do not
+ * write to that part of @host before then. Without a stream it returns once
+ * the copy is done.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_upload_from_host (CugiBuffer      *self,
+                              gsize            offset,
+                              CugiHostBuffer  *host,
+                              gsize            host_offset,
+                              gsize            size,
+                              CugiStream      *stream,
+                              GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (host), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return copy_with_host_buffer (self, offset, host, host_offset, size, stream, TO_DEVICE, error);
+}
+
+/**
+ * cugi_buffer_download_to_host:
+ * @self: a #CugiBuffer
+ * @offset: where to read in @self, in bytes
+ * @host: the pinned host buffer to write
+ * @host_offset: where to write in @host, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL to copy
+ *   at once
+ * @error: return location for a #GError
+ *
+ * Copies @size bytes of @self into @host. On a stream the copy is
+ * asynchronous (`cuMemcpyDtoHAsync`) and both buffers stay alive until it
+ * completes; read @host only after that (cugi_stream_synchronize(), or an
+ * event). Without a stream it returns once the copy is done.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_download_to_host (CugiBuffer      *self,
+                              gsize            offset,
+                              CugiHostBuffer  *host,
+                              gsize            host_offset,
+                              gsize            size,
+                              CugiStream      *stream,
+                              GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (host), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return copy_with_host_buffer (self, offset, host, host_offset, size, stream, TO_HOST, error);
+}
+
+/* ---- asynchronous transfers ----------------------------------------------- */
+
+static void
+return_downloaded_bytes (GTask *task)
+{
+  g_task_return_pointer (task, g_bytes_ref (g_task_get_task_data (task)),
+                         (GDestroyNotify) g_bytes_unref);
+}
+
+/**
+ * cugi_buffer_download_async:
+ * @self: a #CugiBuffer
+ * @offset: where to read in @self, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL for the
+ *   default stream
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called in the thread-default main context of the
+ *   caller once the bytes are on the host
+ * @user_data: data for @callback
+ *
+ * Enqueues a copy of @size bytes at @offset of @self into pinned host memory
+ * (`cuMemcpyDtoHAsync`) and returns at once; the main loop keeps running
+ * while the copy is done. Get the bytes with cugi_buffer_download_finish():
+ * they are the pinned memory itself, not a copy of it.
+ *
+ * @self stays alive until the copy completes, whatever the caller drops.
+ * Cancelling @cancellable completes the call at once with
+ * %G_IO_ERROR_CANCELLED, but does not stop the copy already enqueued.
+ */
+void
+cugi_buffer_download_async (CugiBuffer          *self,
+                            gsize                offset,
+                            gsize                size,
+                            CugiStream          *stream,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiHostBuffer) staging = NULL;
+  g_autoptr(GBytes) result = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+
+  g_return_if_fail (CUGI_IS_BUFFER (self));
+  g_return_if_fail (stream == NULL || CUGI_IS_STREAM (stream));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_buffer_download_async);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  if (!check_usable_range (self, offset, size, _("buffer"), &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (size == 0)
+    {
+      g_task_return_pointer (task, g_bytes_new (NULL, 0), (GDestroyNotify) g_bytes_unref);
+      return;
+    }
+
+  if (!enter_for_stream (self->context, stream, &scope, &target, &error) ||
+      (staging = cugi_host_buffer_new (self->context, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error)) == NULL ||
+      (result = cugi_host_buffer_get_bytes (staging, &error)) == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (!CUGI_CALL (cuMemcpyDtoHAsync, ((void *) g_bytes_get_data (result, NULL), self->address + offset,
+                                      size, cugi_stream_get_handle (target)), &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  track_work (target, self, NULL, NULL, result);
+  g_task_set_task_data (task, g_steal_pointer (&result), (GDestroyNotify) g_bytes_unref);
+  cugi_stream_complete_task (target, task, return_downloaded_bytes);
+}
+
+/**
+ * cugi_buffer_download_finish:
+ * @self: a #CugiBuffer
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_buffer_download_async().
+ *
+ * Returns: (transfer full): the downloaded bytes, or %NULL with @error set
+ *   (%G_IO_ERROR_CANCELLED when cancelled)
+ */
+GBytes *
+cugi_buffer_download_finish (CugiBuffer    *self,
+                             GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_download_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Whether the driver can DMA straight from @data: pinned host memory
+ * (a CugiHostBuffer's bytes, say) needs no staging copy. */
+static gboolean
+is_pinned (const guint8 *data,
+           gsize         size)
+{
+  const guint8 *ends[] = { data, data + size - 1 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (ends); i++)
+    {
+      CUmemorytype type = 0;
+
+      /* Pageable memory is no error, only not pinned: nothing to report. */
+      if (!CUGI_CALL (cuPointerGetAttribute, (&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                              (CUdeviceptr) (guintptr) ends[i]), NULL) ||
+          type != CU_MEMORYTYPE_HOST)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * cugi_buffer_upload_bytes_async:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @bytes: the bytes to write
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL for the
+ *   default stream
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called in the thread-default main context of the
+ *   caller once the bytes are on the device
+ * @user_data: data for @callback
+ *
+ * Enqueues a copy of @bytes into @self at @offset (`cuMemcpyHtoDAsync`) and
+ * returns at once. Pageable data is first copied into pinned staging memory,
+ * so that the transfer itself does not hold up the host; bytes that already
+ * are pinned memory (cugi_host_buffer_get_bytes()) are sent as they are.
+ * @self and @bytes stay alive until the copy completes, whatever the caller
+ * drops. Cancelling @cancellable completes the call at once with
+ * %G_IO_ERROR_CANCELLED, but does not stop the copy already enqueued.
+ */
+void
+cugi_buffer_upload_bytes_async (CugiBuffer          *self,
+                                gsize                offset,
+                                GBytes              *bytes,
+                                CugiStream          *stream,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiHostBuffer) staging = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  const guint8 *data;
+  gsize size;
+
+  g_return_if_fail (CUGI_IS_BUFFER (self));
+  g_return_if_fail (bytes != NULL);
+  g_return_if_fail (stream == NULL || CUGI_IS_STREAM (stream));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_buffer_upload_bytes_async);
+  data = g_bytes_get_data (bytes, &size);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  if (!check_usable_range (self, offset, size, _("buffer"), &error) ||
+      (size > 0 && !enter_for_stream (self->context, stream, &scope, &target, &error)))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (size == 0)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  if (!is_pinned (data, size))
+    {
+      guint8 *staged;
+
+      if ((staging = cugi_host_buffer_new (self->context, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error)) == NULL ||
+          (staged = cugi_host_buffer_get_data (staging, NULL, &error)) == NULL)
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      memcpy (staged, data, size);
+      data = staged;
+    }
+
+  if (!CUGI_CALL (cuMemcpyHtoDAsync, (self->address + offset, data, size,
+                                      cugi_stream_get_handle (target)), &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* The staging copy, or else the caller's pinned bytes, until the DMA is done. */
+  track_work (target, self, NULL, staging, staging == NULL ? bytes : NULL);
+  cugi_stream_complete_task (target, task, NULL);
+}
+
+/**
+ * cugi_buffer_upload_bytes_finish:
+ * @self: a #CugiBuffer
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_buffer_upload_bytes_async().
+ *
+ * Returns: %TRUE once the bytes are on the device, %FALSE with @error set
+ *   (%G_IO_ERROR_CANCELLED when cancelled)
+ */
+gboolean
+cugi_buffer_upload_bytes_finish (CugiBuffer    *self,
+                                 GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_upload_bytes_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ---- memsets -------------------------------------------------------------- */
+
+static gboolean
+buffer_memset (CugiBuffer  *self,
+               gsize        offset,
+               guint32      value,
+               gsize        count,
+               guint        element_size,
+               CugiStream  *stream,
+               GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  CUdeviceptr address;
+  CUstream handle;
+  gsize size;
+  gboolean ok;
+
+  if (!check_usable (self, error))
+    return FALSE;
+  if (!g_size_checked_mul (&size, count, element_size))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Out of range: %zu elements of %u bytes do not fit in the %zu bytes of the buffer"),
+                   count, element_size, self->size);
+      return FALSE;
+    }
+  if (!cugi_memory_check_range (self->size, offset, size, _("buffer"), error))
+    return FALSE;
+  address = self->address + offset;
+  if (address % element_size != 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Offset %zu is misaligned: a memset of %u-byte values needs an address that is "
+                     "a multiple of %u"),
+                   offset, element_size, element_size);
+      return FALSE;
+    }
+  if (count == 0)
+    return TRUE;
+  if (!enter_for_stream (self->context, stream, &scope, &target, error))
+    return FALSE;
+
+  handle = cugi_stream_get_handle (target);
+  switch (element_size)
+    {
+    case 1:
+      ok = CUGI_CALL (cuMemsetD8Async, (address, (unsigned char) value, count, handle), error);
+      break;
+    case 2:
+      ok = CUGI_CALL (cuMemsetD16Async, (address, (unsigned short) value, count, handle), error);
+      break;
+    case 4:
+      ok = CUGI_CALL (cuMemsetD32Async, (address, value, count, handle), error);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  if (ok)
+    track_work (target, self, NULL, NULL, NULL);
+  return ok;
+}
+
+/**
+ * cugi_buffer_memset_d8:
+ * @self: a #CugiBuffer
+ * @offset: where to start in @self, in bytes
+ * @value: the byte to store
+ * @count: the number of bytes to set
+ * @stream: (nullable): the stream to enqueue the memset on, or %NULL for the
+ *   default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues setting @count bytes from @offset to @value (`cuMemsetD8Async`).
+ *
+ * Returns: %TRUE if the memset was enqueued
+ */
+gboolean
+cugi_buffer_memset_d8 (CugiBuffer  *self,
+                       gsize        offset,
+                       guint8       value,
+                       gsize        count,
+                       CugiStream  *stream,
+                       GError     **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return buffer_memset (self, offset, value, count, 1, stream, error);
+}
+
+/**
+ * cugi_buffer_memset_d16:
+ * @self: a #CugiBuffer
+ * @offset: where to start in @self, in bytes; the address must be 2-byte
+ *   aligned
+ * @value: the 16-bit value to store
+ * @count: the number of 16-bit values to set
+ * @stream: (nullable): the stream to enqueue the memset on, or %NULL for the
+ *   default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues setting @count 16-bit values from @offset to @value
+ * (`cuMemsetD16Async`). A misaligned start is %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: %TRUE if the memset was enqueued
+ */
+gboolean
+cugi_buffer_memset_d16 (CugiBuffer  *self,
+                        gsize        offset,
+                        guint16      value,
+                        gsize        count,
+                        CugiStream  *stream,
+                        GError     **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return buffer_memset (self, offset, value, count, 2, stream, error);
+}
+
+/**
+ * cugi_buffer_memset_d32:
+ * @self: a #CugiBuffer
+ * @offset: where to start in @self, in bytes; the address must be 4-byte
+ *   aligned
+ * @value: the 32-bit value to store
+ * @count: the number of 32-bit values to set
+ * @stream: (nullable): the stream to enqueue the memset on, or %NULL for the
+ *   default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues setting @count 32-bit values from @offset to @value
+ * (`cuMemsetD32Async`). A misaligned start is %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: %TRUE if the memset was enqueued
+ */
+gboolean
+cugi_buffer_memset_d32 (CugiBuffer  *self,
+                        gsize        offset,
+                        guint32      value,
+                        gsize        count,
+                        CugiStream  *stream,
+                        GError     **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return buffer_memset (self, offset, value, count, 4, stream, error);
+}
+
+/* ---- 2D and 3D transfers -------------------------------------------------- */
+
+/* One end of a pitched copy inside a buffer. */
+typedef struct
+{
+  CugiBuffer *buffer;
+  gsize       offset;
+  gsize       pitch;
+  gsize       slice_height;
+} PitchedRegion;
+
+static gboolean
+check_region (const PitchedRegion  *region,
+              gsize                 width,
+              gsize                 height,
+              gsize                 depth,
+              const char           *what,
+              GError              **error)
+{
+  return check_usable (region->buffer, error) &&
+         cugi_memory_check_pitched_range (region->buffer->size, region->offset, region->pitch,
+                                          region->slice_height, width, height, depth, what, error);
+}
+
+static void
+set_device_source (CUDA_MEMCPY3D       *copy,
+                   const PitchedRegion *src)
+{
+  copy->srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy->srcDevice = src->buffer->address + src->offset;
+  copy->srcPitch = src->pitch;
+  copy->srcHeight = src->slice_height;
+}
+
+static void
+set_device_destination (CUDA_MEMCPY3D       *copy,
+                        const PitchedRegion *dst)
+{
+  copy->dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy->dstDevice = dst->buffer->address + dst->offset;
+  copy->dstPitch = dst->pitch;
+  copy->dstHeight = dst->slice_height;
+}
+
+/* A CUDA_MEMCPY3D between contexts: the same fields, with the contexts in
+ * place of the reserved pointers. */
+static CUDA_MEMCPY3D_PEER
+peer_copy (const CUDA_MEMCPY3D *copy,
+           CUcontext            src_context,
+           CUcontext            dst_context)
+{
+  CUDA_MEMCPY3D_PEER peer = {
+    .srcMemoryType = copy->srcMemoryType,
+    .srcDevice = copy->srcDevice,
+    .srcContext = src_context,
+    .srcPitch = copy->srcPitch,
+    .srcHeight = copy->srcHeight,
+    .dstMemoryType = copy->dstMemoryType,
+    .dstDevice = copy->dstDevice,
+    .dstContext = dst_context,
+    .dstPitch = copy->dstPitch,
+    .dstHeight = copy->dstHeight,
+    .WidthInBytes = copy->WidthInBytes,
+    .Height = copy->Height,
+    .Depth = copy->Depth,
+  };
+  return peer;
+}
+
+static gboolean
+copy_region (const PitchedRegion  *dst,
+             const PitchedRegion  *src,
+             gsize                 width,
+             gsize                 height,
+             gsize                 depth,
+             CugiStream           *stream,
+             GError              **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUDA_MEMCPY3D copy = { .WidthInBytes = width, .Height = height, .Depth = depth };
+  CugiStream *target;
+  CUstream handle;
+  gboolean ok;
+
+  if (!check_region (dst, width, height, depth, _("destination buffer"), error) ||
+      !check_region (src, width, height, depth, _("source buffer"), error))
+    return FALSE;
+  if (width == 0 || height == 0 || depth == 0)
+    return TRUE;
+  if (!enter_for_stream (dst->buffer->context, stream, &scope, &target, error))
+    return FALSE;
+
+  set_device_source (&copy, src);
+  set_device_destination (&copy, dst);
+  handle = cugi_stream_get_handle (target);
+  if (same_context (dst->buffer, src->buffer))
+    ok = CUGI_CALL (cuMemcpy3DAsync, (&copy, handle), error);
+  else
+    {
+      CUDA_MEMCPY3D_PEER peer = peer_copy (&copy, cugi_context_get_handle (src->buffer->context),
+                                           cugi_context_get_handle (dst->buffer->context));
+      ok = CUGI_CALL (cuMemcpy3DPeerAsync, (&peer, handle), error);
+    }
+  if (ok)
+    track_work (target, dst->buffer, src->buffer, NULL, NULL);
+  return ok;
+}
+
+/* The packed host side of a 2D or 3D transfer must hold exactly the region. */
+static gboolean
+check_packed_size (gsize        len,
+                   gsize        width,
+                   gsize        height,
+                   gsize        depth,
+                   GError     **error)
+{
+  gsize size;
+
+  if (cugi_memory_region_size (width, height, depth, &size) && size == len)
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("The data has %zu bytes, but %zu slices of %zu rows of %zu bytes were to be copied"),
+               len, depth, height, width);
+  return FALSE;
+}
+
+static gboolean
+upload_region (const PitchedRegion  *dst,
+               const guint8         *data,
+               gsize                 len,
+               gsize                 width,
+               gsize                 height,
+               gsize                 depth,
+               GError              **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUDA_MEMCPY3D copy = {
+    .srcMemoryType = CU_MEMORYTYPE_HOST,
+    .srcHost = data,
+    .srcPitch = width,
+    .srcHeight = height,
+    .WidthInBytes = width,
+    .Height = height,
+    .Depth = depth,
+  };
+
+  if (!check_region (dst, width, height, depth, _("buffer"), error) ||
+      !check_packed_size (len, width, height, depth, error))
+    return FALSE;
+  if (len == 0)
+    return TRUE;
+  set_device_destination (&copy, dst);
+  return cugi_context_enter (dst->buffer->context, &scope, error) &&
+         CUGI_CALL (cuMemcpy3D, (&copy), error);
+}
+
+static GBytes *
+download_region (const PitchedRegion  *src,
+                 gsize                 width,
+                 gsize                 height,
+                 gsize                 depth,
+                 GError              **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autofree guint8 *data = NULL;
+  CUDA_MEMCPY3D copy = {
+    .dstMemoryType = CU_MEMORYTYPE_HOST,
+    .dstPitch = width,
+    .dstHeight = height,
+    .WidthInBytes = width,
+    .Height = height,
+    .Depth = depth,
+  };
+  gsize size = 0;
+
+  if (!check_region (src, width, height, depth, _("buffer"), error))
+    return NULL;
+  /* The region fits in the buffer, so its packed size cannot overflow. */
+  cugi_memory_region_size (width, height, depth, &size);
+  if (size == 0)
+    return g_bytes_new (NULL, 0);
+  if ((data = try_alloc_host (size, error)) == NULL)
+    return NULL;
+  copy.dstHost = data;
+  set_device_source (&copy, src);
+  if (!cugi_context_enter (src->buffer->context, &scope, error) ||
+      !CUGI_CALL (cuMemcpy3D, (&copy), error))
+    return NULL;
+  return g_bytes_new_take (g_steal_pointer (&data), size);
+}
+
+/**
+ * cugi_buffer_copy_2d:
+ * @dst: the buffer to copy to
+ * @dst_offset: where the first row starts in @dst, in bytes
+ * @dst_pitch: the distance between rows in @dst, in bytes, at least @width
+ * @src: the buffer to copy from
+ * @src_offset: where the first row starts in @src, in bytes
+ * @src_pitch: the distance between rows in @src, in bytes, at least @width
+ * @width: the number of bytes of each row to copy
+ * @height: the number of rows
+ * @stream: (nullable): the stream to enqueue the copy on (of @dst's
+ *   context), or %NULL for the default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues a copy of a @width × @height rectangle between device buffers
+ * whose rows are laid out with different pitches (`cuMemcpy3DAsync`, or its
+ * peer form between contexts). Both regions are checked against their
+ * buffers. Both buffers stay alive until the copy completes.
+ *
+ * Returns: %TRUE if the copy was enqueued
+ */
+gboolean
+cugi_buffer_copy_2d (CugiBuffer  *dst,
+                     gsize        dst_offset,
+                     gsize        dst_pitch,
+                     CugiBuffer  *src,
+                     gsize        src_offset,
+                     gsize        src_pitch,
+                     gsize        width,
+                     gsize        height,
+                     CugiStream  *stream,
+                     GError     **error)
+{
+  PitchedRegion to = { dst, dst_offset, dst_pitch, height };
+  PitchedRegion from = { src, src_offset, src_pitch, height };
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (dst), FALSE);
+  g_return_val_if_fail (CUGI_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return copy_region (&to, &from, width, height, 1, stream, error);
+}
+
+/**
+ * cugi_buffer_upload_2d:
+ * @self: a #CugiBuffer
+ * @offset: where the first row starts in @self, in bytes
+ * @pitch: the distance between rows in @self, in bytes, at least @width
+ * @data: (array length=len): @height packed rows of @width bytes
+ * @len: the size of @data: @width × @height
+ * @width: the number of bytes of each row
+ * @height: the number of rows
+ * @error: return location for a #GError
+ *
+ * Copies packed rows from the host into rows @pitch bytes apart in @self
+ * (`cuMemcpy3D`), for instance into a buffer from cugi_buffer_new_pitched().
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_upload_2d (CugiBuffer    *self,
+                       gsize          offset,
+                       gsize          pitch,
+                       const guint8  *data,
+                       gsize          len,
+                       gsize          width,
+                       gsize          height,
+                       GError       **error)
+{
+  PitchedRegion to = { self, offset, pitch, height };
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return upload_region (&to, data, len, width, height, 1, error);
+}
+
+/**
+ * cugi_buffer_download_2d:
+ * @self: a #CugiBuffer
+ * @offset: where the first row starts in @self, in bytes
+ * @pitch: the distance between rows in @self, in bytes, at least @width
+ * @width: the number of bytes of each row
+ * @height: the number of rows
+ * @error: return location for a #GError
+ *
+ * Copies @height rows of @width bytes, @pitch bytes apart in @self, to the
+ * host (`cuMemcpy3D`).
+ *
+ * Returns: (transfer full): the rows, packed (@width × @height bytes), or
+ *   %NULL with @error set
+ */
+GBytes *
+cugi_buffer_download_2d (CugiBuffer  *self,
+                         gsize        offset,
+                         gsize        pitch,
+                         gsize        width,
+                         gsize        height,
+                         GError     **error)
+{
+  PitchedRegion from = { self, offset, pitch, height };
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return download_region (&from, width, height, 1, error);
+}
+
+/**
+ * cugi_buffer_copy_3d:
+ * @dst: the buffer to copy to
+ * @dst_offset: where the first row starts in @dst, in bytes
+ * @dst_pitch: the distance between rows in @dst, in bytes, at least @width
+ * @dst_height: the number of rows between slices in @dst, at least @height
+ * @src: the buffer to copy from
+ * @src_offset: where the first row starts in @src, in bytes
+ * @src_pitch: the distance between rows in @src, in bytes, at least @width
+ * @src_height: the number of rows between slices in @src, at least @height
+ * @width: the number of bytes of each row to copy
+ * @height: the number of rows of each slice to copy
+ * @depth: the number of slices
+ * @stream: (nullable): the stream to enqueue the copy on (of @dst's
+ *   context), or %NULL for the default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues a copy of a @width × @height × @depth box between device
+ * buffers (`cuMemcpy3DAsync`, or its peer form between contexts). Both
+ * buffers stay alive until the copy completes.
+ *
+ * Returns: %TRUE if the copy was enqueued
+ */
+gboolean
+cugi_buffer_copy_3d (CugiBuffer  *dst,
+                     gsize        dst_offset,
+                     gsize        dst_pitch,
+                     gsize        dst_height,
+                     CugiBuffer  *src,
+                     gsize        src_offset,
+                     gsize        src_pitch,
+                     gsize        src_height,
+                     gsize        width,
+                     gsize        height,
+                     gsize        depth,
+                     CugiStream  *stream,
+                     GError     **error)
+{
+  PitchedRegion to = { dst, dst_offset, dst_pitch, dst_height };
+  PitchedRegion from = { src, src_offset, src_pitch, src_height };
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (dst), FALSE);
+  g_return_val_if_fail (CUGI_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return copy_region (&to, &from, width, height, depth, stream, error);
+}
+
+/**
+ * cugi_buffer_upload_3d:
+ * @self: a #CugiBuffer
+ * @offset: where the first row starts in @self, in bytes
+ * @pitch: the distance between rows in @self, in bytes, at least @width
+ * @slice_height: the number of rows between slices in @self, at least @height
+ * @data: (array length=len): @depth packed slices of @height packed rows of
+ *   @width bytes
+ * @len: the size of @data: @width × @height × @depth
+ * @width: the number of bytes of each row
+ * @height: the number of rows of each slice
+ * @depth: the number of slices
+ * @error: return location for a #GError
+ *
+ * Copies a packed box from the host into @self (`cuMemcpy3D`).
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_upload_3d (CugiBuffer    *self,
+                       gsize          offset,
+                       gsize          pitch,
+                       gsize          slice_height,
+                       const guint8  *data,
+                       gsize          len,
+                       gsize          width,
+                       gsize          height,
+                       gsize          depth,
+                       GError       **error)
+{
+  PitchedRegion to = { self, offset, pitch, slice_height };
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return upload_region (&to, data, len, width, height, depth, error);
+}
+
+/**
+ * cugi_buffer_download_3d:
+ * @self: a #CugiBuffer
+ * @offset: where the first row starts in @self, in bytes
+ * @pitch: the distance between rows in @self, in bytes, at least @width
+ * @slice_height: the number of rows between slices in @self, at least @height
+ * @width: the number of bytes of each row
+ * @height: the number of rows of each slice
+ * @depth: the number of slices
+ * @error: return location for a #GError
+ *
+ * Copies a box of @self to the host (`cuMemcpy3D`).
+ *
+ * Returns: (transfer full): the box, packed (@width × @height × @depth
+ *   bytes), or %NULL with @error set
+ */
+GBytes *
+cugi_buffer_download_3d (CugiBuffer  *self,
+                         gsize        offset,
+                         gsize        pitch,
+                         gsize        slice_height,
+                         gsize        width,
+                         gsize        height,
+                         gsize        depth,
+                         GError     **error)
+{
+  PitchedRegion from = { self, offset, pitch, slice_height };
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return download_region (&from, width, height, depth, error);
+}
+
+/* ---- managed memory ------------------------------------------------------- */
+
+static CUmemLocation
+location_of (CugiDevice *device_or_host)
+{
+  CUmemLocation location = { .type = CU_MEM_LOCATION_TYPE_HOST, .id = 0 };
+
+  if (device_or_host != NULL)
+    {
+      location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+      location.id = cugi_device_get_handle (device_or_host);
+    }
+  return location;
+}
+
+static gboolean
+check_managed (CugiBuffer  *self,
+               gboolean     available,
+               GError     **error)
+{
+  if (!check_usable (self, error))
+    return FALSE;
+  if (!self->managed)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The buffer is not managed memory (see cugi_buffer_new_managed())"));
+      return FALSE;
+    }
+  if (!available)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                           _("This driver cannot prefetch or advise managed memory"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * cugi_buffer_prefetch:
+ * @self: a managed #CugiBuffer
+ * @device: (nullable): the device to move the memory to, or %NULL for the
+ *   host
+ * @stream: (nullable): the stream to enqueue the prefetch on, or %NULL for
+ *   the default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues migrating the pages of @self to @device or to the host
+ * (`cuMemPrefetchAsync`), so that later accesses there do not fault. Only for
+ * managed memory (%CUGI_ERROR_INVALID_ARGUMENT otherwise); devices without
+ * concurrent managed access give %CUGI_ERROR_INVALID_ARGUMENT or
+ * %CUGI_ERROR_NOT_SUPPORTED from the driver.
+ *
+ * Returns: %TRUE if the prefetch was enqueued
+ */
+gboolean
+cugi_buffer_prefetch (CugiBuffer  *self,
+                      CugiDevice  *device,
+                      CugiStream  *stream,
+                      GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (device == NULL || CUGI_IS_DEVICE (device), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_managed (self, cugi_cuda.cuMemPrefetchAsync != NULL, error))
+    return FALSE;
+  if (self->size == 0)
+    return TRUE;
+  if (!enter_for_stream (self->context, stream, &scope, &target, error))
+    return FALSE;
+  if (!CUGI_CALL (cuMemPrefetchAsync, (self->address, self->size, location_of (device), 0,
+                                       cugi_stream_get_handle (target)), error))
+    return FALSE;
+  track_work (target, self, NULL, NULL, NULL);
+  return TRUE;
+}
+
+/**
+ * cugi_buffer_advise:
+ * @self: a managed #CugiBuffer
+ * @advice: the hint
+ * @device: (nullable): the device the hint is about, or %NULL for the host
+ *   (ignored for %CUGI_MEM_ADVICE_SET_READ_MOSTLY and
+ *   %CUGI_MEM_ADVICE_UNSET_READ_MOSTLY)
+ * @error: return location for a #GError
+ *
+ * Tells the driver how @self will be used (`cuMemAdvise`), so that it places
+ * and migrates the pages well. Only for managed memory.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_advise (CugiBuffer     *self,
+                    CugiMemAdvice   advice,
+                    CugiDevice     *device,
+                    GError        **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (device == NULL || CUGI_IS_DEVICE (device), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (advice < CUGI_MEM_ADVICE_SET_READ_MOSTLY || advice > CUGI_MEM_ADVICE_UNSET_ACCESSED_BY)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("%d is not a CugiMemAdvice value"), (int) advice);
+      return FALSE;
+    }
+  if (!check_managed (self, cugi_cuda.cuMemAdvise != NULL, error))
+    return FALSE;
+  if (self->size == 0)
+    return TRUE;
+  return cugi_context_enter (self->context, &scope, error) &&
+         CUGI_CALL (cuMemAdvise, (self->address, self->size, (CUmem_advise) advice,
+                                  location_of (device)), error);
+}
+
+/* ---- IPC ------------------------------------------------------------------ */
+
+/**
+ * cugi_buffer_get_ipc_handle:
+ * @self: a #CugiBuffer
+ * @error: return location for a #GError
+ *
+ * Exports @self to other processes (`cuIpcGetMemHandle`): send the handle
+ * to one, which opens it with cugi_buffer_new_from_ipc_handle(). Only whole
+ * allocations have handles: buffers from cugi_buffer_new(),
+ * cugi_buffer_new_pitched() and memory pools. Views, managed, zero-size and
+ * imported buffers give %CUGI_ERROR_INVALID_ARGUMENT. Keep @self until every
+ * other process has closed its mapping.
+ *
+ * Returns: (transfer full): the 64-byte handle, or %NULL with @error set
+ */
+GBytes *
+cugi_buffer_get_ipc_handle (CugiBuffer  *self,
+                            GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUipcMemHandle handle;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_usable (self, error))
+    return NULL;
+  if ((self->memory != BUFFER_MEMORY_DEVICE && self->memory != BUFFER_MEMORY_POOLED) || self->managed)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("Only whole device allocations have IPC handles, not views, managed, "
+                             "zero-size or imported buffers"));
+      return NULL;
+    }
+  if (cugi_cuda.cuIpcGetMemHandle == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                           _("This driver does not support IPC memory handles"));
+      return NULL;
+    }
+  if (!cugi_context_enter (self->context, &scope, error) ||
+      !CUGI_CALL (cuIpcGetMemHandle, (&handle, self->address), error))
+    return NULL;
+  return g_bytes_new (&handle, sizeof handle);
 }

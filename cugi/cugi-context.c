@@ -1,21 +1,1071 @@
-/* cugi-context.c: placeholder until the class lands */
+/* cugi-context.c: CUDA contexts, primary and created, and making them current */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "cugi-private.h"
+
+/**
+ * CugiContext:
+ *
+ * A CUDA context: the GPU state (memory, modules, streams) of one device that
+ * work runs in.
+ *
+ * cugi uses the device's primary context unless told otherwise
+ * (cugi_context_get_default(), cugi_device_get_primary_context()): it is the
+ * context the CUDA runtime, PyTorch, CuPy and Warp use, so memory passes
+ * between them. cugi_context_new() makes a separate context with its own
+ * flags.
+ *
+ * Every cugi call that uses a context makes it current on the calling thread
+ * for the call's duration and then restores what was current before, so
+ * callers never manage the driver's context stack. cugi_context_push() and
+ * cugi_context_pop() remain for code that calls the driver or the runtime
+ * directly and needs a context current around it.
+ *
+ * A context keeps its #CugiDevice alive, and everything made in a context
+ * keeps the context alive, so objects may be released in any order.
+ */
+
+#define CONTEXT_FLAGS_KNOWN (CUGI_CONTEXT_FLAGS_SCHED_SPIN | CUGI_CONTEXT_FLAGS_SCHED_YIELD | \
+                             CUGI_CONTEXT_FLAGS_SCHED_BLOCKING_SYNC | CUGI_CONTEXT_FLAGS_MAP_HOST | \
+                             CUGI_CONTEXT_FLAGS_LMEM_RESIZE_TO_MAX)
+
+G_STATIC_ASSERT ((int) CUGI_CONTEXT_FLAGS_SCHED_SPIN == CU_CTX_SCHED_SPIN);
+G_STATIC_ASSERT ((int) CUGI_CONTEXT_FLAGS_SCHED_YIELD == CU_CTX_SCHED_YIELD);
+G_STATIC_ASSERT ((int) CUGI_CONTEXT_FLAGS_SCHED_BLOCKING_SYNC == CU_CTX_SCHED_BLOCKING_SYNC);
+G_STATIC_ASSERT ((int) CUGI_CONTEXT_FLAGS_MAP_HOST == CU_CTX_MAP_HOST);
+G_STATIC_ASSERT ((int) CUGI_CONTEXT_FLAGS_LMEM_RESIZE_TO_MAX == CU_CTX_LMEM_RESIZE_TO_MAX);
+G_STATIC_ASSERT ((int) CUGI_LIMIT_STACK_SIZE == CU_LIMIT_STACK_SIZE);
+G_STATIC_ASSERT ((int) CUGI_LIMIT_PRINTF_FIFO_SIZE == CU_LIMIT_PRINTF_FIFO_SIZE);
+G_STATIC_ASSERT ((int) CUGI_LIMIT_MALLOC_HEAP_SIZE == CU_LIMIT_MALLOC_HEAP_SIZE);
+G_STATIC_ASSERT ((int) CUGI_LIMIT_DEV_RUNTIME_SYNC_DEPTH == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH);
+G_STATIC_ASSERT ((int) CUGI_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT == CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT);
+G_STATIC_ASSERT ((int) CUGI_LIMIT_MAX_L2_FETCH_GRANULARITY == CU_LIMIT_MAX_L2_FETCH_GRANULARITY);
+G_STATIC_ASSERT ((int) CUGI_LIMIT_PERSISTING_L2_CACHE_SIZE == CU_LIMIT_PERSISTING_L2_CACHE_SIZE);
+G_STATIC_ASSERT ((int) CUGI_CACHE_CONFIG_PREFER_NONE == CU_FUNC_CACHE_PREFER_NONE);
+G_STATIC_ASSERT ((int) CUGI_CACHE_CONFIG_PREFER_SHARED == CU_FUNC_CACHE_PREFER_SHARED);
+G_STATIC_ASSERT ((int) CUGI_CACHE_CONFIG_PREFER_L1 == CU_FUNC_CACHE_PREFER_L1);
+G_STATIC_ASSERT ((int) CUGI_CACHE_CONFIG_PREFER_EQUAL == CU_FUNC_CACHE_PREFER_EQUAL);
 
 struct _CugiContext
 {
   GObject parent_instance;
+
+  CugiDevice      *device;
+  CUcontext        handle;      /* NULL: not made by cugi, or lost in a reset */
+  gboolean         is_primary;
+  CugiContextFlags flags;
+  guint            api_version;
+  int              generation;  /* atomic: cugi_context_reset() calls */
+
+  GMutex           null_stream_lock;
+  CugiStream      *null_stream; /* made on first use */
 };
 
 G_DEFINE_FINAL_TYPE (CugiContext, cugi_context, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_DEVICE,
+  PROP_IS_PRIMARY,
+  PROP_FLAGS,
+  PROP_API_VERSION,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* The contexts cugi_context_new() made, by handle, so that
+ * cugi_context_get_current() can find the object for a CUcontext. Weak
+ * references: the table must not keep a context alive, and a lookup must not
+ * revive one that is being finalized. */
+static GMutex created_lock;
+static GHashTable *created_contexts; /* CUcontext -> GWeakRef * */
+
+static void
+weak_ref_free (gpointer data)
+{
+  g_weak_ref_clear (data);
+  g_free (data);
+}
+
+static void
+register_created (CugiContext *self)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&created_lock);
+  GWeakRef *ref = g_new0 (GWeakRef, 1);
+
+  if (created_contexts == NULL)
+    created_contexts = g_hash_table_new_full (NULL, NULL, NULL, weak_ref_free);
+  g_weak_ref_init (ref, self);
+  g_hash_table_insert (created_contexts, self->handle, ref);
+}
+
+static void
+unregister_created (CUcontext handle)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&created_lock);
+
+  if (created_contexts != NULL)
+    g_hash_table_remove (created_contexts, handle);
+}
+
+static CugiContext *
+lookup_created (CUcontext handle)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&created_lock);
+  GWeakRef *ref = created_contexts != NULL ? g_hash_table_lookup (created_contexts, handle) : NULL;
+
+  return ref != NULL ? g_weak_ref_get (ref) : NULL;
+}
+
+/* What cugi_context_push() pushed on this thread and cugi_context_pop() has
+ * not popped yet, newest last. Each entry holds a reference: a context stays
+ * alive while it is current through a push. */
+static GPrivate pushed_contexts = G_PRIVATE_INIT ((GDestroyNotify) g_ptr_array_unref);
+
+static GPtrArray *
+get_pushed_contexts (gboolean create)
+{
+  GPtrArray *stack = g_private_get (&pushed_contexts);
+
+  if (stack == NULL && create)
+    {
+      stack = g_ptr_array_new_with_free_func (g_object_unref);
+      g_private_set (&pushed_contexts, stack);
+    }
+  return stack;
+}
+
+static void
+cugi_context_dispose (GObject *object)
+{
+  CugiContext *self = CUGI_CONTEXT (object);
+
+  /* The stream points back at its context: drop it while the context is
+   * still whole. */
+  g_clear_object (&self->null_stream);
+
+  G_OBJECT_CLASS (cugi_context_parent_class)->dispose (object);
+}
+
+static void
+cugi_context_finalize (GObject *object)
+{
+  CugiContext *self = CUGI_CONTEXT (object);
+
+  if (self->handle != NULL)
+    {
+      if (self->is_primary)
+        {
+          cugi_cuda.cuDevicePrimaryCtxRelease (cugi_device_get_handle (self->device));
+        }
+      else
+        {
+          unregister_created (self->handle);
+          cugi_cuda.cuCtxDestroy (self->handle);
+        }
+    }
+  g_clear_object (&self->device);
+  g_mutex_clear (&self->null_stream_lock);
+
+  G_OBJECT_CLASS (cugi_context_parent_class)->finalize (object);
+}
+
+static void
+cugi_context_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  CugiContext *self = CUGI_CONTEXT (object);
+
+  switch (prop_id)
+    {
+    case PROP_DEVICE:
+      g_value_set_object (value, self->device);
+      break;
+    case PROP_IS_PRIMARY:
+      g_value_set_boolean (value, self->is_primary);
+      break;
+    case PROP_FLAGS:
+      g_value_set_flags (value, self->flags);
+      break;
+    case PROP_API_VERSION:
+      g_value_set_uint (value, self->api_version);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 cugi_context_class_init (CugiContextClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  const GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  object_class->dispose = cugi_context_dispose;
+  object_class->finalize = cugi_context_finalize;
+  object_class->get_property = cugi_context_get_property;
+
+  /**
+   * CugiContext:device:
+   *
+   * The device the context belongs to; the context keeps it alive.
+   */
+  properties[PROP_DEVICE] = g_param_spec_object ("device", NULL, NULL, CUGI_TYPE_DEVICE, flags);
+  /**
+   * CugiContext:is-primary:
+   *
+   * Whether this is its device's primary context, the one shared with the
+   * CUDA runtime API, rather than one made with cugi_context_new().
+   */
+  properties[PROP_IS_PRIMARY] = g_param_spec_boolean ("is-primary", NULL, NULL, FALSE, flags);
+  /**
+   * CugiContext:flags:
+   *
+   * The flags the context runs with, as the driver reports them. For a
+   * primary context they are whatever it was activated with, by cugi or by
+   * another library.
+   */
+  properties[PROP_FLAGS] = g_param_spec_flags ("flags", NULL, NULL, CUGI_TYPE_CONTEXT_FLAGS,
+                                               CUGI_CONTEXT_FLAGS_NONE, flags);
+  /**
+   * CugiContext:api-version:
+   *
+   * The version of the driver API the context was made with, as
+   * `cuCtxGetApiVersion()` reports it (e.g. 3020).
+   */
+  properties[PROP_API_VERSION] = g_param_spec_uint ("api-version", NULL, NULL, 0, G_MAXUINT, 0, flags);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 cugi_context_init (CugiContext *self)
 {
+  g_mutex_init (&self->null_stream_lock);
+}
+
+static gboolean
+check_handle (CugiContext *self,
+              GError     **error)
+{
+  if (G_LIKELY (self->handle != NULL))
+    return TRUE;
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                       _("this CugiContext has no CUDA context: it was not made by cugi, or "
+                         "cugi_context_reset() could not make its primary context again"));
+  return FALSE;
+}
+
+gboolean
+cugi_context_enter (CugiContext      *self,
+                    CugiContextScope *scope,
+                    GError          **error)
+{
+  CUcontext current = NULL;
+
+  scope->pushed = FALSE;
+  if (!check_handle (self, error) ||
+      !CUGI_CALL (cuCtxGetCurrent, (&current), error))
+    return FALSE;
+  if (current == self->handle)
+    return TRUE;
+  if (!CUGI_CALL (cuCtxPushCurrent, (self->handle), error))
+    return FALSE;
+  scope->pushed = TRUE;
+  return TRUE;
+}
+
+void
+cugi_context_leave (CugiContextScope *scope)
+{
+  CUcontext popped = NULL;
+
+  if (!scope->pushed)
+    return;
+  scope->pushed = FALSE;
+  cugi_cuda.cuCtxPopCurrent (&popped);
+}
+
+CUcontext
+cugi_context_get_handle (CugiContext *self)
+{
+  return self->handle;
+}
+
+guint
+cugi_context_get_generation (CugiContext *self)
+{
+  return (guint) g_atomic_int_get (&self->generation);
+}
+
+CugiContext *
+cugi_context_resolve (CugiContext *context_or_null,
+                      GError     **error)
+{
+  if (context_or_null != NULL)
+    return g_object_ref (context_or_null);
+  return cugi_context_get_default (error);
+}
+
+CugiStream *
+cugi_context_get_null_stream (CugiContext *self)
+{
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->null_stream_lock);
+
+  if (self->null_stream == NULL)
+    self->null_stream = cugi_stream_new_null (self);
+  return self->null_stream;
+}
+
+/* Reads what the driver says about a context cugi now holds. */
+static gboolean
+read_context_state (CugiContext *self,
+                    GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  unsigned int flags = 0;
+  unsigned int api_version = 0;
+
+  if (!CUGI_CALL (cuCtxGetApiVersion, (self->handle, &api_version), error) ||
+      !cugi_context_enter (self, &scope, error) ||
+      !CUGI_CALL (cuCtxGetFlags, (&flags), error))
+    return FALSE;
+  self->api_version = api_version;
+  self->flags = flags & CONTEXT_FLAGS_KNOWN;
+  return TRUE;
+}
+
+CugiContext *
+cugi_context_new_primary (CugiDevice *device,
+                          GError    **error)
+{
+  g_autoptr(CugiContext) self = NULL;
+  CUcontext handle = NULL;
+
+  if (!cugi_device_check (device, error) ||
+      !CUGI_CALL (cuDevicePrimaryCtxRetain, (&handle, cugi_device_get_handle (device)), error))
+    return NULL;
+
+  self = g_object_new (CUGI_TYPE_CONTEXT, NULL);
+  self->device = g_object_ref (device);
+  self->is_primary = TRUE;
+  self->handle = handle;
+  if (!read_context_state (self, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+static gboolean
+check_flags (CugiContextFlags flags,
+             GError         **error)
+{
+  guint sched = flags & CU_CTX_SCHED_MASK;
+
+  if ((flags & ~CONTEXT_FLAGS_KNOWN) != 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("unknown context flags 0x%x"), (guint) (flags & ~CONTEXT_FLAGS_KNOWN));
+      return FALSE;
+    }
+  /* More than one bit of the scheduling field. */
+  if ((sched & (sched - 1)) != 0)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("a context takes at most one of the flags SCHED_SPIN, SCHED_YIELD "
+                             "and SCHED_BLOCKING_SYNC"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * cugi_context_new:
+ * @device: (nullable): the device, or %NULL for the default device (see
+ *   cugi_device_get_default())
+ * @flags: how the context schedules threads that wait for the GPU, and more
+ * @error: return location for a #GError
+ *
+ * Makes a new context on @device, separate from its primary context: memory,
+ * modules and streams made in it are its own, and other libraries do not see
+ * them. Most programs want the primary context instead
+ * (cugi_context_get_default()); a context of its own is for isolation, or for
+ * @flags different from the primary context's.
+ *
+ * Unlike `cuCtxCreate()`, this leaves the calling thread's current context as
+ * it was. The CUDA context is destroyed when the last reference goes.
+ *
+ * Returns: (transfer full): the new context, or %NULL with @error set
+ */
+CugiContext *
+cugi_context_new (CugiDevice      *device,
+                  CugiContextFlags flags,
+                  GError         **error)
+{
+  g_autoptr(CugiDevice) target = NULL;
+  g_autoptr(CugiContext) self = NULL;
+  CUcontext handle = NULL;
+  CUcontext popped = NULL;
+
+  g_return_val_if_fail (device == NULL || CUGI_IS_DEVICE (device), NULL);
+
+  if (!cugi_ensure_driver (error) || !check_flags (flags, error))
+    return NULL;
+  target = device != NULL ? g_object_ref (device) : cugi_device_get_default (error);
+  if (target == NULL || !cugi_device_check (target, error))
+    return NULL;
+
+  if (!CUGI_CALL (cuCtxCreate, (&handle, NULL, (unsigned int) flags, cugi_device_get_handle (target)), error))
+    return NULL;
+  /* cuCtxCreate() made the new context current; the caller's comes back. */
+  if (!CUGI_CALL (cuCtxPopCurrent, (&popped), error))
+    {
+      cugi_cuda.cuCtxDestroy (handle);
+      return NULL;
+    }
+
+  self = g_object_new (CUGI_TYPE_CONTEXT, NULL);
+  self->device = g_steal_pointer (&target);
+  self->handle = handle;
+  register_created (self);
+  if (!read_context_state (self, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/**
+ * cugi_context_get_default:
+ * @error: return location for a #GError
+ *
+ * The context cugi uses when none is given: the primary context of the
+ * default device (see cugi_device_get_default()), as the CUDA runtime uses.
+ *
+ * Returns: (transfer full): the default context, or %NULL with @error set
+ */
+CugiContext *
+cugi_context_get_default (GError **error)
+{
+  g_autoptr(CugiDevice) device = cugi_device_get_default (error);
+
+  if (device == NULL)
+    return NULL;
+  return cugi_device_get_primary_context (device, error);
+}
+
+/* The primary context wrapper of the device @handle belongs to, if @handle
+ * is that device's primary context. */
+static CugiContext *
+lookup_primary (CUcontext handle,
+                GError  **error)
+{
+  CUdevice device_handle;
+  int count;
+
+  /* @handle is current, so cuCtxGetDevice() answers for it. */
+  if (!CUGI_CALL (cuCtxGetDevice, (&device_handle), error))
+    return NULL;
+  count = cugi_device_get_count (error);
+  for (int ordinal = 0; ordinal < count; ordinal++)
+    {
+      g_autoptr(CugiDevice) device = cugi_device_get (ordinal, error);
+      g_autoptr(CugiContext) primary = NULL;
+
+      if (device == NULL)
+        return NULL;
+      if (cugi_device_get_handle (device) != device_handle)
+        continue;
+      primary = cugi_device_get_primary_context (device, error);
+      if (primary == NULL)
+        return NULL;
+      if (primary->handle == handle)
+        return g_steal_pointer (&primary);
+      break;
+    }
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                       _("the calling thread's current CUDA context was made outside cugi: only "
+                         "primary contexts and those of cugi_context_new() have a CugiContext"));
+  return NULL;
+}
+
+/**
+ * cugi_context_get_current:
+ * @error: return location for a #GError
+ *
+ * The #CugiContext of the calling thread's current CUDA context, whoever made
+ * it current: the device's primary context (the same object as
+ * cugi_device_get_primary_context() returns) or a context of
+ * cugi_context_new(). A context another library created with
+ * `cuCtxCreate()` has no #CugiContext: that is a
+ * %CUGI_ERROR_NOT_SUPPORTED error.
+ *
+ * Returns: (transfer full) (nullable): the current context, or %NULL without
+ *   an error when none is current, or %NULL with @error set
+ */
+CugiContext *
+cugi_context_get_current (GError **error)
+{
+  CUcontext current = NULL;
+  CugiContext *context;
+
+  if (!cugi_ensure_driver (error) || !CUGI_CALL (cuCtxGetCurrent, (&current), error))
+    return NULL;
+  if (current == NULL)
+    return NULL;
+  context = lookup_created (current);
+  if (context != NULL)
+    return context;
+  return lookup_primary (current, error);
+}
+
+/**
+ * cugi_context_get_device: (get-property device)
+ * @self: a #CugiContext
+ *
+ * Returns: (transfer none) (nullable): the value of #CugiContext:device
+ */
+CugiDevice *
+cugi_context_get_device (CugiContext *self)
+{
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), NULL);
+  return self->device;
+}
+
+/**
+ * cugi_context_get_is_primary: (get-property is-primary)
+ * @self: a #CugiContext
+ *
+ * Returns: the value of #CugiContext:is-primary
+ */
+gboolean
+cugi_context_get_is_primary (CugiContext *self)
+{
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+  return self->is_primary;
+}
+
+/**
+ * cugi_context_get_flags: (get-property flags)
+ * @self: a #CugiContext
+ *
+ * Returns: the value of #CugiContext:flags
+ */
+CugiContextFlags
+cugi_context_get_flags (CugiContext *self)
+{
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), CUGI_CONTEXT_FLAGS_NONE);
+  return self->flags;
+}
+
+/**
+ * cugi_context_get_api_version: (get-property api-version)
+ * @self: a #CugiContext
+ *
+ * Returns: the value of #CugiContext:api-version
+ */
+guint
+cugi_context_get_api_version (CugiContext *self)
+{
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), 0);
+  return self->api_version;
+}
+
+/**
+ * cugi_context_push:
+ * @self: a #CugiContext
+ * @error: return location for a #GError
+ *
+ * Makes @self the calling thread's current context until the matching
+ * cugi_context_pop(), for code that calls the CUDA driver or runtime API
+ * directly. cugi's own calls need no push: each makes its context current
+ * for its duration. Pushes nest; a pushed context is kept alive until it is
+ * popped.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_push (CugiContext *self,
+                   GError     **error)
+{
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+
+  if (!check_handle (self, error) ||
+      !CUGI_CALL (cuCtxPushCurrent, (self->handle), error))
+    return FALSE;
+  g_ptr_array_add (get_pushed_contexts (TRUE), g_object_ref (self));
+  return TRUE;
+}
+
+/**
+ * cugi_context_pop:
+ * @self: the #CugiContext to pop
+ * @error: return location for a #GError
+ *
+ * Undoes the latest cugi_context_push() of @self on the calling thread,
+ * making current again what was current before it.
+ *
+ * Popping is checked: when this thread did not push @self with
+ * cugi_context_push() ("pop without push"), or when something else was made
+ * current on top of it and is still there ("not the current context"), this
+ * fails with %CUGI_ERROR_INVALID_STATE and changes nothing.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_pop (CugiContext *self,
+                  GError     **error)
+{
+  GPtrArray *stack = get_pushed_contexts (FALSE);
+  CUcontext current = NULL;
+  CUcontext popped = NULL;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+
+  if (stack == NULL || !g_ptr_array_find (stack, self, NULL))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("pop without push: this thread did not make the context current "
+                             "with cugi_context_push()"));
+      return FALSE;
+    }
+  if (!CUGI_CALL (cuCtxGetCurrent, (&current), error))
+    return FALSE;
+  if (g_ptr_array_index (stack, stack->len - 1) != self || current != self->handle)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("not the current context: another context was made current after "
+                             "this one was pushed, and must be popped first"));
+      return FALSE;
+    }
+  if (!CUGI_CALL (cuCtxPopCurrent, (&popped), error))
+    return FALSE;
+  g_ptr_array_remove_index (stack, stack->len - 1);
+  return TRUE;
+}
+
+/**
+ * cugi_context_synchronize:
+ * @self: a #CugiContext
+ * @error: return location for a #GError
+ *
+ * Waits until the GPU has finished all work queued in @self, on every
+ * stream. An error from that work (a kernel that faulted) is reported here.
+ *
+ * Returns: %TRUE when the work completed without error
+ */
+gboolean
+cugi_context_synchronize (CugiContext *self,
+                          GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+
+  return cugi_context_enter (self, &scope, error) &&
+         CUGI_CALL (cuCtxSynchronize, (), error);
+}
+
+static void
+synchronize_in_thread (GTask        *task,
+                       gpointer      source_object,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
+{
+  GError *error = NULL;
+
+  if (cugi_context_synchronize (source_object, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/**
+ * cugi_context_synchronize_async:
+ * @self: a #CugiContext
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the work has completed
+ * @user_data: data for @callback
+ *
+ * Waits, without blocking the calling thread, until the GPU has finished all
+ * work queued in @self; like cugi_context_synchronize(), whose wait runs in
+ * a worker thread with @self current there. @callback runs in the
+ * thread-default main context of the caller; get the result with
+ * cugi_context_synchronize_finish().
+ *
+ * Cancelling @cancellable ends the wait at once with %G_IO_ERROR_CANCELLED;
+ * it does not cancel the work on the GPU, which runs to its end.
+ */
+void
+cugi_context_synchronize_async (CugiContext        *self,
+                                GCancellable       *cancellable,
+                                GAsyncReadyCallback callback,
+                                gpointer            user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (CUGI_IS_CONTEXT (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_context_synchronize_async);
+  g_task_set_return_on_cancel (task, TRUE);
+  g_task_run_in_thread (task, synchronize_in_thread);
+}
+
+/**
+ * cugi_context_synchronize_finish:
+ * @self: a #CugiContext
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_context_synchronize_async().
+ *
+ * Returns: %TRUE when the work completed without error
+ */
+gboolean
+cugi_context_synchronize_finish (CugiContext  *self,
+                                 GAsyncResult *result,
+                                 GError      **error)
+{
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * cugi_context_get_memory_info:
+ * @self: a #CugiContext
+ * @free_bytes: (out) (optional): the free memory of the device in bytes
+ * @total_bytes: (out) (optional): the memory of the device in bytes
+ * @error: return location for a #GError
+ *
+ * How much memory of the context's device is free. Memory used by other
+ * contexts and other processes counts as used.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_get_memory_info (CugiContext *self,
+                              guint64     *free_bytes,
+                              guint64     *total_bytes,
+                              GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  size_t free_memory = 0;
+  size_t total_memory = 0;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+
+  if (!cugi_context_enter (self, &scope, error) ||
+      !CUGI_CALL (cuMemGetInfo, (&free_memory, &total_memory), error))
+    return FALSE;
+  if (free_bytes != NULL)
+    *free_bytes = free_memory;
+  if (total_bytes != NULL)
+    *total_bytes = total_memory;
+  return TRUE;
+}
+
+/**
+ * cugi_context_get_limit:
+ * @self: a #CugiContext
+ * @limit: the limit to read
+ * @value: (out): the limit's value
+ * @error: return location for a #GError
+ *
+ * Reads one of the context's limits. A limit the device does not have is a
+ * %CUGI_ERROR_NOT_SUPPORTED error; a value outside #CugiLimit is a
+ * %CUGI_ERROR_INVALID_ARGUMENT error.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_get_limit (CugiContext *self,
+                        CugiLimit    limit,
+                        guint64     *value,
+                        GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  size_t size = 0;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+  g_return_val_if_fail (value != NULL, FALSE);
+
+  if (!cugi_check_enum_value (CUGI_TYPE_LIMIT, limit, error) ||
+      !cugi_context_enter (self, &scope, error) ||
+      !CUGI_CALL (cuCtxGetLimit, (&size, (CUlimit) limit), error))
+    return FALSE;
+  *value = size;
+  return TRUE;
+}
+
+/**
+ * cugi_context_set_limit:
+ * @self: a #CugiContext
+ * @limit: the limit to change
+ * @value: its new value
+ * @error: return location for a #GError
+ *
+ * Changes one of the context's limits, for the kernels launched after this
+ * call. The driver may round @value up to what the device supports: read it
+ * back with cugi_context_get_limit(). A limit the device does not have is a
+ * %CUGI_ERROR_NOT_SUPPORTED error, a value it cannot take
+ * %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_set_limit (CugiContext *self,
+                        CugiLimit    limit,
+                        guint64      value,
+                        GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+
+  return cugi_check_enum_value (CUGI_TYPE_LIMIT, limit, error) &&
+         cugi_context_enter (self, &scope, error) &&
+         CUGI_CALL (cuCtxSetLimit, ((CUlimit) limit, (size_t) value), error);
+}
+
+/**
+ * cugi_context_get_cache_config:
+ * @self: a #CugiContext
+ * @config: (out): the context's preference
+ * @error: return location for a #GError
+ *
+ * How the context prefers to split on-chip memory between L1 and shared
+ * memory for its kernels.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_get_cache_config (CugiContext     *self,
+                               CugiCacheConfig *config,
+                               GError         **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUfunc_cache cache = CU_FUNC_CACHE_PREFER_NONE;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  if (!cugi_context_enter (self, &scope, error) ||
+      !CUGI_CALL (cuCtxGetCacheConfig, (&cache), error))
+    return FALSE;
+  *config = (CugiCacheConfig) cache;
+  return TRUE;
+}
+
+/**
+ * cugi_context_set_cache_config:
+ * @self: a #CugiContext
+ * @config: the preference for the context's kernels
+ * @error: return location for a #GError
+ *
+ * Sets how the context prefers to split on-chip memory between L1 and shared
+ * memory. It is a preference: the driver follows it where the device allows
+ * and a kernel needs no other split.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_set_cache_config (CugiContext    *self,
+                               CugiCacheConfig config,
+                               GError        **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+
+  return cugi_check_enum_value (CUGI_TYPE_CACHE_CONFIG, config, error) &&
+         cugi_context_enter (self, &scope, error) &&
+         CUGI_CALL (cuCtxSetCacheConfig, ((CUfunc_cache) config), error);
+}
+
+/**
+ * cugi_context_get_stream_priority_range:
+ * @self: a #CugiContext
+ * @least: (out) (optional): the lowest stream priority
+ * @greatest: (out) (optional): the highest stream priority
+ * @error: return location for a #GError
+ *
+ * The priorities streams of this context may have. Lower numbers mean higher
+ * priority, so @greatest is less than or equal to @least (for example 0 and
+ * -5); both are 0 on a device without stream priorities.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_get_stream_priority_range (CugiContext *self,
+                                        gint        *least,
+                                        gint        *greatest,
+                                        GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  int least_priority = 0;
+  int greatest_priority = 0;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+
+  if (!cugi_context_enter (self, &scope, error) ||
+      !CUGI_CALL (cuCtxGetStreamPriorityRange, (&least_priority, &greatest_priority), error))
+    return FALSE;
+  if (least != NULL)
+    *least = least_priority;
+  if (greatest != NULL)
+    *greatest = greatest_priority;
+  return TRUE;
+}
+
+static gboolean
+check_peer (CugiContext *self,
+            CugiContext *peer,
+            GError     **error)
+{
+  if (peer == self)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("a context cannot be its own peer"));
+      return FALSE;
+    }
+  return check_handle (peer, error);
+}
+
+/**
+ * cugi_context_enable_peer_access:
+ * @self: the #CugiContext that gains access
+ * @peer: the #CugiContext whose memory becomes accessible
+ * @error: return location for a #GError
+ *
+ * Lets kernels and copies running in @self use memory allocated in @peer,
+ * a context on another device (see cugi_device_can_access_peer()). Access is
+ * one-way: enable it the other way round too where both directions are
+ * needed. When the devices cannot be peers, or access is already enabled,
+ * this fails with %CUGI_ERROR_PEER_ACCESS.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_enable_peer_access (CugiContext *self,
+                                 CugiContext *peer,
+                                 GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_CONTEXT (peer), FALSE);
+
+  return check_peer (self, peer, error) &&
+         cugi_context_enter (self, &scope, error) &&
+         CUGI_CALL (cuCtxEnablePeerAccess, (peer->handle, 0), error);
+}
+
+/**
+ * cugi_context_disable_peer_access:
+ * @self: the #CugiContext that loses access
+ * @peer: the #CugiContext whose memory becomes inaccessible
+ * @error: return location for a #GError
+ *
+ * Undoes cugi_context_enable_peer_access(). When access was not enabled
+ * this fails with %CUGI_ERROR_PEER_ACCESS.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_context_disable_peer_access (CugiContext *self,
+                                  CugiContext *peer,
+                                  GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_CONTEXT (peer), FALSE);
+
+  return check_peer (self, peer, error) &&
+         cugi_context_enter (self, &scope, error) &&
+         CUGI_CALL (cuCtxDisablePeerAccess, (peer->handle), error);
+}
+
+/**
+ * cugi_context_reset:
+ * @self: a primary #CugiContext
+ * @error: return location for a #GError
+ *
+ * Recovers a primary context after a kernel fault (%CUGI_ERROR_LAUNCH_FAILED:
+ * an illegal address, a trap, an assertion). Such errors are sticky: every
+ * later call in the context fails until it is reset.
+ *
+ * This waits for the work still queued (ignoring the fault it reports),
+ * destroys the primary context with `cuDevicePrimaryCtxReset()` and makes it
+ * anew, so that @self, the same object, is usable again with the same flags.
+ * Since the primary context is shared, other libraries that use it in this
+ * process (the CUDA runtime, PyTorch, CuPy) lose their state too.
+ *
+ * Everything made in the context before the reset is gone on the GPU:
+ * - device memory (#CugiBuffer, #CugiMemoryPool) and pinned host memory
+ *   (#CugiHostBuffer): the contents are lost and using the objects is a
+ *   %CUGI_ERROR_INVALID_STATE error;
+ * - modules and kernels (#CugiModule, #CugiKernel): load and look them up
+ *   again; using the old ones is a %CUGI_ERROR_INVALID_STATE error;
+ * - streams, events and graphs made with cugi_stream_new() and the like:
+ *   make new ones; the old ones give %CUGI_ERROR_INVALID_STATE errors. The
+ *   context's default stream (the %NULL stream) stays usable.
+ *
+ * The old objects never crash and can be released at any time; releasing
+ * them frees nothing on the GPU any more. Limits and the cache configuration
+ * return to their defaults.
+ *
+ * A context made with cugi_context_new() cannot be reset: this fails with
+ * %CUGI_ERROR_NOT_SUPPORTED; release it and make a new one.
+ *
+ * No other thread may use @self while it is being reset.
+ *
+ * Returns: %TRUE when @self is usable again; %FALSE with @error set when the
+ *   reset failed (if the context could not be made again, @self stays
+ *   unusable and its calls fail with %CUGI_ERROR_INVALID_STATE)
+ */
+gboolean
+cugi_context_reset (CugiContext *self,
+                    GError     **error)
+{
+  CUdevice device;
+  CUcontext handle = NULL;
+
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+
+  if (!self->is_primary)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                           _("only a primary context can be reset: release this context made with "
+                             "cugi_context_new() and make a new one"));
+      return FALSE;
+    }
+  if (!check_handle (self, error))
+    return FALSE;
+
+  /* The fault being recovered from is what this reports: it is the reason
+   * for the reset, not a reason to stop. */
+  cugi_context_synchronize (self, NULL);
+
+  device = cugi_device_get_handle (self->device);
+  if (!CUGI_CALL (cuDevicePrimaryCtxReset, (device), error))
+    return FALSE;
+  /* Everything made so far is gone: objects compare this to refuse use. */
+  g_atomic_int_inc (&self->generation);
+
+  /* Resetting keeps the retain cugi holds; release it and retain again,
+   * which activates the primary context afresh whatever other holders do. */
+  cugi_cuda.cuDevicePrimaryCtxRelease (device);
+  self->handle = NULL;
+  if (!CUGI_CALL (cuDevicePrimaryCtxRetain, (&handle, device), error))
+    return FALSE;
+  self->handle = handle;
+  return read_context_state (self, error);
 }

@@ -1,21 +1,431 @@
-/* cugi-graph-exec.c: placeholder until the class lands */
+/* cugi-graph-exec.c: an executable CUDA graph */
 #include "config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
 
+/**
+ * CugiGraphExec:
+ *
+ * An executable graph, made from a #CugiGraph by cugi_graph_instantiate():
+ * all of its work enqueued by one cugi_graph_exec_launch().
+ *
+ * The arguments of its kernels can be changed between launches with
+ * cugi_graph_exec_set_kernel_args(), and the whole of it replaced by
+ * another graph of the same shape with cugi_graph_exec_update(), both much
+ * cheaper than instantiating again. Launches already enqueued keep the
+ * arguments and buffers they were launched with.
+ */
+
 struct _CugiGraphExec
 {
-  GObject parent_instance;
+  GObject      parent_instance;
+
+  CugiContext *context;
+  guint        generation;      /* the context's, when instantiated */
+  CugiGraph   *graph;           /* where kernel nodes are looked up */
+  CUgraphExec  handle;
+
+  GMutex       lock;            /* guards the two below */
+  GHashTable  *node_resources;  /* kernel node index → buffers of its new args */
+  /* What a launch must keep alive: the graph's resources and those of
+   * changed nodes. Immutable: a change makes a new one. */
+  GPtrArray   *resources;
 };
 
 G_DEFINE_FINAL_TYPE (CugiGraphExec, cugi_graph_exec, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_GRAPH,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+cugi_graph_exec_finalize (GObject *object)
+{
+  CugiGraphExec *self = CUGI_GRAPH_EXEC (object);
+
+  /* After a reset of the context the executable graph is gone already. */
+  if (self->handle != NULL && cugi_context_get_generation (self->context) == self->generation)
+    {
+      g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+      /* An executable graph still running is freed when it completes. */
+      if (cugi_context_enter (self->context, &scope, NULL))
+        cugi_cuda.cuGraphExecDestroy (self->handle);
+    }
+  g_clear_pointer (&self->node_resources, g_hash_table_unref);
+  g_clear_pointer (&self->resources, g_ptr_array_unref);
+  g_clear_object (&self->graph);
+  g_clear_object (&self->context);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (cugi_graph_exec_parent_class)->finalize (object);
+}
+
+static void
+cugi_graph_exec_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  CugiGraphExec *self = CUGI_GRAPH_EXEC (object);
+
+  switch (prop_id)
+    {
+    case PROP_GRAPH:
+      g_value_take_object (value, cugi_graph_exec_get_graph (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 cugi_graph_exec_class_init (CugiGraphExecClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = cugi_graph_exec_finalize;
+  object_class->get_property = cugi_graph_exec_get_property;
+
+  /**
+   * CugiGraphExec:graph:
+   *
+   * The graph @self was made from, or last updated from with
+   * cugi_graph_exec_update().
+   */
+  properties[PROP_GRAPH] =
+    g_param_spec_object ("graph", NULL, NULL, CUGI_TYPE_GRAPH,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 cugi_graph_exec_init (CugiGraphExec *self)
 {
+  g_mutex_init (&self->lock);
+  self->node_resources = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                                (GDestroyNotify) g_ptr_array_unref);
+}
+
+/* Makes the resources of launches to come; called with the lock held. */
+static void
+rebuild_resources (CugiGraphExec *self)
+{
+  GPtrArray *resources = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GHashTableIter iter;
+  gpointer node_resources;
+
+  g_ptr_array_add (resources, g_ptr_array_ref (cugi_graph_get_resources (self->graph)));
+  g_hash_table_iter_init (&iter, self->node_resources);
+  while (g_hash_table_iter_next (&iter, NULL, &node_resources))
+    g_ptr_array_add (resources, g_ptr_array_ref (node_resources));
+  g_clear_pointer (&self->resources, g_ptr_array_unref);
+  self->resources = resources;
+}
+
+CugiGraphExec *
+cugi_graph_exec_new_for_graph (CugiGraph *graph,
+                               GError   **error)
+{
+  g_autoptr(CugiGraphExec) self = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiContext *context = cugi_graph_get_context (graph);
+  CUgraphExec handle = NULL;
+
+  if (!cugi_context_enter (context, &scope, error) ||
+      !CUGI_CALL (cuGraphInstantiateWithFlags, (&handle, cugi_graph_get_handle (graph), 0), error))
+    return NULL;
+
+  self = g_object_new (CUGI_TYPE_GRAPH_EXEC, NULL);
+  self->context = g_object_ref (context);
+  self->generation = cugi_context_get_generation (context);
+  self->graph = g_object_ref (graph);
+  self->handle = handle;
+  rebuild_resources (self);
+  return g_steal_pointer (&self);
+}
+
+/* Makes the context current for a call on @self, which must be usable. */
+static gboolean
+enter (CugiGraphExec    *self,
+       CugiContextScope *scope,
+       GError          **error)
+{
+  if (self->handle == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("This executable graph was not made by cugi_graph_instantiate()"));
+      return FALSE;
+    }
+  if (cugi_context_get_generation (self->context) != self->generation)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The executable graph is gone: its context was reset since"));
+      return FALSE;
+    }
+  return cugi_context_enter (self->context, scope, error);
+}
+
+/**
+ * cugi_graph_exec_get_graph:
+ * @self: an executable graph
+ *
+ * Returns: (transfer full) (nullable): the graph @self was made or last
+ *   updated from; %NULL for an object not made by cugi_graph_instantiate()
+ */
+CugiGraph *
+cugi_graph_exec_get_graph (CugiGraphExec *self)
+{
+  CugiGraph *graph;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), NULL);
+
+  g_mutex_lock (&self->lock);
+  graph = self->graph != NULL ? g_object_ref (self->graph) : NULL;
+  g_mutex_unlock (&self->lock);
+  return graph;
+}
+
+/* The stream a launch or an upload goes to, in the graph's context. */
+static CugiStream *
+resolve_stream (CugiGraphExec *self,
+                CugiStream    *stream,
+                GError       **error)
+{
+  if (stream != NULL && !cugi_stream_check (stream, error))
+    return NULL;
+  if (stream != NULL && cugi_stream_get_context (stream) != self->context)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
+                           _("The stream belongs to another context than the graph"));
+      return NULL;
+    }
+  return cugi_stream_resolve (stream, self->context);
+}
+
+/**
+ * cugi_graph_exec_launch:
+ * @self: an executable graph
+ * @stream: (nullable): a stream of the graph's context, or %NULL for the
+ *   context's default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues all the work of @self on @stream and returns at once. What the
+ * graph's kernels use stays alive until the work has completed.
+ *
+ * Returns: %TRUE when the graph was enqueued
+ */
+gboolean
+cugi_graph_exec_launch (CugiGraphExec *self,
+                        CugiStream    *stream,
+                        GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  GPtrArray *resources;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!enter (self, &scope, error) ||
+      (target = resolve_stream (self, stream, error)) == NULL ||
+      !CUGI_CALL (cuGraphLaunch, (self->handle, cugi_stream_get_handle (target)), error))
+    return FALSE;
+
+  g_mutex_lock (&self->lock);
+  resources = g_ptr_array_ref (self->resources);
+  g_mutex_unlock (&self->lock);
+  cugi_graph_track_launch (target, NULL, resources);
+  return TRUE;
+}
+
+/**
+ * cugi_graph_exec_upload:
+ * @self: an executable graph
+ * @stream: (nullable): a stream of the graph's context, or %NULL for the
+ *   context's default stream
+ * @error: return location for a #GError
+ *
+ * Prepares @self on the device ahead of its first launch, in the order of
+ * @stream, so that the first launch costs no more than the next ones.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_graph_exec_upload (CugiGraphExec *self,
+                        CugiStream    *stream,
+                        GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (cugi_cuda.cuGraphUpload == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                           _("This NVIDIA driver cannot upload graphs (no cuGraphUpload)"));
+      return FALSE;
+    }
+  if (!enter (self, &scope, error) ||
+      (target = resolve_stream (self, stream, error)) == NULL ||
+      !CUGI_CALL (cuGraphUpload, (self->handle, cugi_stream_get_handle (target)), error))
+    return FALSE;
+  cugi_graph_track_launch (target, NULL, NULL);
+  return TRUE;
+}
+
+/**
+ * cugi_graph_exec_set_kernel_args:
+ * @self: an executable graph
+ * @kernel_node_index: which kernel launch of the graph, from 0, in the
+ *   order of #CugiGraph:kernel-node-count (for a captured graph, the order
+ *   of capture)
+ * @args: the new arguments
+ * @error: return location for a #GError
+ *
+ * Gives a kernel launch of @self new arguments, for the launches of @self
+ * to come; the grid and block stay. When cugi launched that kernel during
+ * the capture, @args are checked against its parameters as
+ * cugi_kernel_launch() does.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
+                                 guint           kernel_node_index,
+                                 CugiKernelArgs *args,
+                                 GError        **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(CugiGraph) graph = NULL;
+  CUDA_KERNEL_NODE_PARAMS params;
+  CugiKernel *kernel;
+  CUgraphNode node;
+  GPtrArray *buffers;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!enter (self, &scope, error))
+    return FALSE;
+  graph = cugi_graph_exec_get_graph (self);
+  if (!cugi_graph_get_kernel_node (graph, kernel_node_index, &node, error) ||
+      !CUGI_CALL (cuGraphKernelNodeGetParams, (node, &params), error))
+    return FALSE;
+
+  kernel = cugi_graph_lookup_kernel (graph, params.func);
+  if ((kernel != NULL && !cugi_kernel_check_args (kernel, args, error)) ||
+      !cugi_kernel_args_resolve (args, error))
+    return FALSE;
+
+  params.kernelParams = args->params;
+  params.extra = NULL;
+  if (!CUGI_CALL (cuGraphExecKernelNodeSetParams, (self->handle, node, &params), error))
+    return FALSE;
+
+  buffers = cugi_kernel_args_share_buffers (args);
+  g_mutex_lock (&self->lock);
+  if (buffers != NULL)
+    g_hash_table_replace (self->node_resources, GUINT_TO_POINTER (kernel_node_index), buffers);
+  else
+    g_hash_table_remove (self->node_resources, GUINT_TO_POINTER (kernel_node_index));
+  rebuild_resources (self);
+  g_mutex_unlock (&self->lock);
+  return TRUE;
+}
+
+static const char *
+describe_update_failure (CUgraphExecUpdateResult result)
+{
+  switch (result)
+    {
+    case CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED:
+      return _("the nodes or their dependencies differ");
+    case CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED:
+      return _("a node is of another type");
+    case CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED:
+    case CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE:
+      return _("a kernel node launches another kernel in a way that cannot be updated");
+    case CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED:
+      return _("a node's parameters changed in a way that cannot be updated");
+    case CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED:
+      return _("a node cannot be updated");
+    case CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED:
+      return _("a node's attributes changed in a way that cannot be updated");
+    case CU_GRAPH_EXEC_UPDATE_SUCCESS:
+    case CU_GRAPH_EXEC_UPDATE_ERROR:
+    default:
+      return NULL;
+    }
+}
+
+/**
+ * cugi_graph_exec_update:
+ * @self: an executable graph
+ * @graph: a graph of the same shape as the one @self was made from: the
+ *   same nodes, of the same types, with the same dependencies
+ * @error: return location for a #GError
+ *
+ * Takes the parameters of every node of @graph (kernel arguments, grid
+ * sizes, copy addresses) into @self, for the launches of @self to come.
+ * Arguments set with cugi_graph_exec_set_kernel_args() are replaced too.
+ * When the shapes differ, @self is left as it was and the error says why
+ * (%CUGI_ERROR_INVALID_ARGUMENT); instantiate @graph instead.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_graph_exec_update (CugiGraphExec *self,
+                        CugiGraph     *graph,
+                        GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUgraphExecUpdateResultInfo info = { CU_GRAPH_EXEC_UPDATE_SUCCESS, NULL, NULL };
+  g_autoptr(GError) local_error = NULL;
+  const char *reason;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_GRAPH (graph), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!enter (self, &scope, error) || !cugi_graph_check (graph, error))
+    return FALSE;
+  if (cugi_graph_get_context (graph) != self->context)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
+                           _("The graph belongs to another context than the executable graph"));
+      return FALSE;
+    }
+  if (!CUGI_CALL (cuGraphExecUpdate, (self->handle, cugi_graph_get_handle (graph), &info), &local_error))
+    {
+      if ((reason = describe_update_failure (info.result)) == NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("The executable graph cannot take the new graph: %s"), reason);
+      return FALSE;
+    }
+
+  g_mutex_lock (&self->lock);
+  g_set_object (&self->graph, graph);
+  g_hash_table_remove_all (self->node_resources);
+  rebuild_resources (self);
+  g_mutex_unlock (&self->lock);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_GRAPH]);
+  return TRUE;
 }

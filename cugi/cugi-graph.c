@@ -1,21 +1,541 @@
-/* cugi-graph.c: placeholder until the class lands */
+/* cugi-graph.c: CUDA graphs recorded by stream capture */
 #include "config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
 
+/**
+ * CugiGraph:
+ *
+ * A CUDA graph: work recorded once and replayed at the cost of a single
+ * launch. cugi records graphs by stream capture:
+ *
+ * |[<!-- language="C" -->
+ * cugi_graph_capture_begin (stream, CUGI_CAPTURE_MODE_GLOBAL, &error);
+ * for (guint i = 0; i < 10; i++)
+ *   cugi_kernel_launch (kernel, config_on_stream, args, &error);
+ * graph = cugi_graph_capture_end (stream, &error);
+ * exec = cugi_graph_instantiate (graph, &error);
+ * cugi_graph_exec_launch (exec, stream, &error);
+ * ]|
+ *
+ * While a stream is captured, work enqueued on it (launches, asynchronous
+ * copies, event waits) is recorded instead of run. The buffers that
+ * captured launches use are kept alive by the graph, and by the executable
+ * graphs made from it.
+ *
+ * The stream must be one made with cugi_stream_new(): the legacy default
+ * stream cannot be captured.
+ */
+
 struct _CugiGraph
 {
-  GObject parent_instance;
+  GObject      parent_instance;
+
+  CugiContext *context;
+  guint        generation;    /* the context's, when the graph was made */
+  CUgraph      handle;
+  guint        node_count;
+  GArray      *kernel_nodes;  /* CUgraphNode, in the driver's order */
+  GPtrArray   *resources;     /* arrays of references the launches use */
+  GHashTable  *kernels;       /* CUfunction → CugiKernel */
 };
 
 G_DEFINE_FINAL_TYPE (CugiGraph, cugi_graph, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_CONTEXT,
+  PROP_NODE_COUNT,
+  PROP_KERNEL_NODE_COUNT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+G_STATIC_ASSERT ((int) CUGI_CAPTURE_MODE_GLOBAL == (int) CU_STREAM_CAPTURE_MODE_GLOBAL);
+G_STATIC_ASSERT ((int) CUGI_CAPTURE_MODE_THREAD_LOCAL == (int) CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+G_STATIC_ASSERT ((int) CUGI_CAPTURE_MODE_RELAXED == (int) CU_STREAM_CAPTURE_MODE_RELAXED);
+
+/* ---- captures in progress -------------------------------------------------
+ *
+ * Keyed by the driver's capture id rather than by stream, so that work on
+ * another stream that joined the capture (through an event wait) lands in
+ * the same graph. */
+
+typedef struct
+{
+  cuuint64_t  id;
+  GPtrArray  *resources;  /* (element-type GPtrArray) */
+  GHashTable *kernels;    /* CUfunction → CugiKernel */
+} Capture;
+
+static GMutex captures_lock;
+static GHashTable *captures;  /* &Capture.id → Capture */
+/* Read on every launch: while it is 0, no launch needs to look further. */
+static gint n_captures;
+
+static GHashTable *
+kernel_table_new (void)
+{
+  return g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_object_unref);
+}
+
+static void
+capture_free (Capture *capture)
+{
+  g_clear_pointer (&capture->resources, g_ptr_array_unref);
+  g_clear_pointer (&capture->kernels, g_hash_table_unref);
+  g_free (capture);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Capture, capture_free)
+
+static void
+captures_add (Capture *capture)
+{
+  g_mutex_lock (&captures_lock);
+  if (captures == NULL)
+    captures = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_hash_table_insert (captures, &capture->id, capture);
+  g_atomic_int_inc (&n_captures);
+  g_mutex_unlock (&captures_lock);
+}
+
+static Capture *
+captures_steal (cuuint64_t id)
+{
+  Capture *capture = NULL;
+  gint64 key = id;
+
+  g_mutex_lock (&captures_lock);
+  if (captures != NULL && g_hash_table_steal_extended (captures, &key, NULL, (gpointer *) &capture))
+    g_atomic_int_add (&n_captures, -1);
+  g_mutex_unlock (&captures_lock);
+  return capture;
+}
+
+static gboolean
+get_capture_id (CUstream    stream,
+                cuuint64_t *id,
+                GError    **error)
+{
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+
+  if (!CUGI_CALL (cuStreamGetCaptureInfo, (stream, &status, id, NULL, NULL, NULL, NULL), error))
+    return FALSE;
+  if (status == CU_STREAM_CAPTURE_STATUS_NONE)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The stream is not being captured: call cugi_graph_capture_begin() first"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+cugi_graph_track_launch (CugiStream *stream,
+                         CugiKernel *kernel,
+                         GPtrArray  *resources)
+{
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  cuuint64_t id = 0;
+  Capture *capture;
+  gint64 key;
+
+  if (G_LIKELY (g_atomic_int_get (&n_captures) == 0) ||
+      cugi_cuda.cuStreamGetCaptureInfo (cugi_stream_get_handle (stream), &status, &id,
+                                        NULL, NULL, NULL, NULL) != CUDA_SUCCESS ||
+      status == CU_STREAM_CAPTURE_STATUS_NONE)
+    {
+      cugi_stream_track_work (stream, resources);
+      return;
+    }
+
+  /* Captured: nothing runs now, so nothing is tracked on the stream. A
+   * capture begun outside cugi cannot hold references: its owner keeps the
+   * memory alive. */
+  key = id;
+  g_mutex_lock (&captures_lock);
+  capture = captures != NULL ? g_hash_table_lookup (captures, &key) : NULL;
+  if (capture != NULL)
+    {
+      if (resources != NULL)
+        g_ptr_array_add (capture->resources, g_steal_pointer (&resources));
+      if (kernel != NULL)
+        g_hash_table_replace (capture->kernels, cugi_kernel_get_function (kernel), g_object_ref (kernel));
+    }
+  g_mutex_unlock (&captures_lock);
+  g_clear_pointer (&resources, g_ptr_array_unref);
+}
+
+/* ---- the graph ------------------------------------------------------------ */
+
+static void
+cugi_graph_finalize (GObject *object)
+{
+  CugiGraph *self = CUGI_GRAPH (object);
+
+  /* After a reset of the context the graph is gone already. */
+  if (self->handle != NULL && cugi_context_get_generation (self->context) == self->generation)
+    {
+      g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+      /* A graph is independent of its executable graphs: nothing waits. */
+      if (cugi_context_enter (self->context, &scope, NULL))
+        cugi_cuda.cuGraphDestroy (self->handle);
+    }
+  g_clear_pointer (&self->kernel_nodes, g_array_unref);
+  g_clear_pointer (&self->resources, g_ptr_array_unref);
+  g_clear_pointer (&self->kernels, g_hash_table_unref);
+  g_clear_object (&self->context);
+
+  G_OBJECT_CLASS (cugi_graph_parent_class)->finalize (object);
+}
+
+static void
+cugi_graph_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  CugiGraph *self = CUGI_GRAPH (object);
+
+  switch (prop_id)
+    {
+    case PROP_CONTEXT:
+      g_value_set_object (value, self->context);
+      break;
+    case PROP_NODE_COUNT:
+      g_value_set_uint (value, self->node_count);
+      break;
+    case PROP_KERNEL_NODE_COUNT:
+      g_value_set_uint (value, self->kernel_nodes->len);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 cugi_graph_class_init (CugiGraphClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = cugi_graph_finalize;
+  object_class->get_property = cugi_graph_get_property;
+
+  /**
+   * CugiGraph:context:
+   *
+   * The context the graph was captured in.
+   */
+  properties[PROP_CONTEXT] =
+    g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiGraph:node-count:
+   *
+   * The number of nodes of the graph: kernel launches, copies, memsets,
+   * event records and waits, host functions.
+   */
+  properties[PROP_NODE_COUNT] =
+    g_param_spec_uint ("node-count", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiGraph:kernel-node-count:
+   *
+   * The number of kernel launches in the graph: the valid indices of
+   * cugi_graph_exec_set_kernel_args() are below it.
+   */
+  properties[PROP_KERNEL_NODE_COUNT] =
+    g_param_spec_uint ("kernel-node-count", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 cugi_graph_init (CugiGraph *self)
 {
+  self->kernel_nodes = g_array_new (FALSE, FALSE, sizeof (CUgraphNode));
+}
+
+/* Lists the nodes once: a captured graph does not change. */
+static gboolean
+read_nodes (CugiGraph *self,
+            GError   **error)
+{
+  g_autofree CUgraphNode *nodes = NULL;
+  size_t count = 0;
+
+  if (!CUGI_CALL (cuGraphGetNodes, (self->handle, NULL, &count), error))
+    return FALSE;
+  nodes = g_new0 (CUgraphNode, MAX (count, 1));
+  if (!CUGI_CALL (cuGraphGetNodes, (self->handle, nodes, &count), error))
+    return FALSE;
+  self->node_count = count;
+  for (size_t i = 0; i < count; i++)
+    {
+      CUgraphNodeType type;
+
+      if (!CUGI_CALL (cuGraphNodeGetType, (nodes[i], &type), error))
+        return FALSE;
+      if (type == CU_GRAPH_NODE_TYPE_KERNEL)
+        g_array_append_val (self->kernel_nodes, nodes[i]);
+    }
+  return TRUE;
+}
+
+/**
+ * cugi_graph_capture_begin:
+ * @stream: a stream made with cugi_stream_new()
+ * @mode: which other calls the capture guards against
+ * @error: return location for a #GError
+ *
+ * Starts recording the work enqueued on @stream into a graph, which
+ * cugi_graph_capture_end() returns. Until then, that work does not run.
+ *
+ * Returns: %TRUE when the capture began
+ */
+gboolean
+cugi_graph_capture_begin (CugiStream      *stream,
+                          CugiCaptureMode  mode,
+                          GError         **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(Capture) capture = NULL;
+  CUstream handle;
+
+  g_return_val_if_fail (CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((int) mode < CUGI_CAPTURE_MODE_GLOBAL || mode > CUGI_CAPTURE_MODE_RELAXED)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("%d is not a CugiCaptureMode"), (int) mode);
+      return FALSE;
+    }
+  if (!cugi_stream_check (stream, error))
+    return FALSE;
+  if ((handle = cugi_stream_get_handle (stream)) == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The legacy default stream cannot be captured: use a stream made with cugi_stream_new()"));
+      return FALSE;
+    }
+  if (cugi_cuda.cuStreamGetCaptureInfo == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                           _("This NVIDIA driver cannot report stream captures (no cuStreamGetCaptureInfo)"));
+      return FALSE;
+    }
+  if (!cugi_context_enter (cugi_stream_get_context (stream), &scope, error) ||
+      !CUGI_CALL (cuStreamBeginCapture, (handle, (CUstreamCaptureMode) mode), error))
+    return FALSE;
+
+  capture = g_new0 (Capture, 1);
+  capture->resources = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  capture->kernels = kernel_table_new ();
+  if (!get_capture_id (handle, &capture->id, error))
+    {
+      CUgraph abandoned = NULL;
+
+      if (cugi_cuda.cuStreamEndCapture (handle, &abandoned) == CUDA_SUCCESS && abandoned != NULL)
+        cugi_cuda.cuGraphDestroy (abandoned);
+      return FALSE;
+    }
+  captures_add (g_steal_pointer (&capture));
+  return TRUE;
+}
+
+/**
+ * cugi_graph_capture_end:
+ * @stream: the stream cugi_graph_capture_begin() was called on
+ * @error: return location for a #GError
+ *
+ * Ends the capture of @stream and returns the graph of the work recorded.
+ * A capture broken by an unsafe call (see #CugiCaptureMode) fails here.
+ *
+ * Returns: (transfer full): the graph, or %NULL with @error set
+ */
+CugiGraph *
+cugi_graph_capture_end (CugiStream *stream,
+                        GError    **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(Capture) capture = NULL;
+  g_autoptr(CugiGraph) graph = NULL;
+  CugiContext *context;
+  CUstream handle;
+  cuuint64_t id;
+  CUgraph recorded = NULL;
+
+  g_return_val_if_fail (CUGI_IS_STREAM (stream), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_stream_check (stream, error))
+    return NULL;
+  context = cugi_stream_get_context (stream);
+  handle = cugi_stream_get_handle (stream);
+  if (handle == NULL || cugi_cuda.cuStreamGetCaptureInfo == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The stream is not being captured: call cugi_graph_capture_begin() first"));
+      return NULL;
+    }
+  if (!cugi_context_enter (context, &scope, error) ||
+      !get_capture_id (handle, &id, error))
+    return NULL;
+
+  /* Taken out before the capture ends, so no launch can add to it after. */
+  capture = captures_steal (id);
+  if (!CUGI_CALL (cuStreamEndCapture, (handle, &recorded), error))
+    return NULL;
+
+  graph = g_object_new (CUGI_TYPE_GRAPH, NULL);
+  graph->context = g_object_ref (context);
+  graph->generation = cugi_context_get_generation (context);
+  graph->handle = recorded;
+  if (capture != NULL)
+    {
+      graph->resources = g_steal_pointer (&capture->resources);
+      graph->kernels = g_steal_pointer (&capture->kernels);
+    }
+  else
+    {
+      graph->resources = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+      graph->kernels = kernel_table_new ();
+    }
+  if (!read_nodes (graph, error))
+    return NULL;
+  return g_steal_pointer (&graph);
+}
+
+/**
+ * cugi_graph_get_context:
+ * @self: a graph
+ *
+ * Returns: (transfer none): the context @self was captured in
+ */
+CugiContext *
+cugi_graph_get_context (CugiGraph *self)
+{
+  g_return_val_if_fail (CUGI_IS_GRAPH (self), NULL);
+
+  return self->context;
+}
+
+/**
+ * cugi_graph_get_node_count:
+ * @self: a graph
+ *
+ * Returns: the number of nodes of @self (#CugiGraph:node-count)
+ */
+guint
+cugi_graph_get_node_count (CugiGraph *self)
+{
+  g_return_val_if_fail (CUGI_IS_GRAPH (self), 0);
+
+  return self->node_count;
+}
+
+/**
+ * cugi_graph_get_kernel_node_count:
+ * @self: a graph
+ *
+ * Returns: the number of kernel launches in @self
+ *   (#CugiGraph:kernel-node-count)
+ */
+guint
+cugi_graph_get_kernel_node_count (CugiGraph *self)
+{
+  g_return_val_if_fail (CUGI_IS_GRAPH (self), 0);
+
+  return self->kernel_nodes->len;
+}
+
+/**
+ * cugi_graph_instantiate:
+ * @self: a graph
+ * @error: return location for a #GError
+ *
+ * Makes an executable graph from @self, which can be launched any number of
+ * times. @self may then be changed or dropped: the executable graph keeps
+ * what it needs.
+ *
+ * Returns: (transfer full): the executable graph, or %NULL with @error set
+ */
+CugiGraphExec *
+cugi_graph_instantiate (CugiGraph *self,
+                        GError   **error)
+{
+  g_return_val_if_fail (CUGI_IS_GRAPH (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_graph_check (self, error))
+    return NULL;
+  return cugi_graph_exec_new_for_graph (self, error);
+}
+
+gboolean
+cugi_graph_check (CugiGraph *self,
+                  GError   **error)
+{
+  if (self->handle == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("This graph was not made by cugi_graph_capture_end()"));
+      return FALSE;
+    }
+  if (cugi_context_get_generation (self->context) != self->generation)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The graph is gone: its context was reset since"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+CUgraph
+cugi_graph_get_handle (CugiGraph *self)
+{
+  return self->handle;
+}
+
+GPtrArray *
+cugi_graph_get_resources (CugiGraph *self)
+{
+  return self->resources;
+}
+
+gboolean
+cugi_graph_get_kernel_node (CugiGraph   *self,
+                            guint        index,
+                            CUgraphNode *node,
+                            GError     **error)
+{
+  if (index >= self->kernel_nodes->len)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "There is no kernel node %u: the graph has %u kernel node",
+                                "There is no kernel node %u: the graph has %u kernel nodes",
+                                self->kernel_nodes->len),
+                   index, self->kernel_nodes->len);
+      return FALSE;
+    }
+  *node = g_array_index (self->kernel_nodes, CUgraphNode, index);
+  return TRUE;
+}
+
+CugiKernel *
+cugi_graph_lookup_kernel (CugiGraph  *self,
+                          CUfunction  function)
+{
+  return g_hash_table_lookup (self->kernels, function);
 }

@@ -1,21 +1,641 @@
-/* cugi-host-buffer.c: placeholder until the class lands */
+/* cugi-host-buffer.c: page-locked (pinned) host memory */
 #include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
 
+/**
+ * CugiHostBuffer:
+ *
+ * Page-locked ("pinned") host memory, which the GPU's copy engines reach
+ * directly: copies from and to it can run asynchronously on a stream
+ * (cugi_buffer_upload_from_host(), cugi_buffer_download_to_host()) and are
+ * faster than from pageable memory. Allocate it with cugi_host_buffer_new(),
+ * pin existing memory with cugi_host_buffer_new_registered() (C only), or
+ * take it from a #CugiHostMemoryPool. With %CUGI_HOST_BUFFER_FLAGS_MAPPED the
+ * device reaches it too, at #CugiHostBuffer:device-pointer.
+ *
+ * Reach the memory with cugi_host_buffer_get_data() (C) or without copying
+ * through cugi_host_buffer_get_bytes(), and fill it with
+ * cugi_host_buffer_write().
+ *
+ * Freeing works as for #CugiBuffer: cugi_host_buffer_free() releases the
+ * memory early, after which every method fails with
+ * %CUGI_ERROR_INVALID_STATE; enqueued copies, #GBytes from
+ * cugi_host_buffer_get_bytes() and buffers from
+ * cugi_host_buffer_get_device_buffer() hold the release back until they are
+ * done with it. A host buffer may have 0 bytes: nothing is allocated and its
+ * data is %NULL.
+ */
+
+typedef enum
+{
+  HOST_MEMORY_NONE,        /* zero-size */
+  HOST_MEMORY_ALLOCATED,   /* cuMemHostAlloc */
+  HOST_MEMORY_REGISTERED,  /* cuMemHostRegister */
+  HOST_MEMORY_POOLED,      /* a block of a CugiHostMemoryPool */
+} HostMemory;
+
 struct _CugiHostBuffer
 {
-  GObject parent_instance;
+  GObject              parent_instance;
+
+  CugiContext         *context;
+  guint                generation;     /* the context's when the memory was made */
+  guint8              *data;
+  gsize                size;
+  CugiHostBufferFlags  flags;
+  CUdeviceptr          device_pointer; /* MAPPED only */
+  HostMemory           memory;
+  CugiHostMemoryPool  *pool;           /* POOLED */
+  CugiMemoryLifetime   lifetime;
 };
 
 G_DEFINE_FINAL_TYPE (CugiHostBuffer, cugi_host_buffer, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_CONTEXT,
+  PROP_SIZE,
+  PROP_FLAGS,
+  PROP_DEVICE_POINTER,
+  PROP_FREED,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+/* cugi's flags are the driver's, so they pass through unchanged. */
+G_STATIC_ASSERT ((int) CUGI_HOST_BUFFER_FLAGS_PORTABLE == CU_MEMHOSTALLOC_PORTABLE);
+G_STATIC_ASSERT ((int) CUGI_HOST_BUFFER_FLAGS_MAPPED == CU_MEMHOSTALLOC_DEVICEMAP);
+G_STATIC_ASSERT ((int) CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED == CU_MEMHOSTALLOC_WRITECOMBINED);
+G_STATIC_ASSERT ((int) CUGI_HOST_BUFFER_FLAGS_PORTABLE == CU_MEMHOSTREGISTER_PORTABLE);
+G_STATIC_ASSERT ((int) CUGI_HOST_BUFFER_FLAGS_MAPPED == CU_MEMHOSTREGISTER_DEVICEMAP);
+
+/* ---- memory and its release ----------------------------------------------- */
+
+static gboolean
+context_was_reset (CugiHostBuffer *self)
+{
+  return self->context != NULL &&
+         cugi_context_get_generation (self->context) != self->generation;
+}
+
+static gboolean
+release_memory (gpointer   owner,
+                GError   **error)
+{
+  CugiHostBuffer *self = owner;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  switch (self->memory)
+    {
+    case HOST_MEMORY_NONE:
+      return TRUE;
+
+    case HOST_MEMORY_POOLED:
+      return cugi_host_memory_pool_return_block (self->pool, self->data, self->size,
+                                                 self->generation, error);
+
+    case HOST_MEMORY_ALLOCATED:
+    case HOST_MEMORY_REGISTERED:
+      /* A reset context took the allocation (or the registration) with it. */
+      if (context_was_reset (self))
+        return TRUE;
+      if (!cugi_context_enter (self->context, &scope, error))
+        return FALSE;
+      if (self->memory == HOST_MEMORY_REGISTERED)
+        return CUGI_CALL (cuMemHostUnregister, (self->data), error);
+      return CUGI_CALL (cuMemFreeHost, (self->data), error);
+    }
+  g_assert_not_reached ();
+}
+
+static CugiHostBuffer *
+host_buffer_new (CugiContext         *context,
+                 gpointer             data,
+                 gsize                size,
+                 CugiHostBufferFlags  flags,
+                 HostMemory           memory)
+{
+  CugiHostBuffer *self = g_object_new (CUGI_TYPE_HOST_BUFFER, NULL);
+
+  self->context = g_object_ref (context);
+  self->generation = cugi_context_get_generation (context);
+  self->data = data;
+  self->size = size;
+  self->flags = flags;
+  self->memory = memory;
+  return self;
+}
+
+/* For mapped memory, where the device sees it; @self's context is current. */
+static gboolean
+find_device_pointer (CugiHostBuffer  *self,
+                     GError         **error)
+{
+  if (!(self->flags & CUGI_HOST_BUFFER_FLAGS_MAPPED) || self->size == 0)
+    return TRUE;
+  return CUGI_CALL (cuMemHostGetDevicePointer, (&self->device_pointer, self->data, 0), error);
+}
+
+static gboolean
+check_usable (CugiHostBuffer  *self,
+              GError         **error)
+{
+  if (cugi_memory_lifetime_is_freed (&self->lifetime))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The host buffer was freed"));
+      return FALSE;
+    }
+  if (context_was_reset (self))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The host buffer was freed: its context was reset"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+cugi_host_buffer_check_flags (CugiHostBufferFlags   flags,
+                              CugiHostBufferFlags   allowed,
+                              GError              **error)
+{
+  if ((flags & ~allowed) == 0)
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Host buffer flags 0x%x are not allowed here"), (guint) (flags & ~allowed));
+  return FALSE;
+}
+
+gpointer
+cugi_host_buffer_begin_work (CugiHostBuffer *self)
+{
+  g_object_ref (self);
+  cugi_memory_lifetime_begin_use (&self->lifetime);
+  return self;
+}
+
+void
+cugi_host_buffer_end_work (gpointer host_buffer)
+{
+  CugiHostBuffer *self = host_buffer;
+
+  cugi_memory_lifetime_end_use (&self->lifetime);
+  g_object_unref (self);
+}
+
+gboolean
+cugi_host_buffer_get_address (CugiHostBuffer  *self,
+                              gpointer        *address,
+                              GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), FALSE);
+
+  if (!check_usable (self, error))
+    return FALSE;
+  *address = self->data;
+  return TRUE;
+}
+
+CugiHostBuffer *
+cugi_host_buffer_new_pooled (CugiHostMemoryPool   *pool,
+                             CugiContext          *context,
+                             gpointer              address,
+                             gsize                 size,
+                             CugiHostBufferFlags   flags,
+                             GError              **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(CugiHostBuffer) self = NULL;
+
+  if ((flags & CUGI_HOST_BUFFER_FLAGS_MAPPED) && !cugi_context_enter (context, &scope, error))
+    return NULL;
+  self = host_buffer_new (context, address, size, flags, HOST_MEMORY_NONE);
+  if (!find_device_pointer (self, error))
+    return NULL;
+  /* Only now is the block the buffer's to give back. */
+  self->memory = HOST_MEMORY_POOLED;
+  self->pool = g_object_ref (pool);
+  return g_steal_pointer (&self);
+}
+
+/* ---- GObject -------------------------------------------------------------- */
+
+static void
+cugi_host_buffer_finalize (GObject *object)
+{
+  CugiHostBuffer *self = CUGI_HOST_BUFFER (object);
+
+  cugi_memory_lifetime_clear (&self->lifetime);
+  g_clear_object (&self->pool);
+  g_clear_object (&self->context);
+
+  G_OBJECT_CLASS (cugi_host_buffer_parent_class)->finalize (object);
+}
+
+static void
+cugi_host_buffer_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  CugiHostBuffer *self = CUGI_HOST_BUFFER (object);
+
+  switch (prop_id)
+    {
+    case PROP_CONTEXT:
+      g_value_set_object (value, self->context);
+      break;
+    case PROP_SIZE:
+      g_value_set_uint64 (value, self->size);
+      break;
+    case PROP_FLAGS:
+      g_value_set_flags (value, self->flags);
+      break;
+    case PROP_DEVICE_POINTER:
+      g_value_set_uint64 (value, cugi_host_buffer_get_device_pointer (self));
+      break;
+    case PROP_FREED:
+      g_value_set_boolean (value, cugi_host_buffer_is_freed (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 cugi_host_buffer_class_init (CugiHostBufferClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = cugi_host_buffer_finalize;
+  object_class->get_property = cugi_host_buffer_get_property;
+
+  /**
+   * CugiHostBuffer:context:
+   *
+   * The context the memory was allocated or registered in, which the host
+   * buffer keeps alive.
+   */
+  properties[PROP_CONTEXT] =
+    g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiHostBuffer:size:
+   *
+   * The size of the host buffer in bytes.
+   */
+  properties[PROP_SIZE] =
+    g_param_spec_uint64 ("size", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiHostBuffer:flags:
+   *
+   * How the memory was allocated or registered.
+   */
+  properties[PROP_FLAGS] =
+    g_param_spec_flags ("flags", NULL, NULL, CUGI_TYPE_HOST_BUFFER_FLAGS,
+                        CUGI_HOST_BUFFER_FLAGS_NONE,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiHostBuffer:device-pointer:
+   *
+   * For memory with %CUGI_HOST_BUFFER_FLAGS_MAPPED, the address at which
+   * the device reaches it (`cuMemHostGetDevicePointer`); 0 for other memory,
+   * for zero-size buffers and once the buffer is freed.
+   */
+  properties[PROP_DEVICE_POINTER] =
+    g_param_spec_uint64 ("device-pointer", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiHostBuffer:freed:
+   *
+   * Whether cugi_host_buffer_free() was called: the host buffer cannot be
+   * used any more.
+   */
+  properties[PROP_FREED] =
+    g_param_spec_boolean ("freed", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 cugi_host_buffer_init (CugiHostBuffer *self)
 {
+  cugi_memory_lifetime_init (&self->lifetime, release_memory, self);
+}
+
+/* ---- constructors --------------------------------------------------------- */
+
+/**
+ * cugi_host_buffer_new:
+ * @context: (nullable): the context to allocate in, or %NULL for the default
+ *   context
+ * @size: the size in bytes; 0 allocates nothing
+ * @flags: how to allocate the memory
+ * @error: return location for a #GError
+ *
+ * Allocates @size bytes of pinned host memory (`cuMemHostAlloc`), not
+ * initialized. Pinned memory is a scarce system resource: prefer a
+ * #CugiHostMemoryPool for frequent allocations.
+ *
+ * Returns: (transfer full): the new host buffer, or %NULL with @error set
+ */
+CugiHostBuffer *
+cugi_host_buffer_new (CugiContext          *context,
+                      gsize                 size,
+                      CugiHostBufferFlags   flags,
+                      GError              **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_autoptr(CugiHostBuffer) self = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  void *data = NULL;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_host_buffer_check_flags (flags, CUGI_HOST_BUFFER_FLAGS_ALL, error) ||
+      !cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  if (size == 0)
+    return host_buffer_new (resolved, NULL, 0, flags, HOST_MEMORY_NONE);
+  if (!cugi_context_enter (resolved, &scope, error) ||
+      !CUGI_CALL (cuMemHostAlloc, (&data, size, flags), error))
+    return NULL;
+  self = host_buffer_new (resolved, data, size, flags, HOST_MEMORY_ALLOCATED);
+  if (!find_device_pointer (self, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/**
+ * cugi_host_buffer_new_registered: (skip)
+ * @context: (nullable): the context to register in, or %NULL for the default
+ *   context
+ * @data: (array length=size): the memory to pin; page-aligned memory works on
+ *   every driver
+ * @size: the size of @data in bytes
+ * @flags: %CUGI_HOST_BUFFER_FLAGS_PORTABLE and %CUGI_HOST_BUFFER_FLAGS_MAPPED
+ *   are allowed
+ * @error: return location for a #GError
+ *
+ * Pins memory the caller allocated (`cuMemHostRegister`), so that it can be
+ * used like a #CugiHostBuffer's. The registration ends
+ * (`cuMemHostUnregister`) when the host buffer is freed or finalized; @data
+ * must stay valid until then and is not freed by cugi.
+ *
+ * Returns: (transfer full): the host buffer, or %NULL with @error set
+ */
+CugiHostBuffer *
+cugi_host_buffer_new_registered (CugiContext          *context,
+                                 gpointer              data,
+                                 gsize                 size,
+                                 CugiHostBufferFlags   flags,
+                                 GError              **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_autoptr(CugiHostBuffer) self = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (data != NULL || size == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_host_buffer_check_flags (flags, CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED,
+                                     error) ||
+      !cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  if (size == 0)
+    return host_buffer_new (resolved, NULL, 0, flags, HOST_MEMORY_NONE);
+  if (!cugi_context_enter (resolved, &scope, error) ||
+      !CUGI_CALL (cuMemHostRegister, (data, size, flags), error))
+    return NULL;
+  self = host_buffer_new (resolved, data, size, flags, HOST_MEMORY_REGISTERED);
+  if (!find_device_pointer (self, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+/* ---- properties ----------------------------------------------------------- */
+
+/**
+ * cugi_host_buffer_get_size:
+ * @self: a #CugiHostBuffer
+ *
+ * Returns: the size of @self in bytes (#CugiHostBuffer:size)
+ */
+gsize
+cugi_host_buffer_get_size (CugiHostBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), 0);
+
+  return self->size;
+}
+
+/**
+ * cugi_host_buffer_get_flags:
+ * @self: a #CugiHostBuffer
+ *
+ * Returns: how @self was allocated (#CugiHostBuffer:flags)
+ */
+CugiHostBufferFlags
+cugi_host_buffer_get_flags (CugiHostBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), CUGI_HOST_BUFFER_FLAGS_NONE);
+
+  return self->flags;
+}
+
+/**
+ * cugi_host_buffer_get_device_pointer:
+ * @self: a #CugiHostBuffer
+ *
+ * Returns: the device address of mapped memory
+ *   (#CugiHostBuffer:device-pointer), or 0
+ */
+guint64
+cugi_host_buffer_get_device_pointer (CugiHostBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), 0);
+
+  return check_usable (self, NULL) ? self->device_pointer : 0;
+}
+
+/**
+ * cugi_host_buffer_is_freed:
+ * @self: a #CugiHostBuffer
+ *
+ * Returns: whether cugi_host_buffer_free() was called on @self
+ *   (#CugiHostBuffer:freed)
+ */
+gboolean
+cugi_host_buffer_is_freed (CugiHostBuffer *self)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), FALSE);
+
+  return cugi_memory_lifetime_is_freed (&self->lifetime);
+}
+
+/* ---- access --------------------------------------------------------------- */
+
+/**
+ * cugi_host_buffer_get_data:
+ * @self: a #CugiHostBuffer
+ * @size: (out) (optional): return location for the size in bytes
+ * @error: return location for a #GError
+ *
+ * The memory itself, to read and write from C while no enqueued copy uses
+ * it. It stays valid while @self is alive and not freed. (Bindings get a
+ * copy; they write with cugi_host_buffer_write() and read without copying
+ * through cugi_host_buffer_get_bytes().)
+ *
+ * Returns: (array length=size) (transfer none) (nullable): the memory; %NULL
+ *   for a zero-size buffer, and with @error set once @self was freed
+ */
+guint8 *
+cugi_host_buffer_get_data (CugiHostBuffer  *self,
+                           gsize           *size,
+                           GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (size != NULL)
+    *size = 0;
+  if (!check_usable (self, error))
+    return NULL;
+  if (size != NULL)
+    *size = self->size;
+  return self->data;
+}
+
+/**
+ * cugi_host_buffer_get_bytes:
+ * @self: a #CugiHostBuffer
+ * @error: return location for a #GError
+ *
+ * The memory as a #GBytes, without copying it: the bytes keep @self alive,
+ * and its memory too, even past cugi_host_buffer_free(), until they are
+ * unreferenced. Being pinned, they upload without staging in
+ * cugi_buffer_upload_bytes_async(). They change when the memory does.
+ *
+ * Returns: (transfer full): the bytes, or %NULL with @error set
+ */
+GBytes *
+cugi_host_buffer_get_bytes (CugiHostBuffer  *self,
+                            GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_usable (self, error))
+    return NULL;
+  return g_bytes_new_with_free_func (self->data, self->size, cugi_host_buffer_end_work,
+                                     cugi_host_buffer_begin_work (self));
+}
+
+/**
+ * cugi_host_buffer_write:
+ * @self: a #CugiHostBuffer
+ * @offset: where to write in @self, in bytes
+ * @data: (array length=len) (nullable): the bytes to write
+ * @len: the number of bytes
+ * @error: return location for a #GError
+ *
+ * Copies @len bytes into @self at @offset, for languages that cannot write
+ * to cugi_host_buffer_get_data() in place.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_host_buffer_write (CugiHostBuffer  *self,
+                        gsize            offset,
+                        const guint8    *data,
+                        gsize            len,
+                        GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_usable (self, error) ||
+      !cugi_memory_check_range (self->size, offset, len, _("host buffer"), error))
+    return FALSE;
+  if (len > 0)
+    memcpy (self->data + offset, data, len);
+  return TRUE;
+}
+
+/**
+ * cugi_host_buffer_get_device_buffer:
+ * @self: a #CugiHostBuffer with %CUGI_HOST_BUFFER_FLAGS_MAPPED
+ * @error: return location for a #GError
+ *
+ * A #CugiBuffer over the device's mapping of @self, for kernels and copies
+ * that read or write host memory directly. It keeps @self's memory alive;
+ * both see the same bytes. Memory without %CUGI_HOST_BUFFER_FLAGS_MAPPED has
+ * no mapping (%CUGI_ERROR_INVALID_ARGUMENT).
+ *
+ * Returns: (transfer full): the device buffer, or %NULL with @error set
+ */
+CugiBuffer *
+cugi_host_buffer_get_device_buffer (CugiHostBuffer  *self,
+                                    GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_usable (self, error))
+    return NULL;
+  if (!(self->flags & CUGI_HOST_BUFFER_FLAGS_MAPPED))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The host buffer is not mapped into the device (see CUGI_HOST_BUFFER_FLAGS_MAPPED)"));
+      return NULL;
+    }
+  return cugi_buffer_new_holding (self->context, self->device_pointer, self->size,
+                                  cugi_host_buffer_begin_work (self), cugi_host_buffer_end_work);
+}
+
+/**
+ * cugi_host_buffer_free:
+ * @self: a #CugiHostBuffer
+ * @error: return location for a #GError
+ *
+ * Releases the memory now instead of when the last reference goes (back to
+ * the driver, to the pool, or unregistered), or as soon as the enqueued
+ * copies and the #GBytes that use it are done. Every later call on @self
+ * fails with %CUGI_ERROR_INVALID_STATE, a second cugi_host_buffer_free()
+ * included.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_host_buffer_free (CugiHostBuffer  *self,
+                       GError         **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (cugi_memory_lifetime_is_freed (&self->lifetime))
+    return check_usable (self, error);
+  ok = cugi_memory_lifetime_free (&self->lifetime, _("The host buffer was freed"), error);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FREED]);
+  return ok;
 }

@@ -1,4 +1,4 @@
-/* cugi-host-buffer.h */
+/* cugi-host-buffer.h: page-locked (pinned) host memory */
 #pragma once
 
 #if !defined(__CUGI_INSIDE__) && !defined(CUGI_COMPILATION)
@@ -11,8 +11,71 @@
 
 G_BEGIN_DECLS
 
+/**
+ * CugiHostBufferFlags:
+ * @CUGI_HOST_BUFFER_FLAGS_NONE: pinned memory for the buffer's context
+ * @CUGI_HOST_BUFFER_FLAGS_PORTABLE: the memory counts as pinned for every
+ *   context, not only the one that allocated it (`CU_MEMHOSTALLOC_PORTABLE`)
+ * @CUGI_HOST_BUFFER_FLAGS_MAPPED: the memory is also mapped into the device's
+ *   address space: #CugiHostBuffer:device-pointer is where kernels and copies
+ *   reach it (`CU_MEMHOSTALLOC_DEVICEMAP`)
+ * @CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED: write-combined memory, faster for the
+ *   host to write and for the device to read across PCI Express, but very
+ *   slow for the host to read (`CU_MEMHOSTALLOC_WRITECOMBINED`); not for
+ *   cugi_host_buffer_new_registered()
+ *
+ * How a #CugiHostBuffer's memory is allocated or registered.
+ */
+typedef enum /*< flags >*/ {
+  CUGI_HOST_BUFFER_FLAGS_NONE = 0,
+  CUGI_HOST_BUFFER_FLAGS_PORTABLE = 1 << 0,
+  CUGI_HOST_BUFFER_FLAGS_MAPPED = 1 << 1,
+  CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED = 1 << 2,
+} CugiHostBufferFlags;
+
 #define CUGI_TYPE_HOST_BUFFER (cugi_host_buffer_get_type ())
 CUGI_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (CugiHostBuffer, cugi_host_buffer, CUGI, HOST_BUFFER, GObject)
+
+CUGI_AVAILABLE_IN_ALL
+CugiHostBuffer     *cugi_host_buffer_new               (CugiContext         *context,
+                                                        gsize                size,
+                                                        CugiHostBufferFlags  flags,
+                                                        GError             **error);
+CUGI_AVAILABLE_IN_ALL
+CugiHostBuffer     *cugi_host_buffer_new_registered    (CugiContext         *context,
+                                                        gpointer             data,
+                                                        gsize                size,
+                                                        CugiHostBufferFlags  flags,
+                                                        GError             **error);
+
+CUGI_AVAILABLE_IN_ALL
+gsize               cugi_host_buffer_get_size          (CugiHostBuffer      *self);
+CUGI_AVAILABLE_IN_ALL
+CugiHostBufferFlags cugi_host_buffer_get_flags         (CugiHostBuffer      *self);
+CUGI_AVAILABLE_IN_ALL
+guint64             cugi_host_buffer_get_device_pointer (CugiHostBuffer     *self);
+CUGI_AVAILABLE_IN_ALL
+gboolean            cugi_host_buffer_is_freed          (CugiHostBuffer      *self);
+
+CUGI_AVAILABLE_IN_ALL
+guint8             *cugi_host_buffer_get_data          (CugiHostBuffer      *self,
+                                                        gsize               *size,
+                                                        GError             **error);
+CUGI_AVAILABLE_IN_ALL
+GBytes             *cugi_host_buffer_get_bytes         (CugiHostBuffer      *self,
+                                                        GError             **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean            cugi_host_buffer_write             (CugiHostBuffer      *self,
+                                                        gsize                offset,
+                                                        const guint8        *data,
+                                                        gsize                len,
+                                                        GError             **error);
+CUGI_AVAILABLE_IN_ALL
+CugiBuffer         *cugi_host_buffer_get_device_buffer (CugiHostBuffer      *self,
+                                                        GError             **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean            cugi_host_buffer_free              (CugiHostBuffer      *self,
+                                                        GError             **error);
 
 G_END_DECLS

@@ -1,21 +1,1543 @@
-/* cugi-kernel.c: placeholder until the class lands */
+/* cugi-kernel.c: a kernel of a module, and its launches */
 #include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
 
+/**
+ * CugiKernel:
+ *
+ * A `__global__` function of a #CugiModule, ready to launch.
+ *
+ * Get one from cugi_module_get_kernel(), or compile and load in one step
+ * with cugi_kernel_new_from_source(), which goes through the compilation
+ * cache and loads each source once per context.
+ *
+ * Launches are checked before the driver sees them. The configuration is
+ * checked against the device and the kernel (zero dimensions, block and
+ * grid limits, dynamic shared memory), and the arguments against the
+ * kernel's parameters: their number and sizes as the driver reports them
+ * (`cuFuncGetParamInfo`, CUDA 12.4 and later; older drivers skip this
+ * check), and for C++ kernels (not `extern "C"`) their types too, read from
+ * the kernel's mangled name: a float cannot go where an int is expected, nor
+ * a scalar where a pointer is. A mismatch is a %CUGI_ERROR_INVALID_ARGUMENT
+ * error naming the parameter.
+ *
+ * ## Faults and recovery
+ *
+ * A kernel that faults (an illegal address, a trap) makes its launch fail
+ * asynchronously: the next synchronization (cugi_stream_synchronize(),
+ * cugi_context_synchronize(), a download) reports %CUGI_ERROR_LAUNCH_FAILED.
+ * Such an error is sticky: every later call in the context fails too. To go
+ * on, call cugi_context_reset() on the context, then create again the
+ * modules, kernels and buffers the context held (the old ones refuse to
+ * work); the rest of the process is unaffected.
+ */
+
+typedef struct
+{
+  gsize         size;      /* 0 when unknown */
+  CugiParamType type;      /* CUGI_PARAM_TYPE_OTHER when unknown */
+  char         *spelling;  /* (nullable) */
+} KernelParam;
+
 struct _CugiKernel
 {
-  GObject parent_instance;
+  GObject      parent_instance;
+
+  CugiModule  *module;
+  CugiContext *context;
+  CUfunction   function;
+  char        *name;
+  char        *mangled_name;
+  guint        generation;  /* the context's, when the function was found */
+
+  /* Why the kernel could not be queried; returned by every operation. */
+  GError      *setup_error;
+
+  /* Read once: launches check against them without calling the driver.
+   * Settable attributes are updated by cugi_kernel_set_attribute(). */
+  gint         attributes[CU_FUNC_ATTRIBUTE_MAX];
+  gint         n_params;   /* -1 when unknown */
+  KernelParam *params;
+  gboolean     have_types;
+
+  guint        max_block[3];
+  guint        max_grid[3];
+  int          compute_major;
+  gboolean     cooperative_launch;
 };
 
 G_DEFINE_FINAL_TYPE (CugiKernel, cugi_kernel, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_MODULE,
+  PROP_NAME,
+  PROP_MANGLED_NAME,
+  PROP_NUM_PARAMS,
+  PROP_NUM_REGS,
+  PROP_SHARED_SIZE_BYTES,
+  PROP_LOCAL_SIZE_BYTES,
+  PROP_CONST_SIZE_BYTES,
+  PROP_MAX_THREADS_PER_BLOCK,
+  PROP_PTX_VERSION,
+  PROP_BINARY_VERSION,
+  PROP_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+  PROP_PREFERRED_SHARED_MEMORY_CARVEOUT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+#define FIRST_ATTRIBUTE_PROP PROP_NUM_REGS
+
+/* The attribute behind each attribute property. */
+static const CUfunction_attribute property_attributes[] = {
+  [PROP_NUM_REGS - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_NUM_REGS,
+  [PROP_SHARED_SIZE_BYTES - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+  [PROP_LOCAL_SIZE_BYTES - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+  [PROP_CONST_SIZE_BYTES - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
+  [PROP_MAX_THREADS_PER_BLOCK - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+  [PROP_PTX_VERSION - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_PTX_VERSION,
+  [PROP_BINARY_VERSION - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_BINARY_VERSION,
+  [PROP_MAX_DYNAMIC_SHARED_SIZE_BYTES - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+  [PROP_PREFERRED_SHARED_MEMORY_CARVEOUT - FIRST_ATTRIBUTE_PROP] = CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (property_attributes) == N_PROPS - FIRST_ATTRIBUTE_PROP);
+
+#define ASSERT_SAME(cugi, cuda) G_STATIC_ASSERT ((int) (cugi) == (int) (cuda))
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_CONST_SIZE_BYTES, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_LOCAL_SIZE_BYTES, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_NUM_REGS, CU_FUNC_ATTRIBUTE_NUM_REGS);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_PTX_VERSION, CU_FUNC_ATTRIBUTE_PTX_VERSION);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_BINARY_VERSION, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_CACHE_MODE_CA, CU_FUNC_ATTRIBUTE_CACHE_MODE_CA);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE, CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE);
+ASSERT_SAME (CUGI_FUNCTION_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE + 1, CU_FUNC_ATTRIBUTE_MAX);
+ASSERT_SAME (CUGI_CACHE_CONFIG_PREFER_NONE, CU_FUNC_CACHE_PREFER_NONE);
+ASSERT_SAME (CUGI_CACHE_CONFIG_PREFER_SHARED, CU_FUNC_CACHE_PREFER_SHARED);
+ASSERT_SAME (CUGI_CACHE_CONFIG_PREFER_L1, CU_FUNC_CACHE_PREFER_L1);
+ASSERT_SAME (CUGI_CACHE_CONFIG_PREFER_EQUAL, CU_FUNC_CACHE_PREFER_EQUAL);
+#undef ASSERT_SAME
+
+static void
+cugi_kernel_finalize (GObject *object)
+{
+  CugiKernel *self = CUGI_KERNEL (object);
+
+  for (gint i = 0; i < self->n_params; i++)
+    g_free (self->params[i].spelling);
+  g_free (self->params);
+  g_clear_error (&self->setup_error);
+  g_free (self->name);
+  g_free (self->mangled_name);
+  g_clear_object (&self->context);
+  g_clear_object (&self->module);
+
+  G_OBJECT_CLASS (cugi_kernel_parent_class)->finalize (object);
+}
+
+static void
+cugi_kernel_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  CugiKernel *self = CUGI_KERNEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODULE:
+      g_value_set_object (value, self->module);
+      break;
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    case PROP_MANGLED_NAME:
+      g_value_set_string (value, self->mangled_name);
+      break;
+    case PROP_NUM_PARAMS:
+      g_value_set_int (value, self->n_params);
+      break;
+    default:
+      if (prop_id >= FIRST_ATTRIBUTE_PROP && prop_id < N_PROPS)
+        {
+          CUfunction_attribute attribute = property_attributes[prop_id - FIRST_ATTRIBUTE_PROP];
+          g_value_set_int (value, g_atomic_int_get (&self->attributes[attribute]));
+          break;
+        }
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+install_attribute_property (guint       prop_id,
+                            const char *name,
+                            gint        minimum)
+{
+  properties[prop_id] = g_param_spec_int (name, NULL, NULL, minimum, G_MAXINT, MAX (minimum, 0),
+                                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+}
+
 static void
 cugi_kernel_class_init (CugiKernelClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = cugi_kernel_finalize;
+  object_class->get_property = cugi_kernel_get_property;
+
+  /**
+   * CugiKernel:module:
+   *
+   * The module the kernel belongs to; the kernel keeps it loaded.
+   */
+  properties[PROP_MODULE] =
+    g_param_spec_object ("module", NULL, NULL, CUGI_TYPE_MODULE,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiKernel:name:
+   *
+   * The name the kernel was asked for by: an `extern "C"` name, or a C++
+   * name expression such as `scale<float>`.
+   */
+  properties[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiKernel:mangled-name:
+   *
+   * The kernel's symbol in its module: the same as #CugiKernel:name for an
+   * `extern "C"` kernel, the Itanium-mangled name (`_Z5scaleIfEvPT_S0_i`)
+   * for a C++ one.
+   */
+  properties[PROP_MANGLED_NAME] =
+    g_param_spec_string ("mangled-name", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiKernel:num-params:
+   *
+   * How many parameters the kernel takes, or -1 when neither the driver nor
+   * the kernel's name tells.
+   */
+  properties[PROP_NUM_PARAMS] =
+    g_param_spec_int ("num-params", NULL, NULL, -1, G_MAXINT, -1,
+                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiKernel:num-regs:
+   *
+   * The registers each thread uses (%CUGI_FUNCTION_ATTRIBUTE_NUM_REGS).
+   */
+  install_attribute_property (PROP_NUM_REGS, "num-regs", 0);
+
+  /**
+   * CugiKernel:shared-size-bytes:
+   *
+   * The static shared memory of a block, in bytes
+   * (%CUGI_FUNCTION_ATTRIBUTE_SHARED_SIZE_BYTES).
+   */
+  install_attribute_property (PROP_SHARED_SIZE_BYTES, "shared-size-bytes", 0);
+
+  /**
+   * CugiKernel:local-size-bytes:
+   *
+   * The local memory of a thread, in bytes: register spills and arrays
+   * indexed at run time (%CUGI_FUNCTION_ATTRIBUTE_LOCAL_SIZE_BYTES).
+   */
+  install_attribute_property (PROP_LOCAL_SIZE_BYTES, "local-size-bytes", 0);
+
+  /**
+   * CugiKernel:const-size-bytes:
+   *
+   * The constant memory the kernel uses, in bytes
+   * (%CUGI_FUNCTION_ATTRIBUTE_CONST_SIZE_BYTES).
+   */
+  install_attribute_property (PROP_CONST_SIZE_BYTES, "const-size-bytes", 0);
+
+  /**
+   * CugiKernel:max-threads-per-block:
+   *
+   * The most threads a block may have: the device's limit, lowered by the
+   * kernel's register use and launch bounds
+   * (%CUGI_FUNCTION_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
+   */
+  install_attribute_property (PROP_MAX_THREADS_PER_BLOCK, "max-threads-per-block", 0);
+
+  /**
+   * CugiKernel:ptx-version:
+   *
+   * The PTX virtual architecture the kernel was compiled for, as
+   * major × 10 + minor (%CUGI_FUNCTION_ATTRIBUTE_PTX_VERSION).
+   */
+  install_attribute_property (PROP_PTX_VERSION, "ptx-version", 0);
+
+  /**
+   * CugiKernel:binary-version:
+   *
+   * The architecture of the kernel's binary, as major × 10 + minor
+   * (%CUGI_FUNCTION_ATTRIBUTE_BINARY_VERSION).
+   */
+  install_attribute_property (PROP_BINARY_VERSION, "binary-version", 0);
+
+  /**
+   * CugiKernel:max-dynamic-shared-size-bytes:
+   *
+   * The most dynamic shared memory a launch may ask for, in bytes
+   * (%CUGI_FUNCTION_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): 48 KiB less
+   * the static shared memory, unless raised with cugi_kernel_set_attribute()
+   * (up to the device's opt-in limit).
+   */
+  install_attribute_property (PROP_MAX_DYNAMIC_SHARED_SIZE_BYTES, "max-dynamic-shared-size-bytes", 0);
+
+  /**
+   * CugiKernel:preferred-shared-memory-carveout:
+   *
+   * The share of the combined L1/shared memory to use as shared memory, in
+   * percent, or -1 for the driver's choice
+   * (%CUGI_FUNCTION_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT).
+   */
+  install_attribute_property (PROP_PREFERRED_SHARED_MEMORY_CARVEOUT, "preferred-shared-memory-carveout", -1);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 cugi_kernel_init (CugiKernel *self)
 {
+  self->n_params = -1;
+}
+
+/* The layout of the parameters, from the driver and from the mangled name.
+ * When both speak and disagree, the driver wins: the name reader has
+ * misread something, and sizes are all that is checked. */
+static void
+read_parameters (CugiKernel *self)
+{
+  g_autoptr(GArray) sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) types = cugi_mangle_read_parameters (self->mangled_name);
+  gboolean have_sizes = FALSE;
+  guint n;
+
+  if (cugi_cuda.cuFuncGetParamInfo != NULL)
+    {
+      for (gsize index = 0; ; index++)
+        {
+          size_t offset, size;
+          CUresult result = cugi_cuda.cuFuncGetParamInfo (self->function, index, &offset, &size);
+
+          /* Past the last parameter is INVALID_VALUE; anything else means
+           * the driver cannot tell for this kernel. */
+          if (result != CUDA_SUCCESS)
+            {
+              have_sizes = result == CUDA_ERROR_INVALID_VALUE;
+              break;
+            }
+          g_array_append_val (sizes, size);
+        }
+    }
+
+  if (types != NULL && have_sizes)
+    {
+      if (types->len != sizes->len)
+        g_clear_pointer (&types, g_ptr_array_unref);
+      for (guint i = 0; types != NULL && i < types->len; i++)
+        {
+          const CugiMangledParam *param = g_ptr_array_index (types, i);
+          gsize type_size = cugi_param_type_get_size (param->type);
+
+          if (type_size != 0 && type_size != g_array_index (sizes, gsize, i))
+            g_clear_pointer (&types, g_ptr_array_unref);
+        }
+    }
+
+  if (!have_sizes && types == NULL)
+    return;
+  n = have_sizes ? sizes->len : types->len;
+  self->n_params = n;
+  self->params = g_new0 (KernelParam, MAX (n, 1));
+  self->have_types = types != NULL;
+  for (guint i = 0; i < n; i++)
+    {
+      KernelParam *param = &self->params[i];
+
+      if (types != NULL)
+        {
+          const CugiMangledParam *mangled = g_ptr_array_index (types, i);
+          param->type = mangled->type;
+          param->spelling = g_strdup (mangled->spelling);
+          param->size = cugi_param_type_get_size (mangled->type);
+        }
+      if (have_sizes)
+        param->size = g_array_index (sizes, gsize, i);
+    }
+}
+
+static gboolean
+get_device_attribute (CUdevice           device,
+                      CUdevice_attribute attribute,
+                      guint             *value,
+                      GError           **error)
+{
+  int result;
+
+  if (!CUGI_CALL (cuDeviceGetAttribute, (&result, attribute, device), error))
+    return FALSE;
+  *value = MAX (result, 0);
+  return TRUE;
+}
+
+static gboolean
+query_kernel (CugiKernel *self,
+              GError    **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUdevice device;
+  guint major, cooperative;
+
+  if (!cugi_context_enter (self->context, &scope, error))
+    return FALSE;
+
+  for (int attribute = 0; attribute < CU_FUNC_ATTRIBUTE_MAX; attribute++)
+    {
+      /* Launches depend on these; the others may be unknown to a driver. */
+      if (attribute == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ||
+          attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+        {
+          if (!CUGI_CALL (cuFuncGetAttribute, (&self->attributes[attribute], attribute, self->function), error))
+            return FALSE;
+        }
+      else if (cugi_cuda.cuFuncGetAttribute (&self->attributes[attribute], attribute,
+                                             self->function) != CUDA_SUCCESS)
+        self->attributes[attribute] = 0;
+    }
+
+  if (!CUGI_CALL (cuCtxGetDevice, (&device), error) ||
+      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &self->max_block[0], error) ||
+      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &self->max_block[1], error) ||
+      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &self->max_block[2], error) ||
+      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &self->max_grid[0], error) ||
+      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &self->max_grid[1], error) ||
+      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &self->max_grid[2], error) ||
+      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major, error) ||
+      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, &cooperative, error))
+    return FALSE;
+  self->compute_major = major;
+  self->cooperative_launch = cooperative != 0;
+
+  read_parameters (self);
+  return TRUE;
+}
+
+/**
+ * cugi_kernel_new_for_function: (skip)
+ * @module: the module @function belongs to
+ * @function: a function of @module
+ * @name: what the user asked for
+ * @mangled_name: the function's symbol
+ *
+ * Internal: wraps a function of a module. A kernel the driver cannot
+ * describe is still returned; its operations then fail with the reason.
+ *
+ * Returns: (transfer full): a new kernel
+ */
+CugiKernel *
+cugi_kernel_new_for_function (CugiModule *module,
+                              CUfunction  function,
+                              const char *name,
+                              const char *mangled_name)
+{
+  CugiKernel *self;
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (CUGI_IS_MODULE (module), NULL);
+  g_return_val_if_fail (function != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  self = g_object_new (CUGI_TYPE_KERNEL, NULL);
+  self->module = g_object_ref (module);
+  self->context = g_object_ref (cugi_module_get_context (module));
+  self->function = function;
+  self->name = g_strdup (name);
+  self->mangled_name = g_strdup (mangled_name != NULL ? mangled_name : name);
+  self->generation = cugi_context_get_generation (self->context);
+  if (!query_kernel (self, &error))
+    self->setup_error = g_steal_pointer (&error);
+  return self;
+}
+
+CUfunction
+cugi_kernel_get_function (CugiKernel *self)
+{
+  return self->function;
+}
+
+CugiContext *
+cugi_kernel_get_context (CugiKernel *self)
+{
+  return self->context;
+}
+
+static gboolean
+check_usable (CugiKernel *self,
+              GError    **error)
+{
+  if (G_UNLIKELY (self->function == NULL))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("This kernel was not made by cugi: get kernels from a CugiModule"));
+      return FALSE;
+    }
+  if (G_UNLIKELY (self->setup_error != NULL))
+    {
+      g_set_error (error, self->setup_error->domain, self->setup_error->code,
+                   _("Kernel “%s” is unusable: %s"), self->name, self->setup_error->message);
+      return FALSE;
+    }
+  /* After a reset, the function went with the context's old modules. */
+  if (G_UNLIKELY (cugi_context_get_generation (self->context) != self->generation))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                   _("Kernel “%s” is gone: its context was reset since; load its module again"),
+                   self->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Checks that the kernel is usable and makes its context current. */
+static gboolean
+enter (CugiKernel       *self,
+       CugiContextScope *scope,
+       GError          **error)
+{
+  return check_usable (self, error) && cugi_context_enter (self->context, scope, error);
+}
+
+/**
+ * cugi_kernel_new_from_source:
+ * @context: (nullable): a context, or %NULL for the default one
+ * @source: CUDA C++ source
+ * @name: the kernel: an `extern "C"` name, or a C++ name expression such as
+ *   `scale<float>` (which instantiates the template)
+ * @options: (nullable) (array zero-terminated=1): NVRTC options
+ * @error: return location for a #GError
+ *
+ * Compiles @source for the device of @context and loads it, then returns
+ * its kernel @name. Compilation goes through the disk cache, and the loaded
+ * module is shared: asking again for the same source, options and name in
+ * the same context returns a kernel of the same module without compiling or
+ * loading anything.
+ *
+ * Returns: (transfer full): the kernel, or %NULL with @error set
+ *   (%CUGI_ERROR_COMPILE with NVRTC's log when the source does not compile)
+ */
+CugiKernel *
+cugi_kernel_new_from_source (CugiContext         *context,
+                             const gchar         *source,
+                             const gchar         *name,
+                             const gchar * const *options,
+                             GError             **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_autoptr(CugiModule) module = NULL;
+  /* The name is always a name expression: for a C++ kernel that is how its
+   * mangled name is found, and for an extern "C" one it changes nothing. */
+  const char *name_expressions[] = { name, NULL };
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (source != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (*name == '\0')
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The name of a kernel cannot be empty"));
+      return NULL;
+    }
+  if ((resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  module = cugi_module_new_from_source_cached (resolved, source, options, name_expressions, error);
+  if (module == NULL)
+    return NULL;
+  return cugi_module_get_kernel (module, name, error);
+}
+
+/**
+ * cugi_kernel_get_module:
+ * @self: a kernel
+ *
+ * Returns: (transfer none): the module of @self
+ */
+CugiModule *
+cugi_kernel_get_module (CugiKernel *self)
+{
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), NULL);
+
+  return self->module;
+}
+
+/**
+ * cugi_kernel_get_name:
+ * @self: a kernel
+ *
+ * Returns: the name @self was asked for by (#CugiKernel:name)
+ */
+const gchar *
+cugi_kernel_get_name (CugiKernel *self)
+{
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), NULL);
+
+  return self->name;
+}
+
+/**
+ * cugi_kernel_get_mangled_name:
+ * @self: a kernel
+ *
+ * Returns: the symbol of @self in its module (#CugiKernel:mangled-name)
+ */
+const gchar *
+cugi_kernel_get_mangled_name (CugiKernel *self)
+{
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), NULL);
+
+  return self->mangled_name;
+}
+
+/**
+ * cugi_kernel_get_num_params:
+ * @self: a kernel
+ *
+ * Returns: the number of parameters of @self, or -1 when unknown
+ *   (#CugiKernel:num-params)
+ */
+gint
+cugi_kernel_get_num_params (CugiKernel *self)
+{
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), -1);
+
+  return self->n_params;
+}
+
+static gboolean
+check_attribute (CugiFunctionAttribute attribute,
+                 GError              **error)
+{
+  if ((int) attribute >= 0 && (int) attribute < CU_FUNC_ATTRIBUTE_MAX)
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("%d is not a CugiFunctionAttribute"), (int) attribute);
+  return FALSE;
+}
+
+/**
+ * cugi_kernel_get_attribute:
+ * @self: a kernel
+ * @attribute: the attribute
+ * @value: (out): the attribute's value
+ * @error: return location for a #GError
+ *
+ * Asks the driver for an attribute of @self. The most used ones are
+ * properties as well (#CugiKernel:num-regs...).
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_kernel_get_attribute (CugiKernel           *self,
+                           CugiFunctionAttribute attribute,
+                           gint                 *value,
+                           GError              **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  int result;
+
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (value != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_attribute (attribute, error) || !enter (self, &scope, error) ||
+      !CUGI_CALL (cuFuncGetAttribute, (&result, (CUfunction_attribute) attribute, self->function), error))
+    return FALSE;
+  *value = result;
+  return TRUE;
+}
+
+/* Stores a value the driver reported and tells property watchers. */
+static void
+update_attribute (CugiKernel           *self,
+                  CUfunction_attribute  attribute,
+                  gint                  value)
+{
+  if (g_atomic_int_get (&self->attributes[attribute]) == value)
+    return;
+  g_atomic_int_set (&self->attributes[attribute], value);
+  for (guint prop_id = FIRST_ATTRIBUTE_PROP; prop_id < N_PROPS; prop_id++)
+    if (property_attributes[prop_id - FIRST_ATTRIBUTE_PROP] == attribute)
+      g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
+}
+
+/**
+ * cugi_kernel_set_attribute:
+ * @self: a kernel
+ * @attribute: a settable attribute
+ * @value: its new value
+ * @error: return location for a #GError
+ *
+ * Changes an attribute of @self, for every later launch. The most common:
+ * %CUGI_FUNCTION_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, to launch with
+ * more than 48 KiB of dynamic shared memory, and
+ * %CUGI_FUNCTION_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT. A read-only
+ * attribute or an out-of-range value is an error from the driver.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_kernel_set_attribute (CugiKernel           *self,
+                           CugiFunctionAttribute attribute,
+                           gint                  value,
+                           GError              **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  int reported;
+
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_attribute (attribute, error) || !enter (self, &scope, error) ||
+      !CUGI_CALL (cuFuncSetAttribute, (self->function, (CUfunction_attribute) attribute, value), error))
+    return FALSE;
+  /* The driver may round the value: keep what it reports. */
+  if (cugi_cuda.cuFuncGetAttribute (&reported, (CUfunction_attribute) attribute, self->function) != CUDA_SUCCESS)
+    reported = value;
+  update_attribute (self, (CUfunction_attribute) attribute, reported);
+  return TRUE;
+}
+
+/**
+ * cugi_kernel_set_cache_config:
+ * @self: a kernel
+ * @config: the preferred split between L1 and shared memory
+ * @error: return location for a #GError
+ *
+ * Sets how @self prefers on-chip memory to be split between L1 cache and
+ * shared memory, overriding the context's preference
+ * (cugi_context_set_cache_config()). Devices with a fixed split ignore it.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_kernel_set_cache_config (CugiKernel     *self,
+                              CugiCacheConfig config,
+                              GError        **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((int) config < CUGI_CACHE_CONFIG_PREFER_NONE || config > CUGI_CACHE_CONFIG_PREFER_EQUAL)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("%d is not a CugiCacheConfig"), (int) config);
+      return FALSE;
+    }
+  return enter (self, &scope, error) &&
+         CUGI_CALL (cuFuncSetCacheConfig, (self->function, (CUfunc_cache) config), error);
+}
+
+/* ---- checks --------------------------------------------------------------- */
+
+static gboolean
+config_error (GError    **error,
+              CugiError   code,
+              const char *format,
+              ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+config_error (GError    **error,
+              CugiError   code,
+              const char *format,
+              ...)
+{
+  g_autofree char *message = NULL;
+  va_list ap;
+
+  va_start (ap, format);
+  message = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, CUGI_ERROR, code, _("Bad launch configuration: %s"), message);
+  return FALSE;
+}
+
+static const char axes[] = "xyz";
+
+static gboolean
+check_config (CugiKernel             *self,
+              const CugiLaunchConfig *config,
+              GError                **error)
+{
+  guint64 threads = (guint64) config->block[0] * config->block[1] * config->block[2];
+  gint max_threads = g_atomic_int_get (&self->attributes[CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK]);
+  gint max_shared = g_atomic_int_get (&self->attributes[CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES]);
+  gboolean clustered = config->cluster[0] != 0 || config->cluster[1] != 0 || config->cluster[2] != 0;
+
+  for (guint i = 0; i < 3; i++)
+    {
+      if (config->grid[i] == 0 || config->block[i] == 0)
+        return config_error (error, CUGI_ERROR_INVALID_ARGUMENT,
+                             _("every dimension must be at least 1, but the grid is %u×%u×%u blocks "
+                               "of %u×%u×%u threads"),
+                             config->grid[0], config->grid[1], config->grid[2],
+                             config->block[0], config->block[1], config->block[2]);
+      if (config->block[i] > self->max_block[i])
+        return config_error (error, CUGI_ERROR_INVALID_ARGUMENT,
+                             _("the block is %u threads along %c, and the device allows at most %u"),
+                             config->block[i], axes[i], self->max_block[i]);
+      if (config->grid[i] > self->max_grid[i])
+        return config_error (error, CUGI_ERROR_INVALID_ARGUMENT,
+                             _("the grid is %u blocks along %c, and the device allows at most %u"),
+                             config->grid[i], axes[i], self->max_grid[i]);
+    }
+  if (threads > (guint64) max_threads)
+    return config_error (error, CUGI_ERROR_INVALID_ARGUMENT,
+                         _("a block of %" G_GUINT64_FORMAT " threads is more than kernel “%s” allows "
+                           "(max-threads-per-block is %d)"),
+                         threads, self->name, max_threads);
+  if (config->shared_memory > (guint) max_shared)
+    {
+      int current = max_shared;
+
+      /* Another kernel object, or code outside cugi, may have raised it. */
+      if (cugi_cuda.cuFuncGetAttribute (&current, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                        self->function) == CUDA_SUCCESS && current != max_shared)
+        update_attribute (self, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, current);
+      if (config->shared_memory > (guint) current)
+        return config_error (error, CUGI_ERROR_INVALID_ARGUMENT,
+                             _("%u bytes of dynamic shared memory is more than kernel “%s” allows (%d); "
+                               "raise CUGI_FUNCTION_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES with "
+                               "cugi_kernel_set_attribute(), up to the device's opt-in limit"),
+                             config->shared_memory, self->name, current);
+    }
+  if (clustered)
+    {
+      if (self->compute_major < 9)
+        return config_error (error, CUGI_ERROR_NOT_SUPPORTED,
+                             _("thread block clusters need a device of compute capability 9.0 or later"));
+      for (guint i = 0; i < 3; i++)
+        if (config->cluster[i] == 0 || config->grid[i] % config->cluster[i] != 0)
+          return config_error (error, CUGI_ERROR_INVALID_ARGUMENT,
+                               _("the grid (%u×%u×%u blocks) must be a whole number of clusters "
+                                 "of %u×%u×%u blocks"),
+                               config->grid[0], config->grid[1], config->grid[2],
+                               config->cluster[0], config->cluster[1], config->cluster[2]);
+    }
+  if (config->cooperative && !self->cooperative_launch)
+    return config_error (error, CUGI_ERROR_NOT_SUPPORTED,
+                         _("the device does not support cooperative launches"));
+  if (config->stream != NULL)
+    {
+      if (!cugi_stream_check (config->stream, error))
+        return FALSE;
+      if (cugi_stream_get_context (config->stream) != self->context)
+        return config_error (error, CUGI_ERROR_INVALID_CONTEXT,
+                             _("the stream belongs to another context than kernel “%s”"), self->name);
+    }
+  return TRUE;
+}
+
+/* How messages name a parameter: its C++ type, or its size. */
+static char *
+describe_param (const KernelParam *param)
+{
+  if (param->spelling != NULL)
+    return g_strdup (param->spelling);
+  if (param->size != 0)
+    return g_strdup_printf (_("%" G_GSIZE_FORMAT " bytes"), param->size);
+  return g_strdup (_("unknown type"));
+}
+
+static gboolean
+param_error (CugiKernel *self,
+             guint       index,
+             GError    **error,
+             const char *format,
+             ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+param_error (CugiKernel *self,
+             guint       index,
+             GError    **error,
+             const char *format,
+             ...)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *param = describe_param (&self->params[index]);
+  va_list ap;
+
+  va_start (ap, format);
+  message = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Kernel “%s”, parameter %u (%s): %s"), self->name, index, param, message);
+  return FALSE;
+}
+
+static gboolean
+is_integer (CugiArgType type)
+{
+  return type == CUGI_ARG_INT32 || type == CUGI_ARG_UINT32 ||
+         type == CUGI_ARG_INT64 || type == CUGI_ARG_UINT64;
+}
+
+/* Whether an argument of @arg may go to a parameter of @param, sizes aside:
+ * integers of either sign go to integers, floats to floats, addresses to
+ * pointers, bytes anywhere. */
+static gboolean
+param_accepts (CugiParamType param,
+               CugiArgType   arg)
+{
+  if (arg == CUGI_ARG_BYTES || param == CUGI_PARAM_TYPE_OTHER)
+    return TRUE;
+  switch (param)
+    {
+    case CUGI_PARAM_TYPE_POINTER:
+      return arg == CUGI_ARG_BUFFER || arg == CUGI_ARG_POINTER;
+    case CUGI_PARAM_TYPE_FLOAT:
+      return arg == CUGI_ARG_FLOAT;
+    case CUGI_PARAM_TYPE_DOUBLE:
+      return arg == CUGI_ARG_DOUBLE;
+    case CUGI_PARAM_TYPE_OTHER:
+    case CUGI_PARAM_TYPE_BOOL:
+    case CUGI_PARAM_TYPE_INT8:
+    case CUGI_PARAM_TYPE_UINT8:
+    case CUGI_PARAM_TYPE_INT16:
+    case CUGI_PARAM_TYPE_UINT16:
+    case CUGI_PARAM_TYPE_INT32:
+    case CUGI_PARAM_TYPE_UINT32:
+    case CUGI_PARAM_TYPE_INT64:
+    case CUGI_PARAM_TYPE_UINT64:
+    default:
+      return is_integer (arg);
+    }
+}
+
+static const char *
+hint_for (CugiParamType param)
+{
+  switch (param)
+    {
+    case CUGI_PARAM_TYPE_POINTER:
+      return _("pass a CugiBuffer (or a raw device address with cugi_kernel_args_add_pointer())");
+    case CUGI_PARAM_TYPE_FLOAT:
+      return _("pass a float");
+    case CUGI_PARAM_TYPE_DOUBLE:
+      return _("pass a double");
+    case CUGI_PARAM_TYPE_OTHER:
+    case CUGI_PARAM_TYPE_BOOL:
+    case CUGI_PARAM_TYPE_INT8:
+    case CUGI_PARAM_TYPE_UINT8:
+    case CUGI_PARAM_TYPE_INT16:
+    case CUGI_PARAM_TYPE_UINT16:
+    case CUGI_PARAM_TYPE_INT32:
+    case CUGI_PARAM_TYPE_UINT32:
+    case CUGI_PARAM_TYPE_INT64:
+    case CUGI_PARAM_TYPE_UINT64:
+    default:
+      return _("pass an integer of the parameter's size, or its bytes");
+    }
+}
+
+gboolean
+cugi_kernel_check_args (CugiKernel     *self,
+                        CugiKernelArgs *args,
+                        GError        **error)
+{
+  if (self->n_params < 0)
+    return TRUE;
+  if (G_UNLIKELY (args->n_args != (guint) self->n_params))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "Kernel “%s” takes %d parameter, but %u arguments were given",
+                                "Kernel “%s” takes %d parameters, but %u arguments were given",
+                                self->n_params),
+                   self->name, self->n_params, args->n_args);
+      return FALSE;
+    }
+  for (guint i = 0; i < args->n_args; i++)
+    {
+      const KernelParam *param = &self->params[i];
+      const CugiKernelArg *arg = &args->args[i];
+
+      if (self->have_types && G_UNLIKELY (!param_accepts (param->type, arg->type)))
+        return param_error (self, i, error, _("cannot take a %s argument; %s"),
+                            cugi_arg_type_to_string (arg->type), hint_for (param->type));
+      if (param->size != 0 && G_UNLIKELY (param->size != arg->size))
+        return param_error (self, i, error, _("takes %" G_GSIZE_FORMAT " bytes, but the %s argument has %u"),
+                            param->size, cugi_arg_type_to_string (arg->type), arg->size);
+    }
+  return TRUE;
+}
+
+/* ---- launches ------------------------------------------------------------- */
+
+static gboolean
+enqueue (CugiKernel             *self,
+         const CugiLaunchConfig *config,
+         void                  **params,
+         CUstream                stream,
+         GError                **error)
+{
+  CUlaunchAttribute attributes[2];
+  CUlaunchConfig launch = {
+    config->grid[0], config->grid[1], config->grid[2],
+    config->block[0], config->block[1], config->block[2],
+    config->shared_memory, stream, attributes, 0
+  };
+
+  if (G_LIKELY (!config->cooperative && config->cluster[0] == 0))
+    return CUGI_CALL (cuLaunchKernel,
+                      (self->function, config->grid[0], config->grid[1], config->grid[2],
+                       config->block[0], config->block[1], config->block[2],
+                       config->shared_memory, stream, params, NULL), error);
+
+  if (cugi_cuda.cuLaunchKernelEx == NULL)
+    {
+      if (config->cluster[0] != 0)
+        {
+          g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                               _("This NVIDIA driver cannot launch clusters (no cuLaunchKernelEx)"));
+          return FALSE;
+        }
+      return CUGI_CALL (cuLaunchCooperativeKernel,
+                        (self->function, config->grid[0], config->grid[1], config->grid[2],
+                         config->block[0], config->block[1], config->block[2],
+                         config->shared_memory, stream, params), error);
+    }
+
+  memset (attributes, 0, sizeof attributes);
+  if (config->cluster[0] != 0)
+    {
+      CUlaunchAttribute *cluster = &attributes[launch.numAttrs++];
+      cluster->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      cluster->value.clusterDim.x = config->cluster[0];
+      cluster->value.clusterDim.y = config->cluster[1];
+      cluster->value.clusterDim.z = config->cluster[2];
+    }
+  if (config->cooperative)
+    {
+      CUlaunchAttribute *cooperative = &attributes[launch.numAttrs++];
+      cooperative->id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+      cooperative->value.cooperative = 1;
+    }
+  return CUGI_CALL (cuLaunchKernelEx, (&launch, self->function, params, NULL), error);
+}
+
+/**
+ * cugi_kernel_launch:
+ * @self: a kernel
+ * @config: the grid, block, shared memory and stream of the launch
+ * @args: the arguments, in the order of the kernel's parameters
+ * @error: return location for a #GError
+ *
+ * Enqueues a launch of @self on the stream of @config (the context's
+ * default stream when it has none) and returns at once. The buffers of
+ * @args stay alive until the kernel has run; @args may be changed or
+ * dropped as soon as this returns.
+ *
+ * The configuration and the arguments are checked first (see #CugiKernel);
+ * a mismatch is a %CUGI_ERROR_INVALID_ARGUMENT error and nothing is
+ * launched. A fault while the kernel runs is reported by the next
+ * synchronization, as %CUGI_ERROR_LAUNCH_FAILED.
+ *
+ * Returns: %TRUE when the launch was enqueued
+ */
+gboolean
+cugi_kernel_launch (CugiKernel       *self,
+                    CugiLaunchConfig *config,
+                    CugiKernelArgs   *args,
+                    GError          **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *stream;
+
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!enter (self, &scope, error) ||
+      !check_config (self, config, error) ||
+      !cugi_kernel_check_args (self, args, error) ||
+      !cugi_kernel_args_resolve (args, error))
+    return FALSE;
+
+  stream = cugi_stream_resolve (config->stream, self->context);
+  if (!enqueue (self, config, args->params, cugi_stream_get_handle (stream), error))
+    return FALSE;
+  cugi_graph_track_launch (stream, self, cugi_kernel_args_share_buffers (args));
+  return TRUE;
+}
+
+/* ---- launches with GValues and varargs ------------------------------------ */
+
+static gboolean
+value_error (CugiKernel   *self,
+             guint         index,
+             GError      **error,
+             const GValue *value)
+{
+  g_autofree char *contents = g_strdup_value_contents (value);
+
+  if (self->n_params >= 0 && index < (guint) self->n_params)
+    return param_error (self, index, error, _("%s is out of range"), contents);
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Kernel “%s”, argument %u: %s is out of range"), self->name, index, contents);
+  return FALSE;
+}
+
+static void
+add_small_integer (CugiKernelArgs *args,
+                   gint64          value,
+                   gsize           size)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  union { gint8 i8; gint16 i16; } small;
+
+  if (size == 1)
+    small.i8 = (gint8) value;
+  else
+    small.i16 = (gint16) value;
+  bytes = g_bytes_new (&small, size);
+  cugi_kernel_args_add_bytes (args, bytes);
+}
+
+/* An integer, converted to the parameter's type: FALSE when it does not fit.
+ * Without a known type, the parameter's size and the value's sign decide. */
+static gboolean
+add_integer (CugiKernel     *self,
+             CugiKernelArgs *args,
+             guint           index,
+             gboolean        is_signed,
+             gint64          signed_value,
+             guint64         unsigned_value,
+             gboolean        wide)
+{
+  const KernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
+  CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
+  gsize size = param != NULL ? param->size : 0;
+  gboolean negative = is_signed && signed_value < 0;
+  gint64 low = G_MININT64;
+  guint64 high = G_MAXUINT64;
+
+  if (type == CUGI_PARAM_TYPE_OTHER && (size == 4 || (size == 0 && !wide)))
+    type = is_signed ? CUGI_PARAM_TYPE_INT32 : CUGI_PARAM_TYPE_UINT32;
+  else if (type == CUGI_PARAM_TYPE_OTHER && (size == 8 || size == 0))
+    type = is_signed ? CUGI_PARAM_TYPE_INT64 : CUGI_PARAM_TYPE_UINT64;
+
+  switch (type)
+    {
+    case CUGI_PARAM_TYPE_BOOL:
+    case CUGI_PARAM_TYPE_UINT8: low = 0; high = G_MAXUINT8; break;
+    case CUGI_PARAM_TYPE_INT8: low = G_MININT8; high = G_MAXINT8; break;
+    case CUGI_PARAM_TYPE_UINT16: low = 0; high = G_MAXUINT16; break;
+    case CUGI_PARAM_TYPE_INT16: low = G_MININT16; high = G_MAXINT16; break;
+    case CUGI_PARAM_TYPE_INT32: low = G_MININT32; high = G_MAXINT32; break;
+    case CUGI_PARAM_TYPE_UINT32: low = 0; high = G_MAXUINT32; break;
+    case CUGI_PARAM_TYPE_INT64: high = G_MAXINT64; break;
+    case CUGI_PARAM_TYPE_UINT64: low = 0; break;
+    case CUGI_PARAM_TYPE_FLOAT:
+      /* An integer literal for a float is what Python callers write. */
+      cugi_kernel_args_add_float (args, negative ? (gfloat) signed_value : (gfloat) unsigned_value);
+      return TRUE;
+    case CUGI_PARAM_TYPE_DOUBLE:
+      cugi_kernel_args_add_double (args, negative ? (gdouble) signed_value : (gdouble) unsigned_value);
+      return TRUE;
+    case CUGI_PARAM_TYPE_POINTER:
+    case CUGI_PARAM_TYPE_OTHER:
+    default:
+      /* Passed as it is: the checks say what is wrong with it. */
+      if (is_signed)
+        cugi_kernel_args_add_int64 (args, signed_value);
+      else
+        cugi_kernel_args_add_uint64 (args, unsigned_value);
+      return TRUE;
+    }
+
+  if (negative ? signed_value < low : unsigned_value > high)
+    return FALSE;
+
+  switch (type)
+    {
+    case CUGI_PARAM_TYPE_BOOL:
+    case CUGI_PARAM_TYPE_UINT8:
+    case CUGI_PARAM_TYPE_INT8:
+      add_small_integer (args, signed_value, 1);
+      break;
+    case CUGI_PARAM_TYPE_UINT16:
+    case CUGI_PARAM_TYPE_INT16:
+      add_small_integer (args, signed_value, 2);
+      break;
+    case CUGI_PARAM_TYPE_INT32:
+      cugi_kernel_args_add_int32 (args, (gint32) signed_value);
+      break;
+    case CUGI_PARAM_TYPE_UINT32:
+      cugi_kernel_args_add_uint32 (args, (guint32) unsigned_value);
+      break;
+    case CUGI_PARAM_TYPE_INT64:
+      cugi_kernel_args_add_int64 (args, negative ? signed_value : (gint64) unsigned_value);
+      break;
+    case CUGI_PARAM_TYPE_UINT64:
+    default:
+      cugi_kernel_args_add_uint64 (args, unsigned_value);
+      break;
+    }
+  return TRUE;
+}
+
+static gboolean
+add_value (CugiKernel     *self,
+           CugiKernelArgs *args,
+           guint           index,
+           const GValue   *value,
+           GError        **error)
+{
+  const KernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
+  CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
+  gboolean is_signed = TRUE, wide = FALSE;
+  gint64 signed_value = 0;
+  guint64 unsigned_value = 0;
+
+  if (G_VALUE_HOLDS (value, CUGI_TYPE_BUFFER))
+    {
+      CugiBuffer *buffer = g_value_get_object (value);
+      if (buffer == NULL)
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                       _("Kernel “%s”, argument %u: the buffer is NULL"), self->name, index);
+          return FALSE;
+        }
+      cugi_kernel_args_add_buffer (args, buffer);
+      return TRUE;
+    }
+  if (G_VALUE_HOLDS (value, G_TYPE_BYTES))
+    {
+      GBytes *bytes = g_value_get_boxed (value);
+      if (bytes == NULL)
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                       _("Kernel “%s”, argument %u: the bytes are NULL"), self->name, index);
+          return FALSE;
+        }
+      cugi_kernel_args_add_bytes (args, bytes);
+      return TRUE;
+    }
+  if (G_VALUE_HOLDS_FLOAT (value) || G_VALUE_HOLDS_DOUBLE (value))
+    {
+      gdouble number = G_VALUE_HOLDS_FLOAT (value) ? g_value_get_float (value) : g_value_get_double (value);
+      gsize size = param != NULL ? param->size : 0;
+
+      if (type == CUGI_PARAM_TYPE_FLOAT || (type == CUGI_PARAM_TYPE_OTHER && size == 4) ||
+          (type == CUGI_PARAM_TYPE_OTHER && size == 0 && G_VALUE_HOLDS_FLOAT (value)))
+        cugi_kernel_args_add_float (args, (gfloat) number);
+      else
+        /* A double, or a float where something else is expected: the
+         * checks then say what. */
+        cugi_kernel_args_add_double (args, number);
+      return TRUE;
+    }
+
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value)))
+    {
+    case G_TYPE_BOOLEAN: signed_value = g_value_get_boolean (value); break;
+    case G_TYPE_CHAR: signed_value = g_value_get_schar (value); break;
+    case G_TYPE_UCHAR: is_signed = FALSE; unsigned_value = g_value_get_uchar (value); break;
+    case G_TYPE_INT: signed_value = g_value_get_int (value); break;
+    case G_TYPE_UINT: is_signed = FALSE; unsigned_value = g_value_get_uint (value); break;
+    case G_TYPE_LONG: wide = TRUE; signed_value = g_value_get_long (value); break;
+    case G_TYPE_ULONG: wide = TRUE; is_signed = FALSE; unsigned_value = g_value_get_ulong (value); break;
+    case G_TYPE_INT64: wide = TRUE; signed_value = g_value_get_int64 (value); break;
+    case G_TYPE_UINT64: wide = TRUE; is_signed = FALSE; unsigned_value = g_value_get_uint64 (value); break;
+    case G_TYPE_ENUM: signed_value = g_value_get_enum (value); break;
+    case G_TYPE_FLAGS: is_signed = FALSE; unsigned_value = g_value_get_flags (value); break;
+    default:
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Kernel “%s”, argument %u: a %s cannot be passed to a kernel"),
+                   self->name, index, G_VALUE_TYPE_NAME (value));
+      return FALSE;
+    }
+  if (is_signed && signed_value >= 0)
+    unsigned_value = (guint64) signed_value;
+
+  if (!add_integer (self, args, index, is_signed, signed_value, unsigned_value, wide))
+    return value_error (self, index, error, value);
+  return TRUE;
+}
+
+/**
+ * cugi_kernel_launch_values:
+ * @self: a kernel
+ * @config: the grid, block, shared memory and stream of the launch
+ * @args: (array length=n_args): the arguments
+ * @n_args: the number of arguments
+ * @error: return location for a #GError
+ *
+ * Launches @self like cugi_kernel_launch(), with arguments as #GValues,
+ * converted by the kernel's parameter types: a #CugiBuffer for a pointer, a
+ * #GBytes for a struct, and numbers converted to the parameter's type (an
+ * integer that does not fit is an error). For an `extern "C"` kernel,
+ * whose types are unknown, integers and floats take the parameter's size.
+ *
+ * Returns: %TRUE when the launch was enqueued
+ */
+gboolean
+cugi_kernel_launch_values (CugiKernel       *self,
+                           CugiLaunchConfig *config,
+                           const GValue     *args,
+                           guint             n_args,
+                           GError          **error)
+{
+  g_autoptr(CugiKernelArgs) kernel_args = NULL;
+
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (args != NULL || n_args == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  kernel_args = cugi_kernel_args_new ();
+  for (guint i = 0; i < n_args; i++)
+    if (!add_value (self, kernel_args, i, &args[i], error))
+      return FALSE;
+  return cugi_kernel_launch (self, config, kernel_args, error);
+}
+
+/**
+ * cugi_kernel_launch_with_valist: (skip)
+ * @self: a kernel
+ * @config: the grid, block, shared memory and stream of the launch
+ * @error: return location for a #GError
+ * @args: the arguments, as for cugi_kernel_launch_with()
+ *
+ * The `va_list` form of cugi_kernel_launch_with().
+ *
+ * Returns: %TRUE when the launch was enqueued
+ */
+gboolean
+cugi_kernel_launch_with_valist (CugiKernel       *self,
+                                CugiLaunchConfig *config,
+                                GError          **error,
+                                va_list           args)
+{
+  g_autoptr(CugiKernelArgs) kernel_args = NULL;
+  int tag;
+
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  kernel_args = cugi_kernel_args_new ();
+  for (guint i = 0; (tag = va_arg (args, int)) != CUGI_ARG_END; i++)
+    {
+      switch ((CugiArgType) tag)
+        {
+        case CUGI_ARG_BUFFER:
+          {
+            CugiBuffer *buffer = va_arg (args, CugiBuffer *);
+            if (!CUGI_IS_BUFFER (buffer))
+              {
+                g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                             _("Kernel “%s”, argument %u: CUGI_ARG_BUFFER needs a CugiBuffer"),
+                             self->name, i);
+                return FALSE;
+              }
+            cugi_kernel_args_add_buffer (kernel_args, buffer);
+          }
+          break;
+        case CUGI_ARG_INT32:
+          cugi_kernel_args_add_int32 (kernel_args, va_arg (args, gint32));
+          break;
+        case CUGI_ARG_UINT32:
+          cugi_kernel_args_add_uint32 (kernel_args, va_arg (args, guint32));
+          break;
+        case CUGI_ARG_INT64:
+          cugi_kernel_args_add_int64 (kernel_args, va_arg (args, gint64));
+          break;
+        case CUGI_ARG_UINT64:
+          cugi_kernel_args_add_uint64 (kernel_args, va_arg (args, guint64));
+          break;
+        case CUGI_ARG_FLOAT:
+          /* Variadic floats arrive as doubles. */
+          cugi_kernel_args_add_float (kernel_args, (gfloat) va_arg (args, gdouble));
+          break;
+        case CUGI_ARG_DOUBLE:
+          cugi_kernel_args_add_double (kernel_args, va_arg (args, gdouble));
+          break;
+        case CUGI_ARG_BYTES:
+          {
+            GBytes *bytes = va_arg (args, GBytes *);
+            if (bytes == NULL)
+              {
+                g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                             _("Kernel “%s”, argument %u: CUGI_ARG_BYTES needs a GBytes"),
+                             self->name, i);
+                return FALSE;
+              }
+            cugi_kernel_args_add_bytes (kernel_args, bytes);
+          }
+          break;
+        case CUGI_ARG_POINTER:
+          cugi_kernel_args_add_pointer (kernel_args, va_arg (args, guint64));
+          break;
+        case CUGI_ARG_END:
+        default:
+          /* The rest of the list cannot be read without knowing this type. */
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                       _("Kernel “%s”, argument %u: %d is not a CugiArgType (is CUGI_ARG_END missing?)"),
+                       self->name, i, tag);
+          return FALSE;
+        }
+    }
+  return cugi_kernel_launch (self, config, kernel_args, error);
+}
+
+/**
+ * cugi_kernel_launch_with: (skip)
+ * @self: a kernel
+ * @config: the grid, block, shared memory and stream of the launch
+ * @error: return location for a #GError
+ * @...: pairs of a #CugiArgType and a value, ended by %CUGI_ARG_END
+ *
+ * Launches @self like cugi_kernel_launch(), with the arguments given in
+ * place, for C:
+ *
+ * |[<!-- language="C" -->
+ * cugi_kernel_launch_with (saxpy, config, &error,
+ *                          CUGI_ARG_FLOAT, 2.0f,
+ *                          CUGI_ARG_BUFFER, x,
+ *                          CUGI_ARG_BUFFER, y,
+ *                          CUGI_ARG_UINT32, n,
+ *                          CUGI_ARG_END);
+ * ]|
+ *
+ * Each value must have the C type of its tag: a #CugiBuffer pointer, a
+ * #gint32, #guint32, #gint64 or #guint64 (cast literals of 64-bit tags:
+ * `G_GINT64_CONSTANT (1)`), a float or double, a #GBytes pointer, or a
+ * #guint64 device address.
+ *
+ * Returns: %TRUE when the launch was enqueued
+ */
+gboolean
+cugi_kernel_launch_with (CugiKernel       *self,
+                         CugiLaunchConfig *config,
+                         GError          **error,
+                         ...)
+{
+  va_list args;
+  gboolean launched;
+
+  va_start (args, error);
+  launched = cugi_kernel_launch_with_valist (self, config, error, args);
+  va_end (args);
+  return launched;
+}
+
+/* ---- occupancy ------------------------------------------------------------ */
+
+/**
+ * cugi_kernel_get_max_active_blocks_per_multiprocessor:
+ * @self: a kernel
+ * @block_size: threads of a block
+ * @dynamic_shared_memory: dynamic shared memory of a block, in bytes
+ * @error: return location for a #GError
+ *
+ * Asks the driver how many blocks of @self a multiprocessor runs at once
+ * (`cuOccupancyMaxActiveBlocksPerMultiprocessor`). #CugiOccupancy works the
+ * same figure out and says what limits it.
+ *
+ * Returns: the number of blocks (0 when a block does not fit at all), or -1
+ *   with @error set
+ */
+gint
+cugi_kernel_get_max_active_blocks_per_multiprocessor (CugiKernel *self,
+                                                      guint       block_size,
+                                                      gsize       dynamic_shared_memory,
+                                                      GError    **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  int blocks;
+
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (block_size == 0 || block_size > G_MAXINT)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("%u is not a block size"), block_size);
+      return -1;
+    }
+  if (!enter (self, &scope, error) ||
+      !CUGI_CALL (cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+                  (&blocks, self->function, (int) block_size, dynamic_shared_memory, CU_OCCUPANCY_DEFAULT),
+                  error))
+    return -1;
+  return blocks;
+}
+
+/**
+ * cugi_kernel_suggest_block_size:
+ * @self: a kernel
+ * @dynamic_shared_memory: dynamic shared memory of a block, in bytes
+ * @min_grid_size: (out) (optional): the fewest blocks that fill the device
+ *   at that block size
+ * @block_size: (out) (optional): the block size that gives the highest
+ *   occupancy
+ * @error: return location for a #GError
+ *
+ * Asks the driver for the block size that lets the most threads of @self
+ * run at once (`cuOccupancyMaxPotentialBlockSize`).
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_kernel_suggest_block_size (CugiKernel *self,
+                                gsize       dynamic_shared_memory,
+                                gint       *min_grid_size,
+                                gint       *block_size,
+                                GError    **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  int grid, block;
+
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!enter (self, &scope, error) ||
+      !CUGI_CALL (cuOccupancyMaxPotentialBlockSizeWithFlags,
+                  (&grid, &block, self->function, NULL, dynamic_shared_memory, 0, CU_OCCUPANCY_DEFAULT),
+                  error))
+    return FALSE;
+  if (min_grid_size != NULL)
+    *min_grid_size = grid;
+  if (block_size != NULL)
+    *block_size = block;
+  return TRUE;
 }

@@ -66,6 +66,7 @@ G_BEGIN_DECLS
   X (cuStreamBeginCapture, TRUE) \
   X (cuStreamEndCapture, TRUE) \
   X (cuStreamIsCapturing, TRUE) \
+  X (cuStreamGetCaptureInfo, FALSE) \
   X (cuLaunchHostFunc, TRUE) \
   X (cuEventCreate, TRUE) \
   X (cuEventDestroy, TRUE) \
@@ -100,6 +101,7 @@ G_BEGIN_DECLS
   X (cuMemcpy2DAsync, TRUE) \
   X (cuMemcpy3D, TRUE) \
   X (cuMemcpy3DAsync, TRUE) \
+  X (cuMemcpy3DPeerAsync, TRUE) \
   X (cuMemsetD8, TRUE) \
   X (cuMemsetD16, TRUE) \
   X (cuMemsetD32, TRUE) \

@@ -1,21 +1,335 @@
-/* cugi-memory-pool.c: placeholder until the class lands */
+/* cugi-memory-pool.c: reuse of device memory */
 #include "config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
 
+/**
+ * CugiMemoryPool:
+ *
+ * Hands out device memory and takes it back for reuse, so that programs
+ * that allocate and drop many buffers of similar sizes do not pay for
+ * `cuMemAlloc` and `cuMemFree` each time (like PyCUDA's `DeviceMemoryPool`).
+ *
+ * cugi_memory_pool_allocate() returns an ordinary #CugiBuffer. When it is
+ * finalized or freed with cugi_buffer_free() (and enqueued work using it has
+ * completed), its memory goes back to the pool, which holds it for the next
+ * allocation of a similar size instead of returning it to the driver. Sizes
+ * are served in bins of a quarter octave (at least 256 bytes: a request of
+ * 1000 bytes takes a block of 1024, one of 1100 a block of 1280), so a block
+ * serves every request of its bin and wastes less than a fifth of itself.
+ *
+ * #CugiMemoryPool:active-blocks counts the blocks in use by buffers,
+ * #CugiMemoryPool:held-blocks those kept for reuse. When the device runs out
+ * of memory, the pool frees what it holds and tries once more. Buffers keep
+ * their pool alive. Buffers of 0 bytes come from cugi_buffer_new() and count
+ * in neither property.
+ *
+ * The properties change, and notify, in whichever thread allocates or
+ * releases a buffer.
+ */
+
 struct _CugiMemoryPool
 {
-  GObject parent_instance;
+  GObject        parent_instance;
+
+  CugiContext   *context;
+  CugiBlockPool *blocks;
 };
 
 G_DEFINE_FINAL_TYPE (CugiMemoryPool, cugi_memory_pool, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_CONTEXT,
+  PROP_HELD_BLOCKS,
+  PROP_ACTIVE_BLOCKS,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static guint
+current_generation (CugiMemoryPool *self)
+{
+  return cugi_context_get_generation (self->context);
+}
+
+static gboolean
+allocate_block (gpointer   user_data,
+                gsize      size,
+                guint64   *block,
+                GError   **error)
+{
+  CugiMemoryPool *self = user_data;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUdeviceptr address = 0;
+
+  if (!cugi_context_enter (self->context, &scope, error) ||
+      !CUGI_CALL (cuMemAlloc, (&address, size), error))
+    return FALSE;
+  *block = address;
+  return TRUE;
+}
+
+static gboolean
+free_block (gpointer   user_data,
+            guint64    block,
+            gsize      size,
+            GError   **error)
+{
+  CugiMemoryPool *self = user_data;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  return cugi_context_enter (self->context, &scope, error) &&
+         CUGI_CALL (cuMemFree, ((CUdeviceptr) block), error);
+}
+
+static void
+blocks_changed (gpointer user_data,
+                gboolean held_changed,
+                gboolean active_changed)
+{
+  GObject *object = user_data;
+
+  g_object_freeze_notify (object);
+  if (held_changed)
+    g_object_notify_by_pspec (object, properties[PROP_HELD_BLOCKS]);
+  if (active_changed)
+    g_object_notify_by_pspec (object, properties[PROP_ACTIVE_BLOCKS]);
+  g_object_thaw_notify (object);
+}
+
+gboolean
+cugi_memory_pool_return_block (CugiMemoryPool  *self,
+                               CUdeviceptr      address,
+                               gsize            size,
+                               guint            generation,
+                               GError         **error)
+{
+  return cugi_block_pool_give_back (self->blocks, current_generation (self),
+                                    address, size, generation, error);
+}
+
+static void
+cugi_memory_pool_finalize (GObject *object)
+{
+  CugiMemoryPool *self = CUGI_MEMORY_POOL (object);
+
+  if (self->blocks != NULL)
+    cugi_block_pool_destroy (self->blocks, current_generation (self));
+  g_clear_object (&self->context);
+
+  G_OBJECT_CLASS (cugi_memory_pool_parent_class)->finalize (object);
+}
+
+static void
+cugi_memory_pool_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  CugiMemoryPool *self = CUGI_MEMORY_POOL (object);
+
+  switch (prop_id)
+    {
+    case PROP_CONTEXT:
+      g_value_set_object (value, self->context);
+      break;
+    case PROP_HELD_BLOCKS:
+      g_value_set_uint (value, cugi_memory_pool_get_held_blocks (self));
+      break;
+    case PROP_ACTIVE_BLOCKS:
+      g_value_set_uint (value, cugi_memory_pool_get_active_blocks (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 cugi_memory_pool_class_init (CugiMemoryPoolClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = cugi_memory_pool_finalize;
+  object_class->get_property = cugi_memory_pool_get_property;
+
+  /**
+   * CugiMemoryPool:context:
+   *
+   * The context the pool allocates in, which it keeps alive.
+   */
+  properties[PROP_CONTEXT] =
+    g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiMemoryPool:held-blocks:
+   *
+   * The number of blocks the pool holds for reuse: allocated from the
+   * driver, used by no buffer.
+   */
+  properties[PROP_HELD_BLOCKS] =
+    g_param_spec_uint ("held-blocks", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiMemoryPool:active-blocks:
+   *
+   * The number of blocks that buffers from the pool use now.
+   */
+  properties[PROP_ACTIVE_BLOCKS] =
+    g_param_spec_uint ("active-blocks", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 cugi_memory_pool_init (CugiMemoryPool *self)
 {
+}
+
+/**
+ * cugi_memory_pool_new:
+ * @context: (nullable): the context to allocate in, or %NULL for the default
+ *   context
+ * @error: return location for a #GError
+ *
+ * Makes an empty pool of device memory.
+ *
+ * Returns: (transfer full): the new pool, or %NULL with @error set
+ */
+CugiMemoryPool *
+cugi_memory_pool_new (CugiContext  *context,
+                      GError      **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  CugiMemoryPool *self;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  self = g_object_new (CUGI_TYPE_MEMORY_POOL, NULL);
+  self->context = g_steal_pointer (&resolved);
+  self->blocks = cugi_block_pool_new (allocate_block, free_block, blocks_changed, self,
+                                      current_generation (self));
+  return self;
+}
+
+/**
+ * cugi_memory_pool_allocate:
+ * @self: a #CugiMemoryPool
+ * @size: the size in bytes
+ * @error: return location for a #GError
+ *
+ * A buffer of @size bytes, on a block the pool held if it has one of the
+ * right bin, else on a new one from the driver. Its memory returns to @self
+ * when the buffer is finalized or freed. If the device is out of memory, the
+ * pool frees the blocks it holds and tries again before failing with
+ * %CUGI_ERROR_OUT_OF_MEMORY.
+ *
+ * Returns: (transfer full): the buffer, or %NULL with @error set
+ */
+CugiBuffer *
+cugi_memory_pool_allocate (CugiMemoryPool  *self,
+                           gsize            size,
+                           GError         **error)
+{
+  guint64 block;
+  guint generation;
+
+  g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (self->blocks == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The pool has no context: make it with cugi_memory_pool_new()"));
+      return NULL;
+    }
+  if (size == 0)
+    return cugi_buffer_new (self->context, 0, error);
+  generation = current_generation (self);
+  if (!cugi_block_pool_take (self->blocks, generation, size, &block, error))
+    return NULL;
+  return cugi_buffer_new_pooled (self, self->context, block, size);
+}
+
+/**
+ * cugi_memory_pool_get_held_blocks:
+ * @self: a #CugiMemoryPool
+ *
+ * Returns: the number of blocks held for reuse (#CugiMemoryPool:held-blocks)
+ */
+guint
+cugi_memory_pool_get_held_blocks (CugiMemoryPool *self)
+{
+  g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), 0);
+
+  return self->blocks != NULL ? cugi_block_pool_get_held (self->blocks) : 0;
+}
+
+/**
+ * cugi_memory_pool_get_active_blocks:
+ * @self: a #CugiMemoryPool
+ *
+ * Returns: the number of blocks buffers use (#CugiMemoryPool:active-blocks)
+ */
+guint
+cugi_memory_pool_get_active_blocks (CugiMemoryPool *self)
+{
+  g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), 0);
+
+  return self->blocks != NULL ? cugi_block_pool_get_active (self->blocks) : 0;
+}
+
+/**
+ * cugi_memory_pool_free_held:
+ * @self: a #CugiMemoryPool
+ * @error: return location for a #GError
+ *
+ * Returns every block the pool holds to the driver; #CugiMemoryPool:held-blocks
+ * drops to 0. Buffers in use are not affected.
+ *
+ * Returns: %TRUE on success; on failure the blocks are freed as far as
+ *   possible and the first error is reported
+ */
+gboolean
+cugi_memory_pool_free_held (CugiMemoryPool  *self,
+                            GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return self->blocks == NULL ||
+         cugi_block_pool_free_held (self->blocks, current_generation (self), error);
+}
+
+/**
+ * cugi_memory_pool_stop_holding:
+ * @self: a #CugiMemoryPool
+ * @error: return location for a #GError
+ *
+ * Frees the held blocks (as cugi_memory_pool_free_held() does), and from now
+ * on returns the memory of released buffers to the driver instead of holding
+ * it. For winding down: the pool still serves allocations.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_memory_pool_stop_holding (CugiMemoryPool  *self,
+                               GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return self->blocks == NULL ||
+         cugi_block_pool_stop_holding (self->blocks, current_generation (self), error);
 }

@@ -1,4 +1,4 @@
-/* cugi-memory-pool.h */
+/* cugi-memory-pool.h: reuse of device memory */
 #pragma once
 
 #if !defined(__CUGI_INSIDE__) && !defined(CUGI_COMPILATION)
@@ -14,5 +14,23 @@ G_BEGIN_DECLS
 #define CUGI_TYPE_MEMORY_POOL (cugi_memory_pool_get_type ())
 CUGI_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (CugiMemoryPool, cugi_memory_pool, CUGI, MEMORY_POOL, GObject)
+
+CUGI_AVAILABLE_IN_ALL
+CugiMemoryPool *cugi_memory_pool_new               (CugiContext     *context,
+                                                    GError         **error);
+CUGI_AVAILABLE_IN_ALL
+CugiBuffer     *cugi_memory_pool_allocate          (CugiMemoryPool  *self,
+                                                    gsize            size,
+                                                    GError         **error);
+CUGI_AVAILABLE_IN_ALL
+guint           cugi_memory_pool_get_held_blocks   (CugiMemoryPool  *self);
+CUGI_AVAILABLE_IN_ALL
+guint           cugi_memory_pool_get_active_blocks (CugiMemoryPool  *self);
+CUGI_AVAILABLE_IN_ALL
+gboolean        cugi_memory_pool_free_held         (CugiMemoryPool  *self,
+                                                    GError         **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean        cugi_memory_pool_stop_holding      (CugiMemoryPool  *self,
+                                                    GError         **error);
 
 G_END_DECLS

@@ -1,4 +1,4 @@
-/* cugi-module.h */
+/* cugi-module.h: PTX, CUBIN and fatbinaries loaded into a context */
 #pragma once
 
 #if !defined(__CUGI_INSIDE__) && !defined(CUGI_COMPILATION)
@@ -14,5 +14,29 @@ G_BEGIN_DECLS
 #define CUGI_TYPE_MODULE (cugi_module_get_type ())
 CUGI_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (CugiModule, cugi_module, CUGI, MODULE, GObject)
+
+CUGI_AVAILABLE_IN_ALL
+CugiModule  *cugi_module_new_from_data    (CugiContext  *context,
+                                           GBytes       *image,
+                                           GError      **error);
+CUGI_AVAILABLE_IN_ALL
+CugiModule  *cugi_module_new_from_file    (CugiContext  *context,
+                                           const gchar  *path,
+                                           GError      **error);
+CUGI_AVAILABLE_IN_ALL
+CugiModule  *cugi_module_new_from_program (CugiContext  *context,
+                                           CugiProgram  *program,
+                                           GError      **error);
+
+CUGI_AVAILABLE_IN_ALL
+CugiContext *cugi_module_get_context      (CugiModule   *self);
+CUGI_AVAILABLE_IN_ALL
+CugiKernel  *cugi_module_get_kernel       (CugiModule   *self,
+                                           const gchar  *name,
+                                           GError      **error);
+CUGI_AVAILABLE_IN_ALL
+CugiBuffer  *cugi_module_get_global       (CugiModule   *self,
+                                           const gchar  *name,
+                                           GError      **error);
 
 G_END_DECLS

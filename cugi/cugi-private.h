@@ -147,12 +147,473 @@ GMainContext *cugi_capture_main_context (void);
 
 /* ---- more: devices and contexts ------------------------------------------- */
 
+/* Parses a device alias: "cuda" (the default device, *ordinal = -1) or
+ * "cuda:N". Syntax only: cugi_device_get() says whether device N exists. */
+gboolean  cugi_device_parse_alias      (const char *alias,
+                                        int        *ordinal,
+                                        GError    **error);
+/* FALSE with CUGI_ERROR_INVALID_STATE for a device a binding made with
+ * g_object_new() instead of cugi_device_get(): it stands for no GPU. */
+gboolean  cugi_device_check            (CugiDevice *self,
+                                        GError    **error);
+/* FALSE with CUGI_ERROR_INVALID_ARGUMENT when @value is none of the values
+ * of the enum type @enum_type: checked before the driver sees it, so a
+ * binding's stray integer gets a clear message. */
+gboolean  cugi_check_enum_value        (GType       enum_type,
+                                        int         value,
+                                        GError    **error);
+
+/* Retains @device's primary context and wraps it; for
+ * cugi_device_get_primary_context(), which keeps the one wrapper. */
+CugiContext *cugi_context_new_primary  (CugiDevice *device,
+                                        GError    **error);
+
+/* Counts cugi_context_reset() calls on @self. Objects made in the context
+ * remember it; when it has changed, their CUDA handles are gone and using
+ * them must be an error (CUGI_ERROR_INVALID_STATE), never a driver call. */
+guint     cugi_context_get_generation  (CugiContext *self);
+
 /* ---- more: streams, events, main-loop bridge ------------------------------ */
+
+/* The completion bridge (cugi-completion.c) knows nothing of streams: a
+ * CugiCompletion is made where a marker is enqueued, posted from CUDA's
+ * host-function thread, and run by a GSource of its GMainContext. */
+typedef struct _CugiCompletion CugiCompletion;
+
+/* A completion that will run @func (@user_data) in @main_context, then
+ * @notify (@user_data), both in the thread that iterates @main_context. */
+CugiCompletion *cugi_completion_new       (GMainContext      *main_context,
+                                           CugiCompletionFunc func,
+                                           gpointer           user_data,
+                                           GDestroyNotify     notify);
+/* From any thread: queues @completion for its main context and wakes that.
+ * Takes only the queue's lock (which nobody holds while calling CUDA) and
+ * calls no CUDA API, so it is safe on CUDA's host-function thread. */
+void            cugi_completion_post      (CugiCompletion *completion);
+/* For a completion that will never be posted (its marker could not be
+ * enqueued): frees it and its user data without running its function. */
+void            cugi_completion_discard   (CugiCompletion *completion);
+/* The CUhostFn of every marker; @completion is a CugiCompletion to post. */
+void CUDA_CB    cugi_completion_host_func (void *completion);
+
+/* FALSE with CUGI_ERROR_INVALID_STATE for an object a binding made with
+ * g_object_new() instead of a constructor, or one whose context was reset
+ * since (its CUDA handle is gone). */
+gboolean    cugi_stream_check             (CugiStream *self,
+                                           GError    **error);
+gboolean    cugi_event_check              (CugiEvent  *self,
+                                           GError    **error);
+
+/* Called in the task's context, once the work the task waits for completed:
+ * it returns @task (g_task_return_*()). */
+typedef void (*CugiTaskCompleteFunc) (GTask *task);
+
+/* Completes @task once the work enqueued on @self so far has completed:
+ * @complete (NULL: g_task_return_boolean (task, TRUE)) then runs in the
+ * task's context. If the task's cancellable is cancelled first, the task
+ * returns G_IO_ERROR_CANCELLED at once and @complete never runs; the GPU work
+ * goes on. Errors enqueueing the marker return the task at once. Takes its
+ * own reference on @task. */
+void        cugi_stream_complete_task     (CugiStream          *self,
+                                           GTask               *task,
+                                           CugiTaskCompleteFunc complete);
 
 /* ---- more: memory --------------------------------------------------------- */
 
+/* Range checks (cugi-memory-core.c). Overflow-safe; INVALID_ARGUMENT naming
+ * the numbers and @what (a translated noun such as _("source buffer")). */
+gboolean  cugi_memory_check_range      (gsize        buffer_size,
+                                        gsize        offset,
+                                        gsize        size,
+                                        const char  *what,
+                                        GError     **error);
+/* A region of @depth slices of @height rows of @width bytes, rows @pitch bytes
+ * apart and slices @slice_height rows apart, starting at @offset. */
+gboolean  cugi_memory_check_pitched_range (gsize        buffer_size,
+                                           gsize        offset,
+                                           gsize        pitch,
+                                           gsize        slice_height,
+                                           gsize        width,
+                                           gsize        height,
+                                           gsize        depth,
+                                           const char  *what,
+                                           GError     **error);
+/* The bytes of a packed @width x @height x @depth region, FALSE on overflow. */
+gboolean  cugi_memory_region_size      (gsize        width,
+                                        gsize        height,
+                                        gsize        depth,
+                                        gsize       *size);
+
+/* Memory that an object owns, released exactly once: when the user frees it
+ * or the object is finalized, but never while work in flight still uses it
+ * (cugi_memory_lifetime_free() then only marks it freed, and the last
+ * cugi_memory_lifetime_end_use() releases). Thread-safe. */
+typedef gboolean (*CugiMemoryReleaseFunc) (gpointer   owner,
+                                           GError   **error);
+typedef struct
+{
+  GMutex                lock;
+  guint                 uses;
+  gboolean              freed;
+  gboolean              released;
+  CugiMemoryReleaseFunc release;   /* NULL: nothing to release */
+  gpointer              owner;
+} CugiMemoryLifetime;
+
+void      cugi_memory_lifetime_init    (CugiMemoryLifetime   *self,
+                                        CugiMemoryReleaseFunc release,
+                                        gpointer              owner);
+gboolean  cugi_memory_lifetime_is_freed (CugiMemoryLifetime  *self);
+/* INVALID_STATE with @freed_message when freed before; otherwise releases
+ * now (reporting the release's error) or when the last use ends. */
+gboolean  cugi_memory_lifetime_free    (CugiMemoryLifetime   *self,
+                                        const char           *freed_message,
+                                        GError              **error);
+void      cugi_memory_lifetime_begin_use (CugiMemoryLifetime *self);
+void      cugi_memory_lifetime_end_use (CugiMemoryLifetime   *self);
+/* From finalize: releases unless that happened already. */
+void      cugi_memory_lifetime_clear   (CugiMemoryLifetime   *self);
+
+/* The size class a pool serves @size from (bins of a quarter octave, at least
+ * 256 bytes); FALSE when @size is too large to round up. */
+gboolean  cugi_memory_pool_bin_size    (gsize  size,
+                                        gsize *bin_size);
+
+/* The bookkeeping both memory pools share: held blocks by bin, counts, the
+ * retry after OUT_OF_MEMORY. Blocks are addresses (device or host). @epoch
+ * is the context's generation now: blocks from an earlier one went with a
+ * reset and are counted off, never reused or freed. The functions run
+ * without the pool's lock held; @changed reports which counts moved (never
+ * from cugi_block_pool_destroy()). */
+typedef gboolean (*CugiBlockAllocFunc)   (gpointer   user_data,
+                                          gsize      size,
+                                          guint64   *block,
+                                          GError   **error);
+typedef gboolean (*CugiBlockFreeFunc)    (gpointer   user_data,
+                                          guint64    block,
+                                          gsize      size,
+                                          GError   **error);
+typedef void     (*CugiBlockChangedFunc) (gpointer   user_data,
+                                          gboolean   held_changed,
+                                          gboolean   active_changed);
+typedef struct _CugiBlockPool CugiBlockPool;
+
+CugiBlockPool *cugi_block_pool_new     (CugiBlockAllocFunc   alloc,
+                                        CugiBlockFreeFunc    free,
+                                        CugiBlockChangedFunc changed,
+                                        gpointer             user_data,
+                                        guint                epoch);
+/* Frees the held blocks (errors are dropped); no block may be active. */
+void      cugi_block_pool_destroy      (CugiBlockPool  *self,
+                                        guint           epoch);
+gboolean  cugi_block_pool_take         (CugiBlockPool  *self,
+                                        guint           epoch,
+                                        gsize           size,
+                                        guint64        *block,
+                                        GError        **error);
+/* @block of a take() of @size in @block_epoch comes back: held, or freed
+ * once the pool stopped holding. */
+gboolean  cugi_block_pool_give_back    (CugiBlockPool  *self,
+                                        guint           epoch,
+                                        guint64         block,
+                                        gsize           size,
+                                        guint           block_epoch,
+                                        GError        **error);
+gboolean  cugi_block_pool_free_held    (CugiBlockPool  *self,
+                                        guint           epoch,
+                                        GError        **error);
+gboolean  cugi_block_pool_stop_holding (CugiBlockPool  *self,
+                                        guint           epoch,
+                                        GError        **error);
+guint     cugi_block_pool_get_held     (CugiBlockPool  *self);
+guint     cugi_block_pool_get_active   (CugiBlockPool  *self);
+
+/* Resources for cugi_stream_track_work(): each element is released with its
+ * own function, so one array holds buffers, host buffers and GBytes. */
+GPtrArray *cugi_work_resources_new     (void);
+void       cugi_work_resources_add     (GPtrArray      *resources,
+                                        gpointer        data,
+                                        GDestroyNotify  release);
+
+/* Work in flight on a buffer: keeps it alive, and holds back the release of
+ * its memory by cugi_buffer_free() until cugi_buffer_end_work(). Returns
+ * @self, for cugi_work_resources_add (res, cugi_buffer_begin_work (b),
+ * cugi_buffer_end_work). The same for host buffers. */
+gpointer  cugi_buffer_begin_work       (CugiBuffer     *self);
+void      cugi_buffer_end_work         (gpointer        buffer);
+gpointer  cugi_host_buffer_begin_work  (CugiHostBuffer *self);
+void      cugi_host_buffer_end_work    (gpointer        host_buffer);
+
+/* A buffer over @address, which @release_data (may be NULL) keeps valid:
+ * @release_notify runs once the buffer is freed or finalized and no work is
+ * in flight. cugi_buffer_new_wrapping() is this with a reference to @owner. */
+CugiBuffer *cugi_buffer_new_holding    (CugiContext    *context,
+                                        CUdeviceptr     address,
+                                        gsize           size,
+                                        gpointer        release_data,
+                                        GDestroyNotify  release_notify);
+/* The host address of @self, or an INVALID_STATE error after free(). */
+gboolean  cugi_host_buffer_get_address (CugiHostBuffer *self,
+                                        gpointer       *address,
+                                        GError        **error);
+/* INVALID_ARGUMENT naming the flags of @flags beyond @allowed, if any. */
+#define CUGI_HOST_BUFFER_FLAGS_ALL (CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED | \
+                                    CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED)
+gboolean  cugi_host_buffer_check_flags (CugiHostBufferFlags   flags,
+                                        CugiHostBufferFlags   allowed,
+                                        GError              **error);
+
+/* Pools take their blocks back through these when a pooled buffer is freed
+ * or finalized; @generation is the context's when the block was taken (a
+ * reset since then means the memory is gone and is only counted off). */
+gboolean  cugi_memory_pool_return_block      (CugiMemoryPool     *self,
+                                              CUdeviceptr         address,
+                                              gsize               size,
+                                              guint               generation,
+                                              GError            **error);
+gboolean  cugi_host_memory_pool_return_block (CugiHostMemoryPool *self,
+                                              gpointer            address,
+                                              gsize               size,
+                                              guint               generation,
+                                              GError            **error);
+/* Buffers over a block of @pool, which they keep alive and give it back to. */
+CugiBuffer     *cugi_buffer_new_pooled       (CugiMemoryPool     *pool,
+                                              CugiContext        *context,
+                                              CUdeviceptr         address,
+                                              gsize               size);
+CugiHostBuffer *cugi_host_buffer_new_pooled  (CugiHostMemoryPool *pool,
+                                              CugiContext        *context,
+                                              gpointer            address,
+                                              gsize               size,
+                                              CugiHostBufferFlags flags,
+                                              GError            **error);
+
 /* ---- more: programs, cache, modules --------------------------------------- */
 
+/* What one NVRTC compile produced. Immutable once made, so programs, modules
+ * and the in-memory cache share it by reference (cugi-program-cache.c). */
+typedef struct
+{
+  char       *log;            /* never NULL, may be empty */
+  GBytes     *ptx;            /* without its NUL; NULL when NVRTC made none */
+  GBytes     *cubin;          /* NULL for a virtual (compute_XY) target */
+  GHashTable *lowered_names;  /* name expression -> lowered name, never NULL */
+} CugiProgramResult;
+
+/* Where the last compile of a program came from. */
+typedef enum
+{
+  CUGI_PROGRAM_CACHE_MISS,        /* NVRTC ran */
+  CUGI_PROGRAM_CACHE_HIT_MEMORY,  /* this process compiled it before */
+  CUGI_PROGRAM_CACHE_HIT_DISK,    /* a valid entry of the disk cache */
+} CugiProgramCacheHit;
+
+CugiProgramResult  *cugi_program_result_new   (const char *log,
+                                               GBytes     *ptx,
+                                               GBytes     *cubin,
+                                               GHashTable *lowered_names);
+CugiProgramResult  *cugi_program_result_ref   (CugiProgramResult *self);
+void                cugi_program_result_unref (CugiProgramResult *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CugiProgramResult, cugi_program_result_unref)
+
+CugiProgramCacheHit cugi_program_get_cache_hit     (CugiProgram *self);
+/* The last successful compile's result (borrowed), NULL before one. */
+CugiProgramResult  *cugi_program_get_result        (CugiProgram *self);
+
+/* Pure: the NVRTC target for a device of compute capability @major.@minor
+ * when NVRTC supports the architectures @supported (as nvrtcGetSupportedArchs
+ * lists them, e.g. 90 for 9.0): "sm_XY" (real, CUBIN) when XY is listed,
+ * else "compute_ZW" (virtual, PTX) for the newest listed ZW below XY, which
+ * the driver JIT-compiles. NOT_SUPPORTED when the device predates them all. */
+char               *cugi_program_choose_target     (const int  *supported,
+                                                    gsize       n_supported,
+                                                    gint        major,
+                                                    gint        minor,
+                                                    GError    **error);
+/* The cache key cugi_program_compile_for_arch() would use. */
+char               *cugi_program_dup_cache_key_for_arch (CugiProgram        *self,
+                                                         gint                major,
+                                                         gint                minor,
+                                                         const char * const *options,
+                                                         GError            **error);
+/* The compute capability of @device, through the driver. */
+gboolean            cugi_program_query_compute_capability (CUdevice device,
+                                                           gint    *major,
+                                                           gint    *minor,
+                                                           GError **error);
+
+/* The module's handle; NULL for one made with g_object_new(). */
+CUmodule            cugi_module_get_handle         (CugiModule *self);
+
 /* ---- more: kernels, launches, occupancy, graphs --------------------------- */
+
+/* Launch configurations and argument lists are read directly by the launch
+ * path (cugi-kernel.c, cugi-graph-exec.c), which must stay cheap. */
+struct _CugiLaunchConfig
+{
+  gatomicrefcount ref_count;
+  guint           grid[3];
+  guint           block[3];
+  guint           cluster[3];    /* all 0: no cluster */
+  guint           shared_memory;
+  gboolean        cooperative;
+  CugiStream     *stream;        /* (owned) (nullable) */
+};
+
+typedef struct
+{
+  CugiArgType type;
+  guint32     size;
+  union
+  {
+    gint32      i32;
+    guint32     u32;
+    gint64      i64;
+    guint64     u64;
+    gfloat      f;
+    gdouble     d;
+    CUdeviceptr address;
+  } value;
+  gpointer    object;            /* (owned): the CugiBuffer or GBytes */
+} CugiKernelArg;
+
+/* Most kernels take few arguments: those need no allocation of their own. */
+#define CUGI_KERNEL_ARGS_INLINE 8
+
+struct _CugiKernelArgs
+{
+  gatomicrefcount ref_count;
+  guint           n_args;
+  guint           capacity;
+  CugiKernelArg  *args;          /* inline_args, or the heap beyond INLINE */
+  void          **params;        /* what cuLaunchKernel reads: into args */
+  guint           n_buffers;
+  /* What launches keep alive (cugi_work_resources_new(): the buffers, with
+   * their memory in use), made by the first launch and shared by the next
+   * ones until the buffers change. Immutable; NULL until needed. */
+  GPtrArray      *resources;
+  CugiKernelArg   inline_args[CUGI_KERNEL_ARGS_INLINE];
+  void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
+};
+
+/* Writes each buffer's current address into @self; an INVALID_STATE error
+ * naming the argument when one was freed. */
+gboolean    cugi_kernel_args_resolve        (CugiKernelArgs *self,
+                                             GError        **error);
+/* The buffers of @self as resources for cugi_stream_track_work(): a new
+ * reference, NULL when there are none. Parameter values themselves need not
+ * stay alive: the driver copies them when the launch is enqueued. */
+GPtrArray  *cugi_kernel_args_share_buffers  (CugiKernelArgs *self);
+const char *cugi_arg_type_to_string         (CugiArgType     type);
+
+/* What a kernel parameter is, as far as launches check it. */
+typedef enum
+{
+  CUGI_PARAM_TYPE_OTHER,         /* by value, checked by size only */
+  CUGI_PARAM_TYPE_POINTER,
+  CUGI_PARAM_TYPE_BOOL,
+  CUGI_PARAM_TYPE_INT8,
+  CUGI_PARAM_TYPE_UINT8,
+  CUGI_PARAM_TYPE_INT16,
+  CUGI_PARAM_TYPE_UINT16,
+  CUGI_PARAM_TYPE_INT32,
+  CUGI_PARAM_TYPE_UINT32,
+  CUGI_PARAM_TYPE_INT64,
+  CUGI_PARAM_TYPE_UINT64,
+  CUGI_PARAM_TYPE_FLOAT,
+  CUGI_PARAM_TYPE_DOUBLE,
+} CugiParamType;
+
+typedef struct
+{
+  CugiParamType type;
+  char         *spelling;        /* C++, for messages: "const float *" */
+} CugiMangledParam;
+
+/* cugi-mangle.c: (element-type CugiMangledParam), NULL for a name that is
+ * not a mangled function name or that the reader does not understand. */
+GPtrArray  *cugi_mangle_read_parameters     (const char     *mangled_name);
+gsize       cugi_param_type_get_size        (CugiParamType   type);
+
+/* cugi-kernel.c */
+CUfunction   cugi_kernel_get_function       (CugiKernel     *self);
+CugiContext *cugi_kernel_get_context        (CugiKernel     *self);
+/* INVALID_ARGUMENT naming the parameter when @args do not fit @self. */
+gboolean     cugi_kernel_check_args         (CugiKernel     *self,
+                                             CugiKernelArgs *args,
+                                             GError        **error);
+
+/* cugi-graph.c: what a launch uses must outlive it. On a stream that is
+ * being captured the work runs only when the graph does, so @resources
+ * (transfer full, nullable) go to the graph being captured (and @kernel is
+ * recorded for its argument checks); otherwise they go to
+ * cugi_stream_track_work(). */
+void         cugi_graph_track_launch        (CugiStream     *stream,
+                                             CugiKernel     *kernel,
+                                             GPtrArray      *resources);
+/* INVALID_STATE for a graph made with g_object_new() or one whose context
+ * was reset since. */
+gboolean     cugi_graph_check               (CugiGraph      *self,
+                                             GError        **error);
+CUgraph      cugi_graph_get_handle          (CugiGraph      *self);
+/* What the graph's launches use (borrowed): arrays of references. */
+GPtrArray   *cugi_graph_get_resources       (CugiGraph      *self);
+/* The kernel node @index, counting kernel nodes only, in the driver's order. */
+gboolean     cugi_graph_get_kernel_node     (CugiGraph      *self,
+                                             guint           index,
+                                             CUgraphNode    *node,
+                                             GError        **error);
+/* The cugi kernel a captured launch used, or NULL (borrowed). */
+CugiKernel  *cugi_graph_lookup_kernel       (CugiGraph      *self,
+                                             CUfunction      function);
+/* cugi-graph-exec.c */
+CugiGraphExec *cugi_graph_exec_new_for_graph (CugiGraph     *graph,
+                                              GError       **error);
+
+/* cugi-occupancy-model.c: PyCUDA's OccupancyRecord calculation, refined to
+ * match the driver's (per-partition register files, allocation units). */
+typedef struct
+{
+  guint warp_size;
+  guint max_threads_per_multiprocessor;
+  guint max_blocks_per_multiprocessor;
+  guint max_threads_per_block;
+  guint registers_per_multiprocessor;
+  guint max_registers_per_block;
+  guint max_registers_per_thread;
+  guint register_allocation_unit;      /* registers, allocated per warp */
+  guint register_partitions;           /* the file is split evenly among them */
+  guint shared_memory_per_multiprocessor;
+  guint max_shared_memory_per_block;   /* opt-in limit, reserve excluded */
+  guint reserved_shared_memory_per_block;
+  guint shared_memory_allocation_unit;
+} CugiOccupancyDevice;
+
+typedef struct
+{
+  guint threads_per_block;
+  guint registers_per_thread;
+  guint static_shared_memory;
+  guint dynamic_shared_memory;
+  guint max_dynamic_shared_memory;     /* what the kernel allows (its attribute) */
+} CugiOccupancyKernel;
+
+typedef struct
+{
+  guint              blocks_per_multiprocessor;
+  guint              warps_per_multiprocessor;
+  CugiOccupancyLimit limited_by;
+  gdouble            occupancy;
+} CugiOccupancyResult;
+
+void     cugi_occupancy_model_compute        (const CugiOccupancyDevice *device,
+                                              const CugiOccupancyKernel *kernel,
+                                              CugiOccupancyResult       *result);
+/* Fills the architectural figures (allocation units, partitions) that the
+ * driver does not report, from the compute capability. */
+gboolean cugi_occupancy_device_set_architecture (CugiOccupancyDevice *device,
+                                                 int                  major,
+                                                 int                  minor,
+                                                 GError             **error);
 
 G_END_DECLS

@@ -1,21 +1,1031 @@
-/* cugi-stream.c: placeholder until the class lands */
+/* cugi-stream.c: CUDA streams, markers, bursts and CugiStream::idle */
 #include "config.h"
+
+#include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
 
+/**
+ * CugiStream:
+ *
+ * A queue of GPU work (a `CUstream`): work enqueued on one stream runs in
+ * order, work on different streams may overlap.
+ *
+ * Functions that take a stream accept %NULL for the legacy default stream of
+ * the context. A stream belongs to one #CugiContext, which it keeps alive, and
+ * every call makes that context current for its duration.
+ *
+ * ## Completion in the main loop
+ *
+ * cugi learns that GPU work has completed without blocking and without a
+ * polling thread: it enqueues a marker (`cuLaunchHostFunc()`) behind the work,
+ * and when the GPU reaches it, the #GMainContext concerned is woken up and
+ * runs what waited for the work: a #GTask of cugi_stream_synchronize_async(),
+ * the #CugiStream::idle signal, the release of resources.
+ *
+ * #CugiStream::idle is emitted in the #GMainContext that was the thread-default
+ * one when the stream was made, once all work that cugi enqueued on the stream
+ * has completed. Work enqueued in one main-loop iteration is a burst, and a
+ * burst costs one marker, enqueued when the iteration is over; with no handler
+ * connected, watching costs nothing.
+ *
+ * ## Lifetimes
+ *
+ * What work enqueued through cugi uses (buffers, #GBytes, host memory) stays
+ * referenced until that work has completed, whatever the caller drops. Those
+ * references ride on the burst's marker and are dropped in the stream's
+ * #GMainContext once it ran, or as soon as cugi sees the stream idle anyway
+ * (cugi_stream_synchronize(), cugi_stream_query(), or a check cugi makes
+ * every few dozen launches), so a program that never runs a main loop gets
+ * its memory back too. A stream with work in flight is itself kept alive by
+ * its markers, so dropping the last reference to it never loses a completion.
+ *
+ * If a kernel faults, the context is unusable from then on and CUDA drops the
+ * markers still pending: waits that were under way are not completed. Calls
+ * such as cugi_stream_query() report the error.
+ */
+
+/* Each time this many resources arrays were tracked without a flush taking
+ * them (their main context does not run, or runs a long burst), cugi checks
+ * which of them belong to completed work. */
+#define RELEASE_CHECK_INTERVAL 64
+
+/* Where the pending resources stood at some point: see stream_release_pending(). */
+typedef struct
+{
+  guint flush_serial;
+  guint length;
+} PendingMark;
+
 struct _CugiStream
 {
-  GObject parent_instance;
+  GObject          parent_instance;
+
+  CugiContext     *context;            /* a reference, unless context_unowned */
+  gboolean         context_unowned;    /* the null stream: its context keeps it */
+  guint            context_generation; /* of the context when the stream was made */
+  CUstream         handle;
+  gboolean         owns_handle;
+  gboolean         survives_reset;     /* the handle is one of the driver's own */
+  CugiStreamFlags  flags;
+  gint             priority;
+  GMainContext    *main_context;       /* where ::idle is emitted and bursts are flushed */
+
+  int              work_generation;    /* atomic: bumped for each piece of tracked work */
+
+  GMutex           lock;               /* guards the four that follow */
+  GPtrArray       *pending;            /* resources arrays not yet under a marker */
+  guint            flush_serial;       /* bumped each time a flush takes them */
+  guint            unflushed_tracks;   /* resources tracked since the last flush */
+  gboolean         flush_scheduled;
+
+  /* Releasing without a main loop: see stream_check_released(). */
+  GMutex           check_lock;         /* guards the three that follow */
+  CUevent          check_event;        /* made on first use */
+  gboolean         check_recorded;
+  PendingMark      check_mark;         /* what was pending when check_event was recorded */
 };
 
 G_DEFINE_FINAL_TYPE (CugiStream, cugi_stream, G_TYPE_OBJECT)
 
+enum
+{
+  PROP_0,
+  PROP_CONTEXT,
+  PROP_FLAGS,
+  PROP_PRIORITY,
+  PROP_HANDLE,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+enum
+{
+  SIGNAL_IDLE,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+gboolean
+cugi_stream_check (CugiStream *self,
+                   GError    **error)
+{
+  if (G_UNLIKELY (self->context == NULL))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("This CugiStream has no CUDA stream: make streams with cugi_stream_new()"));
+      return FALSE;
+    }
+  if (G_UNLIKELY (!self->survives_reset &&
+                  cugi_context_get_generation (self->context) != self->context_generation))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("This stream's context was reset since the stream was made, which "
+                             "destroyed it: make a new stream"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+stream_enter (CugiStream       *self,
+              CugiContextScope *scope,
+              GError          **error)
+{
+  return cugi_stream_check (self, error) && cugi_context_enter (self->context, scope, error);
+}
+
+/* A reference on @self that also keeps its context alive, for what outlives
+ * the call that made it (markers, flushes): the null stream only points at
+ * its context, which may otherwise go first. */
+static CugiStream *
+stream_ref_with_context (CugiStream *self)
+{
+  g_object_ref (self->context);
+  return g_object_ref (self);
+}
+
+static void
+stream_unref_with_context (gpointer data)
+{
+  CugiStream *self = data;
+  CugiContext *context = self->context;
+
+  g_object_unref (self);
+  g_object_unref (context);
+}
+
+/* ---- markers -------------------------------------------------------------- */
+
+typedef struct
+{
+  CugiStream        *stream;  /* with its context: cugi_stream_add_completion() */
+  CugiCompletionFunc func;
+  gpointer           user_data;
+  GDestroyNotify     notify;
+} Marker;
+
+static void
+marker_run (gpointer data)
+{
+  Marker *marker = data;
+
+  marker->func (marker->user_data);
+}
+
+static void
+marker_free (gpointer data)
+{
+  Marker *marker = data;
+
+  if (marker->notify != NULL)
+    marker->notify (marker->user_data);
+  stream_unref_with_context (marker->stream);
+  g_free (marker);
+}
+
+static gboolean
+stream_is_capturing (CugiStream *self,
+                     GError    **error)
+{
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUresult result = cugi_cuda.cuStreamIsCapturing (self->handle, &status);
+
+  /* Asking about the legacy stream while a blocking stream captures is an
+   * error of its own kind: a marker there would end that capture. */
+  if (result == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT || status != CU_STREAM_CAPTURE_STATUS_NONE)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The stream is being captured into a graph: cugi cannot wait for "
+                             "its work until the capture has ended"));
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+cugi_stream_add_completion (CugiStream        *self,
+                            GMainContext      *main_context,
+                            CugiCompletionFunc func,
+                            gpointer           user_data,
+                            GDestroyNotify     notify,
+                            GError           **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiCompletion *completion;
+  Marker *marker;
+
+  g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (func != NULL, FALSE);
+
+  /* A host function enqueued during a capture would become a node of the
+   * graph, and run (with freed data) at each of its launches. */
+  if (!stream_enter (self, &scope, error) || stream_is_capturing (self, error))
+    {
+      if (notify != NULL)
+        notify (user_data);
+      return FALSE;
+    }
+
+  marker = g_new0 (Marker, 1);
+  marker->stream = stream_ref_with_context (self);
+  marker->func = func;
+  marker->user_data = user_data;
+  marker->notify = notify;
+  completion = cugi_completion_new (main_context != NULL ? main_context : self->main_context,
+                                    marker_run, marker, marker_free);
+
+  if (!CUGI_CALL (cuLaunchHostFunc, (self->handle, cugi_completion_host_func, completion), error))
+    {
+      cugi_completion_discard (completion);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- bursts and ::idle ----------------------------------------------------- */
+
+static PendingMark
+stream_mark_pending (CugiStream *self)
+{
+  PendingMark mark;
+
+  g_mutex_lock (&self->lock);
+  mark.flush_serial = self->flush_serial;
+  mark.length = self->pending->len;
+  g_mutex_unlock (&self->lock);
+  return mark;
+}
+
+/* Drops the resources that were pending at @mark, whose work is known to
+ * have completed. Those tracked since stay; those a flush took since (it
+ * bumped flush_serial) are its marker's to drop. */
+static void
+stream_release_pending (CugiStream *self,
+                        PendingMark mark)
+{
+  gpointer *released = NULL;
+  guint n_released = 0;
+
+  g_mutex_lock (&self->lock);
+  if (mark.flush_serial == self->flush_serial && mark.length > 0)
+    {
+      gsize n_pending = 0;
+
+      released = g_ptr_array_steal (self->pending, &n_pending);
+      n_released = mark.length;
+      for (gsize i = n_released; i < n_pending; i++)
+        g_ptr_array_add (self->pending, released[i]);
+    }
+  g_mutex_unlock (&self->lock);
+
+  /* Outside the lock: dropping a buffer may enqueue work on this stream. */
+  for (guint i = 0; i < n_released; i++)
+    g_ptr_array_unref (released[i]);
+  g_free (released);
+}
+
+/* Drops the resources of completed work when no flush comes to do it: the
+ * stream's main context does not run (a script without a main loop), or
+ * runs one long burst. Each check records an event behind the work tracked
+ * so far; the next check drops what was pending then if the event completed.
+ * So memory comes back one check late, at the cost of an event query and
+ * record every RELEASE_CHECK_INTERVAL launches. */
+static void
+stream_check_released (CugiStream *self)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  /* Another thread checking is as good. */
+  if (!g_mutex_trylock (&self->check_lock))
+    return;
+
+  if (stream_enter (self, &scope, NULL) && !stream_is_capturing (self, NULL))
+    {
+      if (self->check_recorded && cugi_cuda.cuEventQuery (self->check_event) == CUDA_SUCCESS)
+        stream_release_pending (self, self->check_mark);
+
+      /* Marked before recording: what is tracked in between is left for
+       * the next check, never released early. */
+      self->check_mark = stream_mark_pending (self);
+      if (self->check_event == NULL)
+        cugi_cuda.cuEventCreate (&self->check_event, CU_EVENT_DISABLE_TIMING);
+      self->check_recorded = self->check_event != NULL &&
+                             cugi_cuda.cuEventRecord (self->check_event, self->handle) == CUDA_SUCCESS;
+    }
+  g_mutex_unlock (&self->check_lock);
+}
+
+typedef struct
+{
+  CugiStream *stream;           /* borrowed: the marker keeps it alive */
+  int         work_generation;  /* when the marker was enqueued */
+  GPtrArray  *resources;        /* of GPtrArray, may be NULL */
+} Burst;
+
+static void
+burst_completed (gpointer data)
+{
+  Burst *burst = data;
+
+  /* Newer work has its own burst, whose marker emits ::idle in its turn. */
+  if (burst->work_generation == g_atomic_int_get (&burst->stream->work_generation))
+    g_signal_emit (burst->stream, signals[SIGNAL_IDLE], 0);
+}
+
+static void
+burst_free (gpointer data)
+{
+  Burst *burst = data;
+
+  g_clear_pointer (&burst->resources, g_ptr_array_unref);
+  g_free (burst);
+}
+
+/* Runs in the stream's main context once per iteration that tracked work:
+ * one marker covers all of it. */
+static gboolean
+stream_flush (gpointer data)
+{
+  CugiStream *self = data;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *resources = NULL;
+  gboolean capturing;
+  Burst *burst;
+
+  /* Work tracked during a capture runs later, as a graph: its resources stay
+   * pending until cugi sees the stream idle or a later flush takes them. */
+  capturing = stream_enter (self, &scope, NULL) && stream_is_capturing (self, NULL);
+
+  g_mutex_lock (&self->lock);
+  self->flush_scheduled = FALSE;
+  if (!capturing && self->pending->len > 0)
+    {
+      resources = g_steal_pointer (&self->pending);
+      self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+      self->flush_serial++;
+      self->unflushed_tracks = 0;
+    }
+  g_mutex_unlock (&self->lock);
+
+  if (capturing ||
+      (resources == NULL && !g_signal_has_handler_pending (self, signals[SIGNAL_IDLE], 0, TRUE)))
+    return G_SOURCE_REMOVE;
+
+  burst = g_new0 (Burst, 1);
+  burst->stream = self;
+  /* Read after clearing flush_scheduled: work tracked from now on schedules
+   * a flush of its own, so none is left without a marker. */
+  burst->work_generation = g_atomic_int_get (&self->work_generation);
+  burst->resources = resources;
+  if (!cugi_stream_add_completion (self, self->main_context, burst_completed, burst, burst_free, &error))
+    {
+      /* The burst's resources are dropped: the context is broken or was
+       * reset, which the caller's next call on the stream reports. */
+      g_debug ("Cannot follow the work of stream %p: %s", (gpointer) self, error->message);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+void
+cugi_stream_track_work (CugiStream *self,
+                        GPtrArray  *resources)
+{
+  gboolean check_released = FALSE;
+
+  g_return_if_fail (CUGI_IS_STREAM (self));
+
+  g_atomic_int_inc (&self->work_generation);
+  if (resources != NULL && resources->len == 0)
+    g_clear_pointer (&resources, g_ptr_array_unref);
+  /* Nothing to keep and nobody listening: no marker, no flush, no lock. */
+  if (resources == NULL && !g_signal_has_handler_pending (self, signals[SIGNAL_IDLE], 0, TRUE))
+    return;
+
+  g_mutex_lock (&self->lock);
+  if (resources != NULL)
+    {
+      g_ptr_array_add (self->pending, resources);
+      check_released = ++self->unflushed_tracks % RELEASE_CHECK_INTERVAL == 0;
+    }
+  if (!self->flush_scheduled)
+    {
+      GSource *source = g_idle_source_new ();
+
+      /* High priority: the marker goes in as soon as the current iteration is
+       * over, before other sources can start a new burst. */
+      g_source_set_priority (source, G_PRIORITY_HIGH);
+      g_source_set_static_name (source, "[cugi] stream burst flush");
+      g_source_set_callback (source, stream_flush, stream_ref_with_context (self),
+                             stream_unref_with_context);
+      g_source_attach (source, self->main_context);
+      g_source_unref (source);
+      self->flush_scheduled = TRUE;
+    }
+  g_mutex_unlock (&self->lock);
+
+  if (check_released)
+    stream_check_released (self);
+}
+
+/* ---- tasks ----------------------------------------------------------------- */
+
+typedef struct
+{
+  GTask               *task;
+  CugiTaskCompleteFunc complete;
+  GSource             *cancel_source;  /* NULL without a cancellable */
+  gboolean             returned;       /* only read and written in the task's context */
+} TaskWait;
+
+static void
+task_wait_clear (gpointer data)
+{
+  TaskWait *wait = data;
+
+  g_object_unref (wait->task);
+  g_clear_pointer (&wait->cancel_source, g_source_unref);
+}
+
+static void
+task_wait_release (gpointer data)
+{
+  g_rc_box_release_full (data, task_wait_clear);
+}
+
+/* Returns the task unless it returned already: with @error, or else as done. */
+static void
+task_wait_return (TaskWait *wait,
+                  GError   *error)
+{
+  if (wait->returned)
+    {
+      g_clear_error (&error);
+      return;
+    }
+  wait->returned = TRUE;
+  if (wait->cancel_source != NULL)
+    g_source_destroy (wait->cancel_source);
+
+  if (error != NULL)
+    g_task_return_error (wait->task, error);
+  else if (wait->complete != NULL)
+    wait->complete (wait->task);
+  else
+    g_task_return_boolean (wait->task, TRUE);
+}
+
+static void
+task_wait_done (gpointer data)
+{
+  task_wait_return (data, NULL);
+}
+
+static gboolean
+task_wait_cancelled (GCancellable *cancellable,
+                     gpointer      data)
+{
+  TaskWait *wait = data;
+
+  if (!wait->returned)
+    {
+      wait->returned = TRUE;
+      g_task_return_error_if_cancelled (wait->task);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+void
+cugi_stream_complete_task (CugiStream          *self,
+                           GTask               *task,
+                           CugiTaskCompleteFunc complete)
+{
+  GCancellable *cancellable = g_task_get_cancellable (task);
+  g_autoptr(GError) error = NULL;
+  TaskWait *wait;
+
+  g_return_if_fail (CUGI_IS_STREAM (self));
+  g_return_if_fail (G_IS_TASK (task));
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  wait = g_rc_box_new0 (TaskWait);
+  wait->task = g_object_ref (task);
+  wait->complete = complete;
+  if (cancellable != NULL)
+    {
+      /* Delivered in the task's context, like the marker, so the two never
+       * race: whichever comes first returns the task. */
+      wait->cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_priority (wait->cancel_source, g_task_get_priority (task));
+      g_source_set_static_name (wait->cancel_source, "[cugi] cancel a GPU wait");
+      g_source_set_callback (wait->cancel_source, G_SOURCE_FUNC (task_wait_cancelled),
+                             g_rc_box_acquire (wait), task_wait_release);
+      g_source_attach (wait->cancel_source, g_task_get_context (task));
+    }
+
+  if (!cugi_stream_add_completion (self, g_task_get_context (task), task_wait_done,
+                                   g_rc_box_acquire (wait), task_wait_release, &error))
+    task_wait_return (wait, g_steal_pointer (&error));
+  task_wait_release (wait);
+}
+
+/* ---- construction ----------------------------------------------------------- */
+
+static CugiStream *
+stream_new (CugiContext    *context,
+            gboolean        context_unowned,
+            CUstream        handle,
+            gboolean        owns_handle,
+            CugiStreamFlags flags,
+            gint            priority,
+            GMainContext   *main_context)
+{
+  CugiStream *self = g_object_new (CUGI_TYPE_STREAM, NULL);
+
+  self->context = context_unowned ? context : g_object_ref (context);
+  self->context_unowned = context_unowned;
+  self->context_generation = cugi_context_get_generation (context);
+  self->handle = handle;
+  self->owns_handle = owns_handle;
+  self->survives_reset = handle == NULL || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD;
+  self->flags = flags;
+  self->priority = priority;
+  self->main_context = main_context;
+  return self;
+}
+
+/**
+ * cugi_stream_new:
+ * @context: (nullable): the context, or %NULL for the default one
+ * @flags: how the stream relates to the legacy default stream
+ * @priority: the stream's priority: lower numbers are more urgent; 0 is the
+ *   default and valid everywhere, and the context gives the valid range
+ *   (`cuCtxGetStreamPriorityRange()`, on current GPUs -5 to 0)
+ * @error: return location for a #GError
+ *
+ * Makes a stream. Its #CugiStream::idle signal and the other completions that
+ * belong to it are delivered in the thread-default #GMainContext of the
+ * caller.
+ *
+ * A priority outside the context's range, or unknown @flags, are a
+ * %CUGI_ERROR_INVALID_ARGUMENT error whose message gives the valid range.
+ *
+ * Returns: (transfer full): a new stream, or %NULL with @error set
+ */
+CugiStream *
+cugi_stream_new (CugiContext    *context,
+                 CugiStreamFlags flags,
+                 gint            priority,
+                 GError        **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(CugiContext) resolved = NULL;
+  int least = 0;
+  int greatest = 0;
+  CUstream handle = NULL;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if ((flags & ~CUGI_STREAM_FLAGS_NON_BLOCKING) != 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Unknown stream flags 0x%x"), (guint) flags);
+      return NULL;
+    }
+
+  resolved = cugi_context_resolve (context, error);
+  if (resolved == NULL ||
+      !cugi_context_enter (resolved, &scope, error) ||
+      !CUGI_CALL (cuCtxGetStreamPriorityRange, (&least, &greatest), error))
+    return NULL;
+
+  /* The driver clamps a priority out of range instead of failing. */
+  if (priority < greatest || priority > least)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Stream priority %d is out of range: this context accepts %d (most urgent) "
+                     "to %d (least urgent)"),
+                   priority, greatest, least);
+      return NULL;
+    }
+
+  if (!CUGI_CALL (cuStreamCreateWithPriority, (&handle, (unsigned int) flags, priority), error))
+    return NULL;
+
+  return stream_new (resolved, FALSE, handle, TRUE, flags, priority, cugi_capture_main_context ());
+}
+
+/**
+ * cugi_stream_new_for_handle:
+ * @context: (nullable): the context the stream belongs to, or %NULL for the
+ *   default one
+ * @handle: a `CUstream` (or `cudaStream_t`) of @context made by other code,
+ *   such as `torch.cuda.current_stream().cuda_stream` or CuPy's
+ *   `Stream.ptr`; 0 is the legacy default stream
+ * @error: return location for a #GError
+ *
+ * Wraps a stream that other code made, so cugi can enqueue work on it and
+ * wait for it. cugi never destroys @handle: its owner must keep it alive as
+ * long as the wrapper is used. The wrapper's signals and completions are
+ * delivered in the thread-default #GMainContext of the caller.
+ *
+ * The stream must belong to @context; the driver rejects work on a stream of
+ * another context.
+ *
+ * Returns: (transfer full): a new stream, or %NULL with @error set
+ */
+CugiStream *
+cugi_stream_new_for_handle (CugiContext *context,
+                            guint64      handle,
+                            GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(CugiContext) resolved = NULL;
+  CUstream stream = (CUstream) (guintptr) handle;
+  unsigned int flags = 0;
+  int priority = 0;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  resolved = cugi_context_resolve (context, error);
+  if (resolved == NULL ||
+      !cugi_context_enter (resolved, &scope, error) ||
+      !CUGI_CALL (cuStreamGetFlags, (stream, &flags), error) ||
+      !CUGI_CALL (cuStreamGetPriority, (stream, &priority), error))
+    return NULL;
+
+  return stream_new (resolved, FALSE, stream, FALSE,
+                     (CugiStreamFlags) (flags & CUGI_STREAM_FLAGS_NON_BLOCKING), priority,
+                     cugi_capture_main_context ());
+}
+
+CugiStream *
+cugi_stream_new_null (CugiContext *context)
+{
+  g_return_val_if_fail (CUGI_IS_CONTEXT (context), NULL);
+
+  /* The context is shared by every thread and makes this stream on first
+   * use, whichever thread that is: its ::idle goes to the global default
+   * main context rather than to that thread's. */
+  return stream_new (context, TRUE, NULL, FALSE, CUGI_STREAM_FLAGS_NONE, 0,
+                     g_main_context_ref (g_main_context_default ()));
+}
+
+CUstream
+cugi_stream_get_handle (CugiStream *self)
+{
+  g_return_val_if_fail (CUGI_IS_STREAM (self), NULL);
+
+  return self->handle;
+}
+
+CugiStream *
+cugi_stream_resolve (CugiStream  *stream_or_null,
+                     CugiContext *context)
+{
+  if (stream_or_null != NULL)
+    return stream_or_null;
+  return cugi_context_get_null_stream (context);
+}
+
+/* ---- public API ------------------------------------------------------------- */
+
+/**
+ * cugi_stream_get_context:
+ * @self: a #CugiStream
+ *
+ * Returns: (transfer none) (nullable): the context the stream belongs to
+ *   (%NULL only for a stream not made by cugi's constructors)
+ */
+CugiContext *
+cugi_stream_get_context (CugiStream *self)
+{
+  g_return_val_if_fail (CUGI_IS_STREAM (self), NULL);
+
+  return self->context;
+}
+
+/**
+ * cugi_stream_get_flags:
+ * @self: a #CugiStream
+ *
+ * Returns: the flags the stream was made with
+ */
+CugiStreamFlags
+cugi_stream_get_flags (CugiStream *self)
+{
+  g_return_val_if_fail (CUGI_IS_STREAM (self), CUGI_STREAM_FLAGS_NONE);
+
+  return self->flags;
+}
+
+/**
+ * cugi_stream_get_priority:
+ * @self: a #CugiStream
+ *
+ * Returns: the stream's priority; lower numbers are more urgent
+ */
+gint
+cugi_stream_get_priority (CugiStream *self)
+{
+  g_return_val_if_fail (CUGI_IS_STREAM (self), 0);
+
+  return self->priority;
+}
+
+/**
+ * cugi_stream_query:
+ * @self: a #CugiStream
+ * @error: return location for a #GError
+ *
+ * Whether all work enqueued on the stream has completed, without waiting.
+ *
+ * Returns: %TRUE if it has; %FALSE if work is still running, or with @error
+ *   set if the stream cannot be used (for example after a kernel faulted:
+ *   such an error stays until the context is reset)
+ */
+gboolean
+cugi_stream_query (CugiStream *self,
+                   GError    **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  PendingMark mark;
+  CUresult result;
+
+  g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!stream_enter (self, &scope, error))
+    return FALSE;
+
+  mark = stream_mark_pending (self);
+  result = cugi_cuda.cuStreamQuery (self->handle);
+  if (result == CUDA_ERROR_NOT_READY)
+    return FALSE;
+  if (!cugi_check_result (result, "cuStreamQuery", error))
+    return FALSE;
+
+  stream_release_pending (self, mark);
+  return TRUE;
+}
+
+/**
+ * cugi_stream_synchronize:
+ * @self: a #CugiStream
+ * @error: return location for a #GError
+ *
+ * Blocks the calling thread until all work enqueued on the stream has
+ * completed. In a program with a main loop, prefer
+ * cugi_stream_synchronize_async().
+ *
+ * Returns: %TRUE once the work has completed; %FALSE with @error set if it
+ *   failed
+ */
+gboolean
+cugi_stream_synchronize (CugiStream *self,
+                         GError    **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  PendingMark mark;
+
+  g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!stream_enter (self, &scope, error))
+    return FALSE;
+
+  mark = stream_mark_pending (self);
+  if (!CUGI_CALL (cuStreamSynchronize, (self->handle), error))
+    return FALSE;
+
+  stream_release_pending (self, mark);
+  return TRUE;
+}
+
+/**
+ * cugi_stream_synchronize_async:
+ * @self: a #CugiStream
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called when the work has completed
+ * @user_data: (closure): data for @callback
+ *
+ * Waits without blocking until all work enqueued on the stream so far has
+ * completed; @callback then runs in the thread-default #GMainContext of the
+ * caller. Call cugi_stream_synchronize_finish() from it.
+ *
+ * Cancelling @cancellable ends the wait at once with %G_IO_ERROR_CANCELLED;
+ * it does not stop the GPU work, which goes on and completes.
+ */
+void
+cugi_stream_synchronize_async (CugiStream         *self,
+                               GCancellable       *cancellable,
+                               GAsyncReadyCallback callback,
+                               gpointer            user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (CUGI_IS_STREAM (self));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_stream_synchronize_async);
+  g_task_set_name (task, "[cugi] cugi_stream_synchronize_async");
+  cugi_stream_complete_task (self, task, NULL);
+}
+
+/**
+ * cugi_stream_synchronize_finish:
+ * @self: a #CugiStream
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_stream_synchronize_async().
+ *
+ * Returns: %TRUE if the work has completed; %FALSE with @error set if the
+ *   wait was cancelled or could not start
+ */
+gboolean
+cugi_stream_synchronize_finish (CugiStream   *self,
+                                GAsyncResult *result,
+                                GError      **error)
+{
+  g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_stream_synchronize_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * cugi_stream_wait_event:
+ * @self: a #CugiStream
+ * @event: the event to wait for; it may belong to another context or device
+ * @error: return location for a #GError
+ *
+ * Makes work enqueued on the stream from now on wait until the work that
+ * @event last recorded has completed, without blocking the calling thread:
+ * this orders work across streams.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ */
+gboolean
+cugi_stream_wait_event (CugiStream *self,
+                        CugiEvent  *event,
+                        GError    **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_EVENT (event), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return cugi_event_check (event, error) &&
+         stream_enter (self, &scope, error) &&
+         CUGI_CALL (cuStreamWaitEvent, (self->handle, cugi_event_get_handle (event), 0), error);
+}
+
+/* ---- GObject ----------------------------------------------------------------- */
+
+static void
+cugi_stream_finalize (GObject *object)
+{
+  CugiStream *self = CUGI_STREAM (object);
+
+  if (self->context != NULL)
+    {
+      g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+      gboolean entered = stream_enter (self, &scope, NULL);
+
+      /* Flushes and markers hold references, so resources left pending
+       * belong to work whose flush could never run (its main context went
+       * away): they may only go once that work has completed. */
+      if (entered && self->pending->len > 0)
+        cugi_cuda.cuStreamSynchronize (self->handle);
+      if (entered && self->check_event != NULL)
+        cugi_cuda.cuEventDestroy (self->check_event);
+      /* Work still in flight completes before the driver frees the stream. */
+      if (entered && self->owns_handle)
+        cugi_cuda.cuStreamDestroy (self->handle);
+    }
+
+  g_ptr_array_unref (self->pending);
+  g_clear_pointer (&self->main_context, g_main_context_unref);
+  g_mutex_clear (&self->lock);
+  g_mutex_clear (&self->check_lock);
+  if (!self->context_unowned)
+    g_clear_object (&self->context);
+
+  G_OBJECT_CLASS (cugi_stream_parent_class)->finalize (object);
+}
+
+static void
+cugi_stream_get_property (GObject    *object,
+                          guint       prop_id,
+                          GValue     *value,
+                          GParamSpec *pspec)
+{
+  CugiStream *self = CUGI_STREAM (object);
+
+  switch (prop_id)
+    {
+    case PROP_CONTEXT:
+      g_value_set_object (value, self->context);
+      break;
+    case PROP_FLAGS:
+      g_value_set_flags (value, self->flags);
+      break;
+    case PROP_PRIORITY:
+      g_value_set_int (value, self->priority);
+      break;
+    case PROP_HANDLE:
+      g_value_set_uint64 (value, (guint64) (guintptr) self->handle);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 cugi_stream_class_init (CugiStreamClass *klass)
 {
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = cugi_stream_finalize;
+  object_class->get_property = cugi_stream_get_property;
+
+  /**
+   * CugiStream:context:
+   *
+   * The context the stream belongs to.
+   */
+  properties[PROP_CONTEXT] =
+    g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiStream:flags:
+   *
+   * How the stream relates to the context's legacy default stream.
+   */
+  properties[PROP_FLAGS] =
+    g_param_spec_flags ("flags", NULL, NULL, CUGI_TYPE_STREAM_FLAGS, CUGI_STREAM_FLAGS_NONE,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiStream:priority:
+   *
+   * The stream's priority: lower numbers are more urgent.
+   */
+  properties[PROP_PRIORITY] =
+    g_param_spec_int ("priority", NULL, NULL, G_MININT, G_MAXINT, 0,
+                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiStream:handle:
+   *
+   * The `CUstream`, as an integer, for other CUDA libraries: for example
+   * `torch.cuda.ExternalStream(stream.props.handle)` or
+   * `cupy.cuda.ExternalStream(stream.props.handle)`. 0 is the legacy default
+   * stream.
+   */
+  properties[PROP_HANDLE] =
+    g_param_spec_uint64 ("handle", NULL, NULL, 0, G_MAXUINT64, 0,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /**
+   * CugiStream::idle:
+   * @self: the stream
+   *
+   * Emitted when all work that cugi enqueued on the stream has completed,
+   * once per burst of work: work enqueued within one main-loop iteration is
+   * one burst, and the signal comes once after the last burst that has
+   * completed, not for bursts that newer work followed. It is emitted in the
+   * thread-default #GMainContext of the thread that made the stream (the
+   * global default one for a context's legacy default stream).
+   *
+   * Only work enqueued through cugi counts: work that other libraries
+   * enqueue on a wrapped stream does not emit the signal, though a burst's
+   * marker waits for it too. With no handler connected, watching costs
+   * nothing.
+   */
+  signals[SIGNAL_IDLE] =
+    g_signal_new ("idle", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
 }
 
 static void
 cugi_stream_init (CugiStream *self)
 {
+  g_mutex_init (&self->lock);
+  g_mutex_init (&self->check_lock);
+  self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
 }

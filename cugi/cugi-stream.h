@@ -1,4 +1,4 @@
-/* cugi-stream.h */
+/* cugi-stream.h: CUDA streams */
 #pragma once
 
 #if !defined(__CUGI_INSIDE__) && !defined(CUGI_COMPILATION)
@@ -11,8 +11,63 @@
 
 G_BEGIN_DECLS
 
+/**
+ * CugiStreamFlags:
+ * @CUGI_STREAM_FLAGS_NONE: an ordinary stream: work on it also waits for
+ *   work on the context's legacy default stream, and the other way round
+ *   (`CU_STREAM_DEFAULT`)
+ * @CUGI_STREAM_FLAGS_NON_BLOCKING: work on the stream runs concurrently with
+ *   the legacy default stream, with no implicit synchronization between them
+ *   (`CU_STREAM_NON_BLOCKING`)
+ *
+ * How a #CugiStream relates to its context's legacy default stream (the
+ * stream cugi uses when a function is given %NULL for a stream).
+ */
+typedef enum /*< flags >*/
+{
+  CUGI_STREAM_FLAGS_NONE         = 0,
+  CUGI_STREAM_FLAGS_NON_BLOCKING = 1 << 0,
+} CugiStreamFlags;
+
 #define CUGI_TYPE_STREAM (cugi_stream_get_type ())
 CUGI_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (CugiStream, cugi_stream, CUGI, STREAM, GObject)
+
+CUGI_AVAILABLE_IN_ALL
+CugiStream     *cugi_stream_new                  (CugiContext         *context,
+                                                  CugiStreamFlags      flags,
+                                                  gint                 priority,
+                                                  GError             **error);
+CUGI_AVAILABLE_IN_ALL
+CugiStream     *cugi_stream_new_for_handle       (CugiContext         *context,
+                                                  guint64              handle,
+                                                  GError             **error);
+
+CUGI_AVAILABLE_IN_ALL
+CugiContext    *cugi_stream_get_context          (CugiStream          *self);
+CUGI_AVAILABLE_IN_ALL
+CugiStreamFlags cugi_stream_get_flags            (CugiStream          *self);
+CUGI_AVAILABLE_IN_ALL
+gint            cugi_stream_get_priority         (CugiStream          *self);
+
+CUGI_AVAILABLE_IN_ALL
+gboolean        cugi_stream_query                (CugiStream          *self,
+                                                  GError             **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean        cugi_stream_synchronize          (CugiStream          *self,
+                                                  GError             **error);
+CUGI_AVAILABLE_IN_ALL
+void            cugi_stream_synchronize_async    (CugiStream          *self,
+                                                  GCancellable        *cancellable,
+                                                  GAsyncReadyCallback  callback,
+                                                  gpointer             user_data);
+CUGI_AVAILABLE_IN_ALL
+gboolean        cugi_stream_synchronize_finish   (CugiStream          *self,
+                                                  GAsyncResult        *result,
+                                                  GError             **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean        cugi_stream_wait_event           (CugiStream          *self,
+                                                  CugiEvent           *event,
+                                                  GError             **error);
 
 G_END_DECLS

@@ -20,6 +20,10 @@
 #include "cugi-program.h"
 #include "cugi-module.h"
 #include "cugi-kernel.h"
+#include "cugi-launch-config.h"
+#include "cugi-kernel-args.h"
+#include "cugi-occupancy.h"
+#include "cugi-profiler.h"
 #include "cugi-graph.h"
 #include "cugi-graph-exec.h"
 

@@ -1,0 +1,527 @@
+/* cugi-kernel-args.c: the arguments of a kernel launch */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "cugi-private.h"
+
+/**
+ * CugiKernelArgs:
+ *
+ * A builder for the arguments of a kernel launch, in the order of the
+ * kernel's parameters. Each argument keeps its type and size, which
+ * cugi_kernel_launch() checks against the kernel's parameters before the
+ * driver sees them.
+ *
+ * A buffer argument holds a reference to its #CugiBuffer and passes the
+ * buffer's device address; a launch keeps the buffers, and their memory,
+ * until the kernel has run, whatever the caller drops or frees. A list that
+ * was launched also holds the memory of its buffers, for the launches to
+ * come: a cugi_buffer_free() takes effect once the list is cleared, changed
+ * or dropped. Scalars and #GBytes are copied when added.
+ *
+ * An argument list may be reused for any number of launches, changed with
+ * cugi_kernel_args_clear() and the adders in between; launches already made
+ * are not affected. It is not meant to be changed from several threads at
+ * once.
+ */
+
+G_DEFINE_BOXED_TYPE (CugiKernelArgs, cugi_kernel_args,
+                     cugi_kernel_args_ref, cugi_kernel_args_unref)
+
+/**
+ * cugi_kernel_args_new:
+ *
+ * Returns: (transfer full): an empty argument list
+ */
+CugiKernelArgs *
+cugi_kernel_args_new (void)
+{
+  CugiKernelArgs *self = g_new0 (CugiKernelArgs, 1);
+
+  g_atomic_ref_count_init (&self->ref_count);
+  self->capacity = CUGI_KERNEL_ARGS_INLINE;
+  self->args = self->inline_args;
+  self->params = self->inline_params;
+  return self;
+}
+
+/**
+ * cugi_kernel_args_ref:
+ * @self: an argument list
+ *
+ * Returns: (transfer full): @self, with one more reference
+ */
+CugiKernelArgs *
+cugi_kernel_args_ref (CugiKernelArgs *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_ref_count_inc (&self->ref_count);
+  return self;
+}
+
+/* Launches already made keep their own reference to the resources. */
+static void
+drop_resources (CugiKernelArgs *self)
+{
+  g_clear_pointer (&self->resources, g_ptr_array_unref);
+}
+
+static void
+release_objects (CugiKernelArgs *self)
+{
+  for (guint i = 0; i < self->n_args; i++)
+    {
+      CugiKernelArg *arg = &self->args[i];
+
+      if (arg->type == CUGI_ARG_BUFFER)
+        g_object_unref (arg->object);
+      else if (arg->type == CUGI_ARG_BYTES)
+        g_bytes_unref (arg->object);
+      arg->object = NULL;
+    }
+  self->n_buffers = 0;
+  drop_resources (self);
+}
+
+/**
+ * cugi_kernel_args_unref:
+ * @self: (transfer full): an argument list
+ *
+ * Drops a reference; the last one frees @self and drops its references to
+ * buffers.
+ */
+void
+cugi_kernel_args_unref (CugiKernelArgs *self)
+{
+  g_return_if_fail (self != NULL);
+
+  if (!g_atomic_ref_count_dec (&self->ref_count))
+    return;
+  release_objects (self);
+  if (self->args != self->inline_args)
+    {
+      g_free (self->args);
+      g_free (self->params);
+    }
+  g_free (self);
+}
+
+/**
+ * cugi_kernel_args_clear:
+ * @self: an argument list
+ *
+ * Removes every argument, so that @self can be filled again.
+ */
+void
+cugi_kernel_args_clear (CugiKernelArgs *self)
+{
+  g_return_if_fail (self != NULL);
+
+  release_objects (self);
+  self->n_args = 0;
+}
+
+/* Where the driver reads the value of @arg from. */
+static void *
+param_pointer (CugiKernelArg *arg)
+{
+  if (arg->type == CUGI_ARG_BYTES)
+    return (void *) g_bytes_get_data (arg->object, NULL);
+  return &arg->value;
+}
+
+static CugiKernelArg *
+append (CugiKernelArgs *self,
+        CugiArgType     type,
+        gsize           size)
+{
+  CugiKernelArg *arg;
+
+  if (self->n_args == self->capacity)
+    {
+      guint capacity = self->capacity * 2;
+
+      if (self->args == self->inline_args)
+        {
+          self->args = g_new (CugiKernelArg, capacity);
+          memcpy (self->args, self->inline_args, sizeof self->inline_args);
+          self->params = g_new (void *, capacity);
+        }
+      else
+        {
+          self->args = g_renew (CugiKernelArg, self->args, capacity);
+          self->params = g_renew (void *, self->params, capacity);
+        }
+      self->capacity = capacity;
+      /* The values moved: point the driver at their new places. */
+      for (guint i = 0; i < self->n_args; i++)
+        self->params[i] = param_pointer (&self->args[i]);
+    }
+
+  arg = &self->args[self->n_args];
+  memset (arg, 0, sizeof *arg);
+  arg->type = type;
+  arg->size = size;
+  return arg;
+}
+
+static void
+commit (CugiKernelArgs *self,
+        CugiKernelArg  *arg)
+{
+  self->params[self->n_args++] = param_pointer (arg);
+}
+
+/**
+ * cugi_kernel_args_add_buffer:
+ * @self: an argument list
+ * @buffer: a buffer
+ *
+ * Adds the device address of @buffer, for a pointer parameter. @self keeps
+ * a reference to @buffer; a buffer freed with cugi_buffer_free() before the
+ * launch makes the launch fail.
+ */
+void
+cugi_kernel_args_add_buffer (CugiKernelArgs *self,
+                             CugiBuffer     *buffer)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (CUGI_IS_BUFFER (buffer));
+
+  arg = append (self, CUGI_ARG_BUFFER, sizeof (CUdeviceptr));
+  arg->object = g_object_ref (buffer);
+  self->n_buffers++;
+  drop_resources (self);
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_int32:
+ * @self: an argument list
+ * @value: the value
+ *
+ * Adds a 32-bit signed integer, for an `int` parameter (or an `unsigned
+ * int` one, which takes the same bits).
+ */
+void
+cugi_kernel_args_add_int32 (CugiKernelArgs *self,
+                            gint32          value)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+
+  arg = append (self, CUGI_ARG_INT32, sizeof value);
+  arg->value.i32 = value;
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_uint32:
+ * @self: an argument list
+ * @value: the value
+ *
+ * Adds a 32-bit unsigned integer, for an `unsigned int` parameter.
+ */
+void
+cugi_kernel_args_add_uint32 (CugiKernelArgs *self,
+                             guint32         value)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+
+  arg = append (self, CUGI_ARG_UINT32, sizeof value);
+  arg->value.u32 = value;
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_int64:
+ * @self: an argument list
+ * @value: the value
+ *
+ * Adds a 64-bit signed integer, for a `long`, `long long` or `ptrdiff_t`
+ * parameter.
+ */
+void
+cugi_kernel_args_add_int64 (CugiKernelArgs *self,
+                            gint64          value)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+
+  arg = append (self, CUGI_ARG_INT64, sizeof value);
+  arg->value.i64 = value;
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_uint64:
+ * @self: an argument list
+ * @value: the value
+ *
+ * Adds a 64-bit unsigned integer, for an `unsigned long` or `size_t`
+ * parameter.
+ */
+void
+cugi_kernel_args_add_uint64 (CugiKernelArgs *self,
+                             guint64         value)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+
+  arg = append (self, CUGI_ARG_UINT64, sizeof value);
+  arg->value.u64 = value;
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_float:
+ * @self: an argument list
+ * @value: the value
+ *
+ * Adds a single-precision float, for a `float` parameter.
+ */
+void
+cugi_kernel_args_add_float (CugiKernelArgs *self,
+                            gfloat          value)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+
+  arg = append (self, CUGI_ARG_FLOAT, sizeof value);
+  arg->value.f = value;
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_double:
+ * @self: an argument list
+ * @value: the value
+ *
+ * Adds a double-precision float, for a `double` parameter.
+ */
+void
+cugi_kernel_args_add_double (CugiKernelArgs *self,
+                             gdouble         value)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+
+  arg = append (self, CUGI_ARG_DOUBLE, sizeof value);
+  arg->value.d = value;
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_bytes:
+ * @self: an argument list
+ * @bytes: the value's bytes, laid out as the kernel expects them
+ *
+ * Adds a value passed as it is: a struct passed by value, or a parameter
+ * type without an adder of its own (`short`, `char`, `bool`, `__half`...).
+ * Only its size is checked.
+ */
+void
+cugi_kernel_args_add_bytes (CugiKernelArgs *self,
+                            GBytes         *bytes)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (bytes != NULL);
+
+  arg = append (self, CUGI_ARG_BYTES, g_bytes_get_size (bytes));
+  arg->object = g_bytes_ref (bytes);
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_pointer:
+ * @self: an argument list
+ * @device_pointer: a device address
+ *
+ * Adds a raw device address, for a pointer parameter: memory that another
+ * library allocated (PyTorch, CuPy, the CUDA runtime). Unlike a buffer,
+ * nothing keeps that memory alive: its owner must.
+ */
+void
+cugi_kernel_args_add_pointer (CugiKernelArgs *self,
+                              guint64         device_pointer)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+
+  arg = append (self, CUGI_ARG_POINTER, sizeof (CUdeviceptr));
+  arg->value.address = device_pointer;
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_copy:
+ * @self: an argument list
+ *
+ * A new list with the arguments of @self (buffers are shared, not copied),
+ * which later changes to either leave the other alone.
+ *
+ * Returns: (transfer full): the copy
+ */
+CugiKernelArgs *
+cugi_kernel_args_copy (CugiKernelArgs *self)
+{
+  CugiKernelArgs *copy;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  copy = cugi_kernel_args_new ();
+  for (guint i = 0; i < self->n_args; i++)
+    {
+      const CugiKernelArg *arg = &self->args[i];
+      CugiKernelArg *new_arg = append (copy, arg->type, arg->size);
+
+      new_arg->value = arg->value;
+      if (arg->type == CUGI_ARG_BUFFER)
+        {
+          new_arg->object = g_object_ref (arg->object);
+          copy->n_buffers++;
+        }
+      else if (arg->type == CUGI_ARG_BYTES)
+        new_arg->object = g_bytes_ref (arg->object);
+      commit (copy, new_arg);
+    }
+  return copy;
+}
+
+/**
+ * cugi_kernel_args_get_n_args:
+ * @self: an argument list
+ *
+ * Returns: the number of arguments
+ */
+guint
+cugi_kernel_args_get_n_args (CugiKernelArgs *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return self->n_args;
+}
+
+/**
+ * cugi_kernel_args_get_arg_type:
+ * @self: an argument list
+ * @index: an argument's position, from 0
+ *
+ * Returns: the type of the argument, or %CUGI_ARG_END past the last one
+ */
+CugiArgType
+cugi_kernel_args_get_arg_type (CugiKernelArgs *self,
+                               guint           index)
+{
+  g_return_val_if_fail (self != NULL, CUGI_ARG_END);
+
+  return index < self->n_args ? self->args[index].type : CUGI_ARG_END;
+}
+
+/**
+ * cugi_kernel_args_get_arg_size:
+ * @self: an argument list
+ * @index: an argument's position, from 0
+ *
+ * Returns: the size in bytes the argument takes in the kernel's parameters,
+ *   or 0 past the last one
+ */
+gsize
+cugi_kernel_args_get_arg_size (CugiKernelArgs *self,
+                               guint           index)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  return index < self->n_args ? self->args[index].size : 0;
+}
+
+gboolean
+cugi_kernel_args_resolve (CugiKernelArgs *self,
+                          GError        **error)
+{
+  if (self->n_buffers == 0)
+    return TRUE;
+  for (guint i = 0; i < self->n_args; i++)
+    {
+      CugiKernelArg *arg = &self->args[i];
+      g_autoptr(GError) local_error = NULL;
+
+      if (arg->type != CUGI_ARG_BUFFER ||
+          cugi_buffer_get_address (arg->object, &arg->value.address, &local_error))
+        continue;
+      g_set_error (error, local_error->domain, local_error->code,
+                   _("Kernel argument %u: %s"), i, local_error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+GPtrArray *
+cugi_kernel_args_share_buffers (CugiKernelArgs *self)
+{
+  GPtrArray *resources;
+
+  if (self->n_buffers == 0)
+    return NULL;
+  resources = g_atomic_pointer_get (&self->resources);
+  if (resources == NULL)
+    {
+      resources = cugi_work_resources_new ();
+      for (guint i = 0; i < self->n_args; i++)
+        if (self->args[i].type == CUGI_ARG_BUFFER)
+          cugi_work_resources_add (resources, cugi_buffer_begin_work (self->args[i].object),
+                                   cugi_buffer_end_work);
+      /* Two threads launching the same list at once: one array wins. */
+      if (!g_atomic_pointer_compare_and_exchange (&self->resources, NULL, resources))
+        {
+          g_ptr_array_unref (resources);
+          resources = g_atomic_pointer_get (&self->resources);
+        }
+    }
+  return g_ptr_array_ref (resources);
+}
+
+const char *
+cugi_arg_type_to_string (CugiArgType type)
+{
+  switch (type)
+    {
+    case CUGI_ARG_BUFFER:
+      return "CugiBuffer";
+    case CUGI_ARG_INT32:
+      return "int32";
+    case CUGI_ARG_UINT32:
+      return "uint32";
+    case CUGI_ARG_INT64:
+      return "int64";
+    case CUGI_ARG_UINT64:
+      return "uint64";
+    case CUGI_ARG_FLOAT:
+      return "float";
+    case CUGI_ARG_DOUBLE:
+      return "double";
+    case CUGI_ARG_BYTES:
+      return "bytes";
+    case CUGI_ARG_POINTER:
+      return "raw pointer";
+    case CUGI_ARG_END:
+    default:
+      return "nothing";
+    }
+}

@@ -1,0 +1,564 @@
+/* cugi-memory-core.c: the logic the memory classes share and that needs no
+ * driver: range checks, the lifetime of owned memory, pool bins and
+ * bookkeeping, resources of work in flight. Tested without a GPU in
+ * tests/test-memory-core.c. */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "cugi-private.h"
+
+/* ---- range checks --------------------------------------------------------- */
+
+gboolean
+cugi_memory_check_range (gsize        buffer_size,
+                         gsize        offset,
+                         gsize        size,
+                         const char  *what,
+                         GError     **error)
+{
+  /* Written so that no sum can wrap: offset=G_MAXSIZE must fail, not pass. */
+  if (offset <= buffer_size && size <= buffer_size - offset)
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Out of range: offset %zu and size %zu do not fit in the %zu bytes of the %s"),
+               offset, size, buffer_size, what);
+  return FALSE;
+}
+
+gboolean
+cugi_memory_region_size (gsize  width,
+                         gsize  height,
+                         gsize  depth,
+                         gsize *size)
+{
+  gsize rows;
+
+  return g_size_checked_mul (&rows, height, depth) &&
+         g_size_checked_mul (size, rows, width);
+}
+
+gboolean
+cugi_memory_check_pitched_range (gsize        buffer_size,
+                                 gsize        offset,
+                                 gsize        pitch,
+                                 gsize        slice_height,
+                                 gsize        width,
+                                 gsize        height,
+                                 gsize        depth,
+                                 const char  *what,
+                                 GError     **error)
+{
+  gsize last_row, last_row_start, extent;
+
+  if (width > pitch)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Width %zu is larger than the pitch %zu of the %s"), width, pitch, what);
+      return FALSE;
+    }
+  if (depth > 1 && height > slice_height)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Height %zu is larger than the %zu rows per slice of the %s"),
+                   height, slice_height, what);
+      return FALSE;
+    }
+  if (width == 0 || height == 0 || depth == 0)
+    return cugi_memory_check_range (buffer_size, offset, 0, what, error);
+
+  /* The region ends with the last row of the last slice. */
+  if (g_size_checked_mul (&last_row, depth - 1, slice_height) &&
+      g_size_checked_add (&last_row, last_row, height - 1) &&
+      g_size_checked_mul (&last_row_start, last_row, pitch) &&
+      g_size_checked_add (&extent, last_row_start, width) &&
+      offset <= buffer_size && extent <= buffer_size - offset)
+    return TRUE;
+
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Out of range: %zu slices of %zu rows of %zu bytes with pitch %zu at offset %zu "
+                 "do not fit in the %zu bytes of the %s"),
+               depth, height, width, pitch, offset, buffer_size, what);
+  return FALSE;
+}
+
+/* ---- lifetime of owned memory --------------------------------------------- */
+
+void
+cugi_memory_lifetime_init (CugiMemoryLifetime   *self,
+                           CugiMemoryReleaseFunc release,
+                           gpointer              owner)
+{
+  g_mutex_init (&self->lock);
+  self->uses = 0;
+  self->freed = FALSE;
+  self->released = FALSE;
+  self->release = release;
+  self->owner = owner;
+}
+
+gboolean
+cugi_memory_lifetime_is_freed (CugiMemoryLifetime *self)
+{
+  gboolean freed;
+
+  g_mutex_lock (&self->lock);
+  freed = self->freed;
+  g_mutex_unlock (&self->lock);
+  return freed;
+}
+
+/* Called with the lock held; TRUE when the caller must release now. */
+static gboolean
+claim_release (CugiMemoryLifetime *self)
+{
+  if (self->released || !self->freed || self->uses > 0)
+    return FALSE;
+  self->released = TRUE;
+  return TRUE;
+}
+
+static gboolean
+run_release (CugiMemoryLifetime  *self,
+             GError             **error)
+{
+  return self->release == NULL || self->release (self->owner, error);
+}
+
+/* Deferred releases have nobody to report to; the memory is lost either way. */
+static void
+run_release_unreported (CugiMemoryLifetime *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!run_release (self, &error))
+    g_debug ("Releasing memory failed: %s", error->message);
+}
+
+gboolean
+cugi_memory_lifetime_free (CugiMemoryLifetime  *self,
+                           const char          *freed_message,
+                           GError             **error)
+{
+  gboolean was_freed, release_now;
+
+  g_mutex_lock (&self->lock);
+  was_freed = self->freed;
+  self->freed = TRUE;
+  release_now = claim_release (self);
+  g_mutex_unlock (&self->lock);
+
+  if (was_freed)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, freed_message);
+      return FALSE;
+    }
+  return !release_now || run_release (self, error);
+}
+
+void
+cugi_memory_lifetime_begin_use (CugiMemoryLifetime *self)
+{
+  g_mutex_lock (&self->lock);
+  self->uses++;
+  g_mutex_unlock (&self->lock);
+}
+
+void
+cugi_memory_lifetime_end_use (CugiMemoryLifetime *self)
+{
+  gboolean release_now;
+
+  g_mutex_lock (&self->lock);
+  g_assert (self->uses > 0);
+  self->uses--;
+  release_now = claim_release (self);
+  g_mutex_unlock (&self->lock);
+
+  if (release_now)
+    run_release_unreported (self);
+}
+
+void
+cugi_memory_lifetime_clear (CugiMemoryLifetime *self)
+{
+  gboolean release_now;
+
+  g_mutex_lock (&self->lock);
+  self->freed = TRUE;
+  release_now = claim_release (self);
+  g_mutex_unlock (&self->lock);
+
+  if (release_now)
+    run_release_unreported (self);
+  g_mutex_clear (&self->lock);
+}
+
+/* ---- pool bins ------------------------------------------------------------ */
+
+/* Sizes are rounded up to 256 bytes, then to a quarter of their octave: a
+ * request in (2^e, 2^(e+1)] is served by 1.25, 1.5, 1.75 or 2 x 2^e bytes. So
+ * each octave has four bins, a block wastes less than a fifth of itself, and
+ * blocks of nearby sizes are reused for each other. */
+#define POOL_MIN_BIN_SIZE 256
+#define POOL_BINS_PER_OCTAVE_LOG2 2
+
+gboolean
+cugi_memory_pool_bin_size (gsize  size,
+                           gsize *bin_size)
+{
+  guint octave;
+  gsize step;
+
+  if (size <= POOL_MIN_BIN_SIZE)
+    {
+      *bin_size = POOL_MIN_BIN_SIZE;
+      return TRUE;
+    }
+  /* 2^octave <= size - 1 < 2^(octave + 1) */
+  octave = g_bit_storage (size - 1) - 1;
+  step = (gsize) 1 << (octave - POOL_BINS_PER_OCTAVE_LOG2);
+  if (size > G_MAXSIZE - (step - 1))
+    return FALSE;
+  *bin_size = (size + step - 1) & ~(step - 1);
+  return TRUE;
+}
+
+/* ---- pool bookkeeping ----------------------------------------------------- */
+
+struct _CugiBlockPool
+{
+  CugiBlockAllocFunc   alloc;
+  CugiBlockFreeFunc    free;
+  CugiBlockChangedFunc changed;
+  gpointer             user_data;
+
+  GMutex               lock;
+  GHashTable          *held;     /* bin size -> GArray of guint64 blocks */
+  guint                n_held;
+  guint                n_active;
+  gboolean             holding;
+  guint                epoch;    /* of the held blocks */
+};
+
+typedef struct
+{
+  guint64 block;
+  gsize   size;
+} HeldBlock;
+
+CugiBlockPool *
+cugi_block_pool_new (CugiBlockAllocFunc   alloc,
+                     CugiBlockFreeFunc    free,
+                     CugiBlockChangedFunc changed,
+                     gpointer             user_data,
+                     guint                epoch)
+{
+  CugiBlockPool *self = g_new0 (CugiBlockPool, 1);
+
+  self->alloc = alloc;
+  self->free = free;
+  self->changed = changed;
+  self->user_data = user_data;
+  g_mutex_init (&self->lock);
+  self->held = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
+                                      (GDestroyNotify) g_array_unref);
+  self->holding = TRUE;
+  self->epoch = epoch;
+  return self;
+}
+
+static void
+notify_changed (CugiBlockPool *self,
+                gboolean       held_changed,
+                gboolean       active_changed)
+{
+  if (self->changed != NULL && (held_changed || active_changed))
+    self->changed (self->user_data, held_changed, active_changed);
+}
+
+/* Empties the bins; the caller frees what it gets, if anything. */
+static GArray *
+steal_held_locked (CugiBlockPool *self)
+{
+  GArray *stolen = g_array_new (FALSE, FALSE, sizeof (HeldBlock));
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, self->held);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GArray *blocks = value;
+
+      for (guint i = 0; i < blocks->len; i++)
+        {
+          HeldBlock held = { g_array_index (blocks, guint64, i), GPOINTER_TO_SIZE (key) };
+          g_array_append_val (stolen, held);
+        }
+    }
+  g_hash_table_remove_all (self->held);
+  self->n_held = 0;
+  return stolen;
+}
+
+/* Held blocks of an earlier epoch are gone: drops them. TRUE if there were. */
+static gboolean
+enter_epoch_locked (CugiBlockPool *self,
+                    guint          epoch)
+{
+  g_autoptr(GArray) gone = NULL;
+
+  if (epoch == self->epoch)
+    return FALSE;
+  self->epoch = epoch;
+  gone = steal_held_locked (self);
+  return gone->len > 0;
+}
+
+/* Frees @blocks, all of them whatever fails; the first failure is reported. */
+static gboolean
+free_blocks (CugiBlockPool  *self,
+             GArray         *blocks,
+             GError        **error)
+{
+  g_autoptr(GError) first_error = NULL;
+
+  for (guint i = 0; i < blocks->len; i++)
+    {
+      HeldBlock *held = &g_array_index (blocks, HeldBlock, i);
+      g_autoptr(GError) local_error = NULL;
+
+      if (!self->free (self->user_data, held->block, held->size, &local_error) && first_error == NULL)
+        first_error = g_steal_pointer (&local_error);
+    }
+  if (first_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&first_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+cugi_block_pool_destroy (CugiBlockPool *self,
+                         guint          epoch)
+{
+  g_autoptr(GArray) blocks = NULL;
+
+  g_warn_if_fail (self->n_active == 0);
+  enter_epoch_locked (self, epoch);
+  blocks = steal_held_locked (self);
+  free_blocks (self, blocks, NULL);
+  g_hash_table_unref (self->held);
+  g_mutex_clear (&self->lock);
+  g_free (self);
+}
+
+static gboolean
+free_held (CugiBlockPool  *self,
+           guint           epoch,
+           gboolean        stop_holding,
+           GError        **error)
+{
+  g_autoptr(GArray) blocks = NULL;
+  gboolean dropped, ok;
+
+  g_mutex_lock (&self->lock);
+  if (stop_holding)
+    self->holding = FALSE;
+  dropped = enter_epoch_locked (self, epoch);
+  blocks = steal_held_locked (self);
+  g_mutex_unlock (&self->lock);
+
+  ok = free_blocks (self, blocks, error);
+  notify_changed (self, dropped || blocks->len > 0, FALSE);
+  return ok;
+}
+
+gboolean
+cugi_block_pool_free_held (CugiBlockPool  *self,
+                           guint           epoch,
+                           GError        **error)
+{
+  return free_held (self, epoch, FALSE, error);
+}
+
+gboolean
+cugi_block_pool_stop_holding (CugiBlockPool  *self,
+                              guint           epoch,
+                              GError        **error)
+{
+  return free_held (self, epoch, TRUE, error);
+}
+
+/* Takes a held block of @bin_size, if there is one; says if held blocks of an
+ * earlier epoch were dropped. */
+static gboolean
+take_held (CugiBlockPool *self,
+           guint          epoch,
+           gsize          bin_size,
+           guint64       *block,
+           gboolean      *dropped)
+{
+  GArray *blocks;
+  gboolean found = FALSE;
+
+  g_mutex_lock (&self->lock);
+  *dropped = enter_epoch_locked (self, epoch);
+  blocks = g_hash_table_lookup (self->held, GSIZE_TO_POINTER (bin_size));
+  if (blocks != NULL && blocks->len > 0)
+    {
+      *block = g_array_index (blocks, guint64, blocks->len - 1);
+      g_array_set_size (blocks, blocks->len - 1);
+      self->n_held--;
+      self->n_active++;
+      found = TRUE;
+    }
+  g_mutex_unlock (&self->lock);
+  return found;
+}
+
+gboolean
+cugi_block_pool_take (CugiBlockPool  *self,
+                      guint           epoch,
+                      gsize           size,
+                      guint64        *block,
+                      GError        **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  gsize bin_size;
+  gboolean dropped;
+
+  if (!cugi_memory_pool_bin_size (size, &bin_size))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Cannot allocate %zu bytes: the size is too large"), size);
+      return FALSE;
+    }
+
+  if (take_held (self, epoch, bin_size, block, &dropped))
+    {
+      notify_changed (self, TRUE, TRUE);
+      return TRUE;
+    }
+  notify_changed (self, dropped, FALSE);
+
+  if (!self->alloc (self->user_data, bin_size, block, &local_error))
+    {
+      /* Memory this pool holds may be what is missing: give it back, once. */
+      if (!g_error_matches (local_error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY) ||
+          cugi_block_pool_get_held (self) == 0)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+      g_clear_error (&local_error);
+      if (!cugi_block_pool_free_held (self, epoch, error) ||
+          !self->alloc (self->user_data, bin_size, block, error))
+        return FALSE;
+    }
+
+  g_mutex_lock (&self->lock);
+  self->n_active++;
+  g_mutex_unlock (&self->lock);
+  notify_changed (self, FALSE, TRUE);
+  return TRUE;
+}
+
+gboolean
+cugi_block_pool_give_back (CugiBlockPool  *self,
+                           guint           epoch,
+                           guint64         block,
+                           gsize           size,
+                           guint           block_epoch,
+                           GError        **error)
+{
+  gsize bin_size;
+  gboolean dropped, hold, gone;
+
+  /* take() succeeded for this size, so it has a bin. */
+  if (!cugi_memory_pool_bin_size (size, &bin_size))
+    g_assert_not_reached ();
+
+  g_mutex_lock (&self->lock);
+  g_assert (self->n_active > 0);
+  self->n_active--;
+  dropped = enter_epoch_locked (self, epoch);
+  gone = block_epoch != epoch;
+  hold = self->holding && !gone;
+  if (hold)
+    {
+      GArray *blocks = g_hash_table_lookup (self->held, GSIZE_TO_POINTER (bin_size));
+
+      if (blocks == NULL)
+        {
+          blocks = g_array_new (FALSE, FALSE, sizeof (guint64));
+          g_hash_table_insert (self->held, GSIZE_TO_POINTER (bin_size), blocks);
+        }
+      g_array_append_val (blocks, block);
+      self->n_held++;
+    }
+  g_mutex_unlock (&self->lock);
+
+  notify_changed (self, dropped || hold, TRUE);
+  if (hold || gone)
+    return TRUE;
+  return self->free (self->user_data, block, bin_size, error);
+}
+
+guint
+cugi_block_pool_get_held (CugiBlockPool *self)
+{
+  guint n;
+
+  g_mutex_lock (&self->lock);
+  n = self->n_held;
+  g_mutex_unlock (&self->lock);
+  return n;
+}
+
+guint
+cugi_block_pool_get_active (CugiBlockPool *self)
+{
+  guint n;
+
+  g_mutex_lock (&self->lock);
+  n = self->n_active;
+  g_mutex_unlock (&self->lock);
+  return n;
+}
+
+/* ---- resources of work in flight ------------------------------------------ */
+
+typedef struct
+{
+  gpointer       data;
+  GDestroyNotify release;
+} WorkResource;
+
+static void
+work_resource_free (gpointer data)
+{
+  WorkResource *resource = data;
+
+  resource->release (resource->data);
+  g_free (resource);
+}
+
+GPtrArray *
+cugi_work_resources_new (void)
+{
+  return g_ptr_array_new_with_free_func (work_resource_free);
+}
+
+void
+cugi_work_resources_add (GPtrArray      *resources,
+                         gpointer        data,
+                         GDestroyNotify  release)
+{
+  WorkResource *resource = g_new (WorkResource, 1);
+
+  resource->data = data;
+  resource->release = release;
+  g_ptr_array_add (resources, resource);
+}

@@ -1,0 +1,194 @@
+/* bench-compile.c: what the NVRTC cache saves for a small kernel: a cold
+ * compile, a warm hit from the disk cache (the in-memory layer cleared, as
+ * in a new process), and a hit in memory. Needs NVRTC, not a GPU: it
+ * compiles for sm_90 with cugi_program_compile_for_arch().
+ *
+ * Goals (issue 4): a warm hit takes at most 2 ms and is at least 50 times
+ * faster than the cold compile. Exits 1 when they are missed. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <glib/gstdio.h>
+
+#include "cugi-private.h"
+#include "cugi-program-cache.h"
+
+#define N_COLD 5
+#define N_DISK 200
+#define N_MEMORY_BATCHES 20
+#define MEMORY_BATCH 100
+
+#define GOAL_WARM_US 2000.0
+#define GOAL_RATIO 50.0
+
+static const char kernel_template[] =
+  "// variant %u\n"
+  "extern \"C\" __global__ void saxpy (float a, const float *x, float *y, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n)\n"
+  "    y[i] = a * x[i] + y[i];\n"
+  "}\n";
+
+typedef enum
+{
+  CLEAR_NOTHING,
+  CLEAR_MEMORY,
+} Clear;
+
+static void
+compile_once (const char         *source,
+              CugiProgramCacheHit expected)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (source, "saxpy.cu");
+  g_autoptr(GError) error = NULL;
+
+  if (!cugi_program_compile_for_arch (program, 9, 0, NULL, &error))
+    g_error ("compile failed: %s", error->message);
+  if (cugi_program_get_cache_hit (program) != expected)
+    g_error ("the compile came from the wrong place (%d, expected %d)",
+             cugi_program_get_cache_hit (program), expected);
+}
+
+/* The mean time, in microseconds, of @count compiles of @source for sm_90,
+ * each of which must come from @expected; with CLEAR_MEMORY, the in-memory
+ * layer is emptied before each (which is timed too: it frees one entry). */
+static double
+time_compiles (const char         *source,
+               Clear               clear,
+               CugiProgramCacheHit expected,
+               guint               count)
+{
+  gint64 start = g_get_monotonic_time ();
+
+  for (guint i = 0; i < count; i++)
+    {
+      if (clear == CLEAR_MEMORY)
+        cugi_program_cache_clear_memory ();
+      compile_once (source, expected);
+    }
+  return (double) (g_get_monotonic_time () - start) / count;
+}
+
+static int
+compare_doubles (const void *a,
+                 const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+typedef struct
+{
+  double median;
+  double min;
+  double p90;
+} Summary;
+
+static Summary
+summarize (double *samples,
+           gsize   n)
+{
+  Summary summary;
+
+  qsort (samples, n, sizeof (double), compare_doubles);
+  summary.min = samples[0];
+  summary.median = samples[n / 2];
+  summary.p90 = samples[(n * 9) / 10];
+  return summary;
+}
+
+static void
+print_row (const char *what,
+           Summary     summary)
+{
+  g_print ("%-28s %12.1f %12.1f %12.1f\n", what, summary.median, summary.min, summary.p90);
+}
+
+static void
+remove_cache_dir (const char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (listing != NULL && (name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *root = NULL;
+  g_autofree char *cache_dir = NULL;
+  g_autofree char *source = g_strdup_printf (kernel_template, 0u);
+  double cold[N_COLD], disk[N_DISK], memory[N_MEMORY_BATCHES];
+  Summary cold_summary, disk_summary, memory_summary;
+  double ratio;
+  gboolean met;
+
+  setlocale (LC_ALL, "C.UTF-8");
+  if (!cugi_ensure_nvrtc (&error))
+    {
+      g_printerr ("bench-compile: %s\n", error->message);
+      return 77;
+    }
+
+  /* A cache of its own, so that the first compile is cold whatever the
+   * user's cache holds. */
+  root = g_dir_make_tmp ("cugi-bench-compile-XXXXXX", &error);
+  g_assert_no_error (error);
+  cache_dir = g_build_filename (root, "cache", NULL);
+  g_setenv ("CUGI_CACHE_DIR", cache_dir, TRUE);
+  g_unsetenv ("CUGI_DISABLE_CACHE");
+
+  /* NVRTC's first compile in a process also starts NVRTC up: not counted. */
+  {
+    g_autofree char *warm_up = g_strdup_printf (kernel_template, 1000u);
+
+    compile_once (warm_up, CUGI_PROGRAM_CACHE_MISS);
+  }
+
+  for (guint i = 0; i < N_COLD; i++)
+    {
+      g_autofree char *variant = g_strdup_printf (kernel_template, i + 1);
+
+      cold[i] = time_compiles (variant, CLEAR_NOTHING, CUGI_PROGRAM_CACHE_MISS, 1);
+    }
+  compile_once (source, CUGI_PROGRAM_CACHE_MISS);
+  for (guint i = 0; i < N_DISK; i++)
+    disk[i] = time_compiles (source, CLEAR_MEMORY, CUGI_PROGRAM_CACHE_HIT_DISK, 1);
+  /* Too quick for the clock one by one: timed in batches. */
+  for (guint i = 0; i < N_MEMORY_BATCHES; i++)
+    memory[i] = time_compiles (source, CLEAR_NOTHING, CUGI_PROGRAM_CACHE_HIT_MEMORY, MEMORY_BATCH);
+
+  cold_summary = summarize (cold, N_COLD);
+  disk_summary = summarize (disk, N_DISK);
+  memory_summary = summarize (memory, N_MEMORY_BATCHES);
+  ratio = cold_summary.median / disk_summary.median;
+
+  g_print ("NVRTC %d.%d, sm_90 CUBIN of a saxpy kernel; times in microseconds\n",
+           cugi_loader_get_nvrtc_version () / 1000, (cugi_loader_get_nvrtc_version () % 1000) / 10);
+  g_print ("%-28s %12s %12s %12s\n", "", "median", "min", "p90");
+  print_row ("cold compile (NVRTC)", cold_summary);
+  print_row ("warm hit, disk cache", disk_summary);
+  print_row ("warm hit, in process", memory_summary);
+  g_print ("cold / warm disk hit: %.0fx (goal >= %.0fx); warm disk hit %.3f ms (goal <= %.0f ms)\n",
+           ratio, GOAL_RATIO, disk_summary.median / 1000.0, GOAL_WARM_US / 1000.0);
+
+  remove_cache_dir (cache_dir);
+  g_rmdir (root);
+
+  met = disk_summary.median <= GOAL_WARM_US && ratio >= GOAL_RATIO;
+  g_print ("%s\n", met ? "goals met" : "GOALS MISSED");
+  return met ? EXIT_SUCCESS : EXIT_FAILURE;
+}

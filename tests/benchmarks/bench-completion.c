@@ -1,0 +1,496 @@
+/* bench-completion.c: what the completion bridge costs, on a GPU
+ *
+ * 1. Latency from GPU completion to the code that learns of it, p50 and p99:
+ *    CugiEvent::completed in the main loop, beside a raw cuLaunchHostFunc
+ *    callback on CUDA's thread. "Completion" is when a kernel's last write,
+ *    to mapped pinned memory, becomes visible to a host thread that spins on
+ *    it; both paths are timed from there with the same clock, in the same
+ *    process. Goals: p50 <= 25 us, p99 <= 100 us.
+ * 2. Kernel launch throughput with and without a CugiStream::idle handler
+ *    connected (bursts of launches, one main-loop iteration each). Goal: the
+ *    ratio is at least 0.95.
+ * 3. The longest main-loop stall (a 1 ms timer; the longest gap between two
+ *    ticks, less the period) while 1 GiB goes through the public async
+ *    download and upload API. Goal: under 2 ms.
+ *
+ * Prints PASS or MISS against each goal; exits 77 without a GPU. */
+#include "config.h"
+
+#include <stdio.h>
+#include <time.h>
+
+#include "cugi-private.h"
+#include "gpu-work.h"
+
+#define N_LATENCY_SAMPLES 2000
+#define GOAL_P50_US 25.0
+#define GOAL_P99_US 100.0
+
+#define N_BURSTS 50
+#define LAUNCHES_PER_BURST 200
+#define N_THROUGHPUT_ROUNDS 7
+#define GOAL_THROUGHPUT_RATIO 0.95
+
+#define COPY_TOTAL ((gsize) 1 << 30)
+#define COPY_CHUNK ((gsize) 8 << 20)
+#define COPY_DEVICE_SIZE ((gsize) 256 << 20)
+#define COPIES_IN_FLIGHT 4
+#define GOAL_STALL_US 2000.0
+
+static const char kernels_source[] =
+  "extern \"C\" __global__ void signal_after(volatile unsigned int *flag, unsigned int value,\n"
+  "                                          long long cycles)\n"
+  "{\n"
+  "  long long t = clock64();\n"
+  "  while (clock64() - t < cycles);\n"
+  "  __threadfence_system();\n"
+  "  *flag = value;\n"
+  "}\n"
+  "extern \"C\" __global__ void nothing() {}\n";
+
+static gint64
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int
+compare_gint64 (gconstpointer a,
+                gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a;
+  gint64 y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The @percent percentile of @values (sorted in place), in microseconds. */
+static double
+percentile_us (gint64 *values,
+               guint   n,
+               double  percent)
+{
+  qsort (values, n, sizeof *values, compare_gint64);
+  return values[MIN (n - 1, (guint) (percent / 100.0 * n))] / 1000.0;
+}
+
+static const char *
+verdict (gboolean pass)
+{
+  return pass ? "PASS" : "MISS";
+}
+
+static CugiKernel *
+kernel_new (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  CugiKernel *kernel = cugi_kernel_new_from_source (NULL, kernels_source, name, NULL, &error);
+
+  g_assert_no_error (error);
+  return kernel;
+}
+
+/* ---- 1. latency ------------------------------------------------------------- */
+
+typedef struct
+{
+  volatile guint32 *flag;            /* mapped pinned memory the kernel writes */
+  guint64           flag_device;
+  CugiKernel       *signal_after;
+  CugiStream       *stream;
+  CugiEvent        *event;
+  GMainLoop        *loop;
+
+  gint64            visible_at[N_LATENCY_SAMPLES];  /* by the spinning thread */
+  gint64            learned_at[N_LATENCY_SAMPLES];  /* by the callback or handler */
+  int               n_visible;                      /* atomic */
+  guint             sample;
+  gboolean          stop;
+} Latency;
+
+/* Spins on the flag and notes when each new value becomes visible. */
+static gpointer
+watch_flag (gpointer data)
+{
+  Latency *latency = data;
+  guint32 expected = 1;
+
+  while (!g_atomic_int_get (&latency->stop))
+    {
+      if (*latency->flag >= expected)
+        {
+          latency->visible_at[expected - 1] = now_ns ();
+          g_atomic_int_set (&latency->n_visible, expected);
+          expected++;
+        }
+    }
+  return NULL;
+}
+
+/* Launches sample @latency->sample: about 20 us of spinning, so that what
+ * follows is enqueued before the kernel ends, then the flag's write. */
+static void
+launch_sample (Latency *latency)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (1, 1);
+  g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
+
+  cugi_launch_config_set_stream (config, latency->stream);
+  cugi_kernel_args_add_pointer (args, latency->flag_device);
+  cugi_kernel_args_add_uint32 (args, latency->sample + 1);
+  cugi_kernel_args_add_int64 (args, spin_cycles (0.02));
+  cugi_kernel_launch (latency->signal_after, config, args, &error);
+  g_assert_no_error (error);
+}
+
+static void CUDA_CB
+note_raw_callback (void *data)
+{
+  Latency *latency = data;
+
+  latency->learned_at[latency->sample] = now_ns ();
+}
+
+static void
+on_completed (CugiEvent *event,
+              Latency   *latency)
+{
+  g_autoptr(GError) error = NULL;
+
+  latency->learned_at[latency->sample] = now_ns ();
+  if (++latency->sample == N_LATENCY_SAMPLES)
+    {
+      g_main_loop_quit (latency->loop);
+      return;
+    }
+  launch_sample (latency);
+  cugi_event_record (latency->event, latency->stream, &error);
+  g_assert_no_error (error);
+}
+
+/* Fills @latencies with learned_at - visible_at. */
+static void
+collect (Latency *latency,
+         gint64  *latencies)
+{
+  g_assert_cmpint (g_atomic_int_get (&latency->n_visible), ==, N_LATENCY_SAMPLES);
+  for (guint i = 0; i < N_LATENCY_SAMPLES; i++)
+    latencies[i] = latency->learned_at[i] - latency->visible_at[i];
+}
+
+static void
+reset (Latency *latency)
+{
+  g_autoptr(GError) error = NULL;
+
+  *latency->flag = 0;
+  latency->sample = 0;
+  g_atomic_int_set (&latency->n_visible, 0);
+  g_atomic_int_set (&latency->stop, FALSE);
+  cugi_stream_synchronize (latency->stream, &error);
+  g_assert_no_error (error);
+}
+
+static void
+bench_latency (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiHostBuffer) flag_memory = NULL;
+  g_autofree gint64 *raw = g_new (gint64, N_LATENCY_SAMPLES);
+  g_autofree gint64 *completed = g_new (gint64, N_LATENCY_SAMPLES);
+  Latency *latency = g_new0 (Latency, 1);
+  GThread *watcher;
+  double raw_p50, raw_p99, p50, p99;
+
+  flag_memory = cugi_host_buffer_new (NULL, 4096, CUGI_HOST_BUFFER_FLAGS_MAPPED, &error);
+  g_assert_no_error (error);
+  latency->flag = (volatile guint32 *) cugi_host_buffer_get_data (flag_memory, NULL, &error);
+  g_assert_no_error (error);
+  latency->flag_device = cugi_host_buffer_get_device_pointer (flag_memory);
+  latency->signal_after = kernel_new ("signal_after");
+  latency->stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  g_assert_no_error (error);
+  latency->event = cugi_event_new (NULL, CUGI_EVENT_FLAGS_DISABLE_TIMING, &error);
+  g_assert_no_error (error);
+  latency->loop = g_main_loop_new (NULL, FALSE);
+
+  /* Raw: a host function of our own behind each kernel, waited for with
+   * cuStreamSynchronize (the host function's time does not depend on it). */
+  reset (latency);
+  watcher = g_thread_new ("watch-flag", watch_flag, latency);
+  for (; latency->sample < N_LATENCY_SAMPLES; latency->sample++)
+    {
+      launch_sample (latency);
+      g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (latency->stream),
+                                                   note_raw_callback, latency), ==, CUDA_SUCCESS);
+      cugi_stream_synchronize (latency->stream, &error);
+      g_assert_no_error (error);
+    }
+  g_atomic_int_set (&latency->stop, TRUE);
+  g_thread_join (watcher);
+  collect (latency, raw);
+
+  /* cugi: CugiEvent::completed, in the main loop, which sleeps in poll()
+   * between samples as a real application's would. */
+  reset (latency);
+  watcher = g_thread_new ("watch-flag", watch_flag, latency);
+  g_signal_connect (latency->event, "completed", G_CALLBACK (on_completed), latency);
+  launch_sample (latency);
+  cugi_event_record (latency->event, latency->stream, &error);
+  g_assert_no_error (error);
+  g_main_loop_run (latency->loop);
+  g_atomic_int_set (&latency->stop, TRUE);
+  g_thread_join (watcher);
+  collect (latency, completed);
+
+  raw_p50 = percentile_us (raw, N_LATENCY_SAMPLES, 50);
+  raw_p99 = percentile_us (raw, N_LATENCY_SAMPLES, 99);
+  p50 = percentile_us (completed, N_LATENCY_SAMPLES, 50);
+  p99 = percentile_us (completed, N_LATENCY_SAMPLES, 99);
+
+  printf ("1. Completion latency, %u samples each, from the moment a kernel's last write\n"
+          "   (to mapped pinned memory) is seen by a host thread spinning on it, to:\n",
+          N_LATENCY_SAMPLES);
+  printf ("   raw cuLaunchHostFunc callback (CUDA's thread)  p50 %7.1f us  p99 %7.1f us\n",
+          raw_p50, raw_p99);
+  printf ("   CugiEvent::completed handler (main loop)       p50 %7.1f us  p99 %7.1f us\n", p50, p99);
+  printf ("   cugi over raw: p50 +%.1f us, p99 +%.1f us\n", p50 - raw_p50, p99 - raw_p99);
+  printf ("   goal p50 <= %.0f us: %s; goal p99 <= %.0f us: %s\n",
+          GOAL_P50_US, verdict (p50 <= GOAL_P50_US), GOAL_P99_US, verdict (p99 <= GOAL_P99_US));
+
+  g_object_unref (latency->signal_after);
+  g_object_unref (latency->stream);
+  g_object_unref (latency->event);
+  g_main_loop_unref (latency->loop);
+  g_free (latency);
+}
+
+/* ---- 2. launch throughput ----------------------------------------------------- */
+
+/* Launches per second of the empty kernel: N_BURSTS bursts, each followed by
+ * one main-loop iteration, then a wait for the stream (and for ::idle when
+ * watched). */
+static double
+launch_rate (CugiKernel *nothing,
+             gboolean    watch_idle)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (1, 32);
+  g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
+  guint n_idle = 0;
+  gint64 start;
+  double seconds;
+
+  g_assert_no_error (error);
+  cugi_launch_config_set_stream (config, stream);
+  if (watch_idle)
+    g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
+
+  start = now_ns ();
+  for (guint burst = 0; burst < N_BURSTS; burst++)
+    {
+      for (guint i = 0; i < LAUNCHES_PER_BURST; i++)
+        if (!cugi_kernel_launch (nothing, config, args, &error))
+          g_error ("launch failed: %s", error->message);
+      g_main_context_iteration (NULL, FALSE);
+    }
+  cugi_stream_synchronize (stream, &error);
+  g_assert_no_error (error);
+  if (watch_idle)
+    iterate_until (&n_idle, 1, 10000);
+  seconds = (now_ns () - start) / 1e9;
+
+  return N_BURSTS * LAUNCHES_PER_BURST / seconds;
+}
+
+static int
+compare_double (gconstpointer a,
+                gconstpointer b)
+{
+  double x = *(const double *) a;
+  double y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+static void
+bench_throughput (void)
+{
+  g_autoptr(CugiKernel) nothing = kernel_new ("nothing");
+  double without[N_THROUGHPUT_ROUNDS];
+  double with[N_THROUGHPUT_ROUNDS];
+  double ratio;
+
+  /* Warm up, then alternate, so that drift affects both alike. */
+  launch_rate (nothing, FALSE);
+  for (guint round = 0; round < N_THROUGHPUT_ROUNDS; round++)
+    {
+      without[round] = launch_rate (nothing, FALSE);
+      with[round] = launch_rate (nothing, TRUE);
+    }
+  qsort (without, N_THROUGHPUT_ROUNDS, sizeof (double), compare_double);
+  qsort (with, N_THROUGHPUT_ROUNDS, sizeof (double), compare_double);
+  ratio = with[N_THROUGHPUT_ROUNDS / 2] / without[N_THROUGHPUT_ROUNDS / 2];
+
+  printf ("2. Launch throughput, empty kernel, %u bursts of %u launches with a main-loop\n"
+          "   iteration after each, until the stream is idle; median of %u rounds:\n",
+          N_BURSTS, LAUNCHES_PER_BURST, N_THROUGHPUT_ROUNDS);
+  printf ("   without an idle handler  %9.0f launches/s\n", without[N_THROUGHPUT_ROUNDS / 2]);
+  printf ("   with an idle handler     %9.0f launches/s\n", with[N_THROUGHPUT_ROUNDS / 2]);
+  printf ("   ratio %.3f; goal >= %.2f: %s\n", ratio, GOAL_THROUGHPUT_RATIO,
+          verdict (ratio >= GOAL_THROUGHPUT_RATIO));
+}
+
+/* ---- 3. main-loop stall -------------------------------------------------------- */
+
+typedef struct
+{
+  CugiBuffer *device;
+  CugiStream *stream;
+  GMainLoop  *loop;
+  GBytes     *pinned;          /* the last download, uploaded back next */
+  guint       n_issued;
+  guint       n_done;
+  guint       n_total;
+  gint64      last_tick;
+  gint64      longest_gap;     /* us */
+  gint64      longest_call;    /* us inside one *_async() call */
+  gint64      longest_callback;/* us inside one callback */
+} Stall;
+
+static gboolean
+tick (gpointer data)
+{
+  Stall *stall = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (stall->last_tick != 0)
+    stall->longest_gap = MAX (stall->longest_gap, now - stall->last_tick);
+  stall->last_tick = now;
+  return G_SOURCE_CONTINUE;
+}
+
+static void copy_done (GObject *source, GAsyncResult *result, gpointer data);
+
+/* Even copies download a chunk into pinned memory; odd ones upload the last
+ * download back, from that pinned memory. */
+static void
+issue_copy (Stall *stall)
+{
+  gsize offset = (stall->n_issued / 2 * COPY_CHUNK) % COPY_DEVICE_SIZE;
+  gint64 start = g_get_monotonic_time ();
+
+  if (stall->n_issued % 2 == 0 || stall->pinned == NULL)
+    cugi_buffer_download_async (stall->device, offset, COPY_CHUNK, stall->stream, NULL, copy_done, stall);
+  else
+    cugi_buffer_upload_bytes_async (stall->device, offset, stall->pinned, stall->stream, NULL,
+                                    copy_done, stall);
+  stall->longest_call = MAX (stall->longest_call, g_get_monotonic_time () - start);
+  stall->n_issued++;
+}
+
+static void
+copy_done (GObject      *source,
+           GAsyncResult *result,
+           gpointer      data)
+{
+  Stall *stall = data;
+  g_autoptr(GError) error = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  if (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_download_async)
+    {
+      GBytes *bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &error);
+
+      g_assert_no_error (error);
+      g_clear_pointer (&stall->pinned, g_bytes_unref);
+      stall->pinned = bytes;
+    }
+  else
+    {
+      cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &error);
+      g_assert_no_error (error);
+    }
+
+  if (++stall->n_done == stall->n_total)
+    g_main_loop_quit (stall->loop);
+  else if (stall->n_issued < stall->n_total)
+    issue_copy (stall);
+  stall->longest_callback = MAX (stall->longest_callback, g_get_monotonic_time () - start);
+}
+
+static void
+bench_stall (void)
+{
+  g_autoptr(GError) error = NULL;
+  Stall stall = { 0 };
+  GSource *timer;
+  gint64 start;
+  double seconds;
+  double stall_us;
+
+  stall.device = cugi_buffer_new (NULL, COPY_DEVICE_SIZE, &error);
+  g_assert_no_error (error);
+  cugi_buffer_memset_d8 (stall.device, 0, 0x11, COPY_DEVICE_SIZE, NULL, &error);
+  g_assert_no_error (error);
+  stall.stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  g_assert_no_error (error);
+  stall.loop = g_main_loop_new (NULL, FALSE);
+  stall.n_total = COPY_TOTAL / COPY_CHUNK;
+
+  timer = g_timeout_source_new (1);
+  g_source_set_callback (timer, tick, &stall, NULL);
+  g_source_attach (timer, NULL);
+  /* A few ticks first, so the timer runs when the copies start. */
+  iterate_for (20);
+
+  start = g_get_monotonic_time ();
+  for (guint i = 0; i < COPIES_IN_FLIGHT; i++)
+    issue_copy (&stall);
+  g_main_loop_run (stall.loop);
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  iterate_for (20);
+
+  g_source_destroy (timer);
+  g_source_unref (timer);
+
+  stall_us = MAX (0, stall.longest_gap - 1000);
+  printf ("3. Main-loop stall during %zu MiB of async copies (%u downloads and uploads of\n"
+          "   %zu MiB, %u in flight) at %.1f GB/s, measured by a 1 ms timer:\n",
+          COPY_TOTAL >> 20, stall.n_total, COPY_CHUNK >> 20, COPIES_IN_FLIGHT,
+          COPY_TOTAL / seconds / 1e9);
+  printf ("   longest gap between ticks %.2f ms, so a stall of %.2f ms beyond the period\n",
+          stall.longest_gap / 1000.0, stall_us / 1000.0);
+  printf ("   longest time inside one *_async() call %.2f ms, inside one callback %.2f ms\n",
+          stall.longest_call / 1000.0, stall.longest_callback / 1000.0);
+  printf ("   goal < %.0f ms: %s\n", GOAL_STALL_US / 1000, verdict (stall_us < GOAL_STALL_US));
+
+  g_clear_pointer (&stall.pinned, g_bytes_unref);
+  g_object_unref (stall.device);
+  g_object_unref (stall.stream);
+  g_main_loop_unref (stall.loop);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = NULL;
+
+  cugi_test_init (&argc, &argv);
+  cugi_test_require_gpu ();
+  device = cugi_device_get_default (&error);
+  g_assert_no_error (error);
+
+  printf ("cugi completion benchmark on %s (CUDA driver %d)\n",
+          cugi_device_get_name (device), cugi_get_driver_version (NULL));
+  bench_latency ();
+  bench_throughput ();
+  bench_stall ();
+  return 0;
+}

@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""cugi's Python overrides on a GPU: to_device/copy_to_host, kernel calls,
+`with ctx:`, the CUDA array interface and lifetimes of work in flight.
+Exits 77 (skipped) when no GPU can be used."""
+
+import gc
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import gi
+
+gi.require_version('Cugi', '1.0')
+from gi.repository import Cugi, GLib  # noqa: E402
+
+try:
+    Cugi.init()
+except GLib.Error as error:
+    print(f'1..0 # SKIP no GPU: {error.message}')
+    sys.exit(77)
+
+import numpy  # noqa: E402
+
+SAXPY = textwrap.dedent('''\
+    extern "C" __global__ void saxpy(float a, const float *x, float *y, unsigned int n)
+    {
+        unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n)
+            y[i] = a * x[i] + y[i];
+    }
+''')
+
+# One parameter of each scalar kind the override converts, written to out[].
+SCALARS = textwrap.dedent('''\
+    extern "C" __global__ void scalars(int i32, unsigned int u32, long long i64,
+                                       unsigned long long u64, float f32, double f64,
+                                       double *out)
+    {
+        out[0] = i32; out[1] = u32; out[2] = (double) i64;
+        out[3] = (double) u64; out[4] = f32; out[5] = f64;
+    }
+''')
+
+# Slow enough that a buffer dropped after the launch is still in use.
+SPIN_THEN_FILL = textwrap.dedent('''\
+    extern "C" __global__ void spin_then_fill(int *out, int n, long long cycles)
+    {
+        long long start = clock64();
+        while (clock64() - start < cycles)
+            ;
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n)
+            out[i] = i * 3;
+    }
+''')
+
+
+def setUpModule():
+    global CACHE
+    CACHE = tempfile.TemporaryDirectory(prefix='cugi-test-cache-')
+    os.environ['CUGI_CACHE_DIR'] = CACHE.name
+
+
+def tearDownModule():
+    CACHE.cleanup()
+
+
+class TestMemory(unittest.TestCase):
+    def test_round_trip_keeps_dtype_and_shape(self):
+        for dtype in (numpy.float32, numpy.float64, numpy.int32, numpy.uint8, numpy.int64):
+            array = (numpy.arange(3 * 5 * 7) % 251).astype(dtype).reshape(3, 5, 7)
+            buffer = Cugi.to_device(array)
+            self.assertIsInstance(buffer, Cugi.Buffer)
+            self.assertEqual(buffer.props.size, array.nbytes)
+            back = buffer.copy_to_host()
+            self.assertEqual(back.dtype, array.dtype)
+            self.assertEqual(back.shape, array.shape)
+            numpy.testing.assert_array_equal(back, array)
+            back[0, 0, 0] = 1  # an ordinary, writable array
+
+    def test_copy_to_host_reinterprets(self):
+        array = numpy.arange(16, dtype=numpy.uint32)
+        buffer = Cugi.to_device(array)
+        numpy.testing.assert_array_equal(buffer.copy_to_host(dtype=numpy.uint32, shape=(4, 4)),
+                                         array.reshape(4, 4))
+        self.assertEqual(buffer.copy_to_host(dtype=numpy.uint8).shape, (64,))
+        with self.assertRaises(ValueError):
+            buffer.copy_to_host(dtype=numpy.uint32, shape=(5, 5))
+
+    def test_non_contiguous_input(self):
+        array = numpy.arange(100, dtype=numpy.float32).reshape(10, 10)[:, ::2]
+        numpy.testing.assert_array_equal(Cugi.to_device(array).copy_to_host(), array)
+
+    def test_plain_buffer_needs_a_dtype_or_gives_bytes(self):
+        buffer = Cugi.Buffer.new(None, 8)
+        buffer.upload(0, bytes(range(8)))
+        numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.arange(8, dtype=numpy.uint8))
+
+    def test_cuda_array_interface(self):
+        array = numpy.ones((4, 6), dtype=numpy.float64)
+        buffer = Cugi.to_device(array)
+        interface = buffer.__cuda_array_interface__
+        self.assertEqual(interface['version'], 3)
+        self.assertEqual(interface['shape'], (4, 6))
+        self.assertEqual(interface['typestr'], numpy.dtype(numpy.float64).str)
+        self.assertEqual(interface['data'], (buffer.props.device_pointer, False))
+        self.assertNotEqual(interface['data'][0], 0)
+        self.assertFalse(hasattr(Cugi.Buffer.new(None, 8), '__cuda_array_interface__'))
+
+
+class TestKernelCall(unittest.TestCase):
+    def test_saxpy(self):
+        n = 1 << 20
+        x = numpy.random.default_rng(1).random(n, dtype=numpy.float32)
+        y = numpy.random.default_rng(2).random(n, dtype=numpy.float32)
+        kernel = Cugi.Kernel.new_from_source(None, SAXPY, 'saxpy', None)
+        x_dev, y_dev = Cugi.to_device(x), Cugi.to_device(y)
+        kernel(2.5, x_dev, y_dev, n, grid=(n + 255) // 256, block=256)
+        numpy.testing.assert_allclose(y_dev.copy_to_host(), 2.5 * x + y, rtol=1e-6)
+
+    def test_saxpy_on_a_stream_with_a_config(self):
+        n = 1000
+        x = numpy.arange(n, dtype=numpy.float32)
+        y = numpy.ones(n, dtype=numpy.float32)
+        kernel = Cugi.Kernel.new_from_source(None, SAXPY, 'saxpy', None)
+        stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
+        x_dev, y_dev = Cugi.to_device(x), Cugi.to_device(y)
+        kernel(numpy.float32(-1), x_dev, y_dev, numpy.uint32(n),
+               grid=(4, 1, 1), block=(256,), stream=stream)
+        stream.synchronize()
+        numpy.testing.assert_array_equal(y_dev.copy_to_host(), 1 - x)
+
+    def test_scalar_conversions(self):
+        kernel = Cugi.Kernel.new_from_source(None, SCALARS, 'scalars', None)
+        out = Cugi.to_device(numpy.zeros(6, dtype=numpy.float64))
+        # Plain Python numbers take the width the kernel declares.
+        kernel(-7, 7, -(2**40), 2**40, 0.5, 0.1, out, grid=1, block=1)
+        numpy.testing.assert_array_equal(out.copy_to_host(),
+                                         [-7, 7, -(2**40), 2**40, 0.5, 0.1])
+        kernel(numpy.int32(-1), numpy.uint32(2**32 - 1), numpy.int64(-2),
+               numpy.uint64(2**63), numpy.float32(1.5), numpy.float64(2.25), out,
+               grid=1, block=1)
+        numpy.testing.assert_array_equal(out.copy_to_host(),
+                                         [-1, 2**32 - 1, -2, 2.0**63, 1.5, 2.25])
+
+    def test_bad_arguments_are_errors(self):
+        kernel = Cugi.Kernel.new_from_source(None, SAXPY, 'saxpy', None)
+        y = Cugi.to_device(numpy.zeros(4, dtype=numpy.float32))
+        with self.assertRaises((TypeError, GLib.Error)):
+            kernel(1.0, y, 4, grid=1, block=4)          # one argument short
+        with self.assertRaises((TypeError, GLib.Error)):
+            kernel(1.0, 'x', y, 4, grid=1, block=4)     # not a buffer
+        with self.assertRaises(GLib.Error) as caught:
+            kernel(1.0, y, y, 4, grid=0, block=4)       # empty grid
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+
+    def test_buffer_dropped_after_async_launch(self):
+        n = 1 << 16
+        kernel = Cugi.Kernel.new_from_source(None, SPIN_THEN_FILL, 'spin_then_fill', None)
+        stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
+        scratch = Cugi.to_device(numpy.zeros(n, dtype=numpy.int32))
+        target = Cugi.Buffer.new(None, scratch.props.size)
+        # The kernel spins for a while before it writes scratch, which is
+        # then copied to target, all on the stream; meanwhile the only
+        # Python reference to scratch goes away, and fresh allocations are
+        # filled with junk: had scratch been freed, they could reuse it.
+        kernel(scratch, n, 100_000_000, grid=n // 256, block=256, stream=stream)
+        target.copy(0, scratch, 0, scratch.props.size, stream)
+        del scratch
+        gc.collect()
+        junk = [Cugi.to_device(numpy.full(n, -1, dtype=numpy.int32)) for _ in range(4)]
+        stream.synchronize()
+        numpy.testing.assert_array_equal(target.copy_to_host(dtype=numpy.int32),
+                                         numpy.arange(n, dtype=numpy.int32) * 3)
+        self.assertEqual(len(junk), 4)
+
+
+class TestContext(unittest.TestCase):
+    def test_with_context(self):
+        ctx = Cugi.Context.get_default()
+        with ctx as entered:
+            self.assertIs(entered, ctx)
+            buffer = Cugi.to_device(numpy.arange(10, dtype=numpy.int32))
+            numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.arange(10))
+        # Popped on the way out, also when the block raises.
+        with self.assertRaises(ZeroDivisionError):
+            with ctx:
+                1 / 0
+        with ctx:
+            pass
+
+    def test_to_device_in_a_given_context(self):
+        ctx = Cugi.Context.get_default()
+        buffer = Cugi.to_device(numpy.ones(3), context=ctx)
+        numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.ones(3))
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)

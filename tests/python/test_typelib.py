@@ -1,0 +1,230 @@
+#!/usr/bin/python3
+"""The typelib and cugi's Python overrides, without a GPU: names, enums, the
+no-driver error, NVRTC compilation and the boxed launch types."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+import gi
+
+gi.require_version('Cugi', '1.0')
+from gi.repository import Cugi, GLib, GObject  # noqa: E402
+
+SAXPY = textwrap.dedent('''\
+    extern "C" __global__ void saxpy(float a, const float *x, float *y, unsigned int n)
+    {
+        unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n)
+            y[i] = a * x[i] + y[i];
+    }
+''')
+
+
+def init_in_subprocess(libcuda):
+    """Runs Cugi.init() in a fresh Python whose CUGI_LIBCUDA is @libcuda (the
+    driver is loaded once per process) and returns what it raised."""
+    child = textwrap.dedent('''\
+        import gi
+        gi.require_version('Cugi', '1.0')
+        from gi.repository import Cugi, GLib
+        try:
+            Cugi.init()
+        except GLib.Error as error:
+            print(error.domain)
+            print(error.code)
+            print(Cugi.is_available())
+            print(error.message)
+        else:
+            print('no error')
+    ''')
+    env = dict(os.environ, CUGI_LIBCUDA=libcuda)
+    result = subprocess.run([sys.executable, '-c', child], env=env,
+                            capture_output=True, text=True, check=True, timeout=60)
+    return result.stdout.splitlines()
+
+
+class TestNames(unittest.TestCase):
+    def test_overrides_are_loaded(self):
+        self.assertTrue(callable(Cugi.to_device))
+        self.assertTrue(hasattr(Cugi.Buffer, 'copy_to_host'))
+        self.assertTrue(hasattr(Cugi.Context, '__enter__'))
+        self.assertTrue(hasattr(Cugi.Context, '__exit__'))
+
+    def test_enums_match_cuda(self):
+        # The values are CUDA's own (cuda.h), so they can be passed through.
+        self.assertEqual(int(Cugi.DeviceAttribute.MAX_THREADS_PER_BLOCK), 1)
+        self.assertEqual(int(Cugi.DeviceAttribute.WARP_SIZE), 10)
+        self.assertEqual(int(Cugi.DeviceAttribute.MULTIPROCESSOR_COUNT), 16)
+        self.assertEqual(int(Cugi.StreamFlags.NONE), 0)
+        self.assertEqual(int(Cugi.StreamFlags.NON_BLOCKING), 1)
+        self.assertEqual(int(Cugi.EventFlags.BLOCKING_SYNC), 1)
+        self.assertEqual(int(Cugi.EventFlags.DISABLE_TIMING), 2)
+        self.assertEqual(int(Cugi.EventFlags.INTERPROCESS), 4)
+        both = Cugi.EventFlags.BLOCKING_SYNC | Cugi.EventFlags.DISABLE_TIMING
+        self.assertEqual(both & Cugi.EventFlags.DISABLE_TIMING, Cugi.EventFlags.DISABLE_TIMING)
+        self.assertEqual(int(both), 3)
+
+    def test_error_domain(self):
+        self.assertEqual(Cugi.error_quark(), GLib.quark_from_string('cugi-error-quark'))
+        codes = {Cugi.Error.NOT_AVAILABLE, Cugi.Error.INVALID_ARGUMENT,
+                 Cugi.Error.OUT_OF_MEMORY, Cugi.Error.LAUNCH_FAILED,
+                 Cugi.Error.COMPILE, Cugi.Error.DRIVER}
+        self.assertEqual(len(codes), 6)
+
+    def test_version(self):
+        self.assertRegex(Cugi.get_version(), r'^\d+\.\d+\.\d+$')
+
+
+class TestNoDriver(unittest.TestCase):
+    def test_missing_driver_is_not_available(self):
+        lines = init_in_subprocess('/nonexistent/libcuda.so.1')
+        self.assertNotEqual(lines, ['no error'])
+        domain, code, available, message = lines[0], int(lines[1]), lines[2], lines[3]
+        self.assertEqual(domain, 'cugi-error-quark')
+        self.assertEqual(code, int(Cugi.Error.NOT_AVAILABLE))
+        self.assertEqual(available, 'False')
+        self.assertIn('CUGI_LIBCUDA', message)
+
+    def test_stub_driver_is_not_available(self):
+        stub = os.environ.get('CUGI_STUB_LIBCUDA', '/usr/local/cuda/lib64/stubs/libcuda.so')
+        if not os.path.exists(stub):
+            self.skipTest('the CUDA toolkit has no stub libcuda.so here')
+        lines = init_in_subprocess(stub)
+        self.assertEqual(lines[0], 'cugi-error-quark')
+        self.assertEqual(int(lines[1]), int(Cugi.Error.NOT_AVAILABLE))
+        self.assertIn('stub', lines[3])
+
+
+class TestProgram(unittest.TestCase):
+    """NVRTC needs no driver: these compile for real."""
+
+    def setUp(self):
+        # Keep compilations out of the user's cache.
+        self.cache = tempfile.TemporaryDirectory(prefix='cugi-test-cache-')
+        os.environ['CUGI_CACHE_DIR'] = self.cache.name
+
+    def tearDown(self):
+        del os.environ['CUGI_CACHE_DIR']
+        self.cache.cleanup()
+
+    def test_ptx(self):
+        program = Cugi.Program.new(SAXPY, 'saxpy.cu')
+        self.assertTrue(program.compile(['--gpu-architecture=compute_90']))
+        ptx = program.get_ptx()
+        self.assertIsInstance(ptx, GLib.Bytes)
+        text = ptx.get_data().decode('ascii', errors='replace')
+        self.assertIn('.entry saxpy', text)
+        self.assertIn('.target sm_90', text)
+
+    def test_cubin(self):
+        program = Cugi.Program.new(SAXPY, 'saxpy.cu')
+        self.assertTrue(program.compile(['--gpu-architecture=sm_90']))
+        cubin = program.get_cubin().get_data()
+        self.assertEqual(cubin[:4], b'\x7fELF')
+
+    def test_compile_error_carries_the_log(self):
+        program = Cugi.Program.new('__global__ void broken() { undeclared(); }', 'broken.cu')
+        with self.assertRaises(GLib.Error) as caught:
+            program.compile(['--gpu-architecture=compute_90'])
+        self.assertEqual(caught.exception.domain, 'cugi-error-quark')
+        self.assertEqual(caught.exception.code, int(Cugi.Error.COMPILE))
+        self.assertIn('undeclared', program.get_log())
+
+
+class TestBoxed(unittest.TestCase):
+    def test_launch_config(self):
+        n = 1 << 20
+        config = Cugi.LaunchConfig.new(n // 256, 256)
+        self.assertEqual(config.get_grid(), (4096, 1, 1))
+        self.assertEqual(config.get_block(), (256, 1, 1))
+        self.assertEqual(config.get_shared_memory(), 0)
+        self.assertIsNone(config.get_stream())
+        config.set_grid(8, 4, 2)
+        config.set_block(32, 8, 1)
+        config.set_shared_memory(1024)
+        copy = config.copy()
+        self.assertEqual(copy.get_grid(), (8, 4, 2))
+        self.assertEqual(copy.get_block(), (32, 8, 1))
+        self.assertEqual(copy.get_shared_memory(), 1024)
+
+    def test_kernel_args(self):
+        args = Cugi.KernelArgs.new()
+        args.add_int32(-1)
+        args.add_uint32(2**32 - 1)
+        args.add_int64(-2**40)
+        args.add_uint64(2**64 - 1)
+        args.add_float(0.5)
+        args.add_double(0.25)
+        args.add_bytes(GLib.Bytes.new(b'\x01\x02\x03'))
+        expected = [(Cugi.ArgType.INT32, 4), (Cugi.ArgType.UINT32, 4),
+                    (Cugi.ArgType.INT64, 8), (Cugi.ArgType.UINT64, 8),
+                    (Cugi.ArgType.FLOAT, 4), (Cugi.ArgType.DOUBLE, 8),
+                    (Cugi.ArgType.BYTES, 3)]
+        for copy in (args, args.copy()):
+            self.assertEqual(copy.get_n_args(), len(expected))
+            self.assertEqual([(copy.get_arg_type(i), copy.get_arg_size(i))
+                              for i in range(len(expected))], expected)
+        with self.assertRaises(OverflowError):
+            args.add_int32(2**31)
+
+
+class TestKernelCallConversions(unittest.TestCase):
+    """How the kernel-call override turns Python values into arguments (the
+    launch itself needs a GPU: see test_gpu.py)."""
+
+    def setUp(self):
+        from gi.overrides import Cugi as overrides
+        self.overrides = overrides
+
+    def value_of(self, value):
+        gvalue = self.overrides._kernel_value(value, 0)
+        return gvalue.g_type, gvalue.get_value()
+
+    def test_python_numbers_take_the_narrowest_type(self):
+        # cugi widens them to the parameter's declared type and checks the fit.
+        self.assertEqual(self.value_of(7), (GObject.TYPE_INT, 7))
+        self.assertEqual(self.value_of(-2**31), (GObject.TYPE_INT, -2**31))
+        self.assertEqual(self.value_of(2**32 - 1), (GObject.TYPE_UINT, 2**32 - 1))
+        self.assertEqual(self.value_of(-2**40), (GObject.TYPE_INT64, -2**40))
+        self.assertEqual(self.value_of(2**64 - 1), (GObject.TYPE_UINT64, 2**64 - 1))
+        self.assertEqual(self.value_of(True), (GObject.TYPE_BOOLEAN, True))
+        # Floats keep every digit; a float parameter narrows them.
+        self.assertEqual(self.value_of(0.1), (GObject.TYPE_DOUBLE, 0.1))
+        with self.assertRaises(OverflowError):
+            self.value_of(2**64)
+
+    def test_numpy_scalars_keep_their_type(self):
+        import numpy
+        cases = [(numpy.int32(-3), GObject.TYPE_INT), (numpy.uint32(3), GObject.TYPE_UINT),
+                 (numpy.int64(-3), GObject.TYPE_INT64), (numpy.uint64(2**63), GObject.TYPE_UINT64),
+                 (numpy.float32(1.5), GObject.TYPE_FLOAT), (numpy.float64(0.1), GObject.TYPE_DOUBLE)]
+        for scalar, gtype in cases:
+            self.assertEqual(self.value_of(scalar), (gtype, scalar.item()))
+        with self.assertRaises(TypeError):
+            self.value_of(numpy.float16(1))
+        with self.assertRaises(TypeError):
+            self.value_of(numpy.zeros(4))
+
+    def test_other_values_are_refused(self):
+        bytes_value = GLib.Bytes.new(b'abcd')
+        self.assertEqual(self.value_of(bytes_value)[0], GLib.Bytes.__gtype__)
+        for bad in ('x', None, [1, 2], object()):
+            with self.assertRaises(TypeError):
+                self.value_of(bad)
+
+    def test_grid_and_block_dimensions(self):
+        dim3 = self.overrides._dim3
+        self.assertEqual(dim3(5, 'grid'), (5, 1, 1))
+        self.assertEqual(dim3((5, 6), 'grid'), (5, 6, 1))
+        self.assertEqual(dim3([5, 6, 7], 'grid'), (5, 6, 7))
+        for bad in ((), (1, 2, 3, 4), 1.5, ('a',), None):
+            with self.assertRaises(TypeError):
+                dim3(bad, 'block')
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)

@@ -1,0 +1,1293 @@
+/* test-buffer.c: CugiBuffer on a GPU: transfers, views, copies, memsets,
+ * pitched and managed memory, IPC, lifetimes and the async transfers */
+#include "config.h"
+
+#include <string.h>
+
+#include "cugi-private.h"
+#include "gpu-work.h"
+
+/* ---- helpers -------------------------------------------------------------- */
+
+/* A recognizable byte pattern; different seeds give different patterns. */
+static GBytes *
+make_pattern (gsize size,
+              guint seed)
+{
+  guint8 *data = g_malloc (size);
+
+  for (gsize i = 0; i < size; i++)
+    data[i] = (guint8) (i * 7 + i / 251 + seed * 13 + 1);
+  return g_bytes_new_take (data, size);
+}
+
+static CugiBuffer *
+new_buffer (gsize size)
+{
+  g_autoptr(GError) error = NULL;
+  CugiBuffer *buffer = cugi_buffer_new (NULL, size, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (CUGI_IS_BUFFER (buffer));
+  return buffer;
+}
+
+static CugiBuffer *
+new_buffer_with (GBytes *contents)
+{
+  g_autoptr(GError) error = NULL;
+  CugiBuffer *buffer = new_buffer (g_bytes_get_size (contents));
+
+  g_assert_true (cugi_buffer_upload_bytes (buffer, 0, contents, &error));
+  g_assert_no_error (error);
+  return buffer;
+}
+
+static GBytes *
+download (CugiBuffer *buffer,
+          gsize       offset,
+          gsize       size)
+{
+  g_autoptr(GError) error = NULL;
+  GBytes *bytes = cugi_buffer_download (buffer, offset, size, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (bytes);
+  g_assert_cmpuint (g_bytes_get_size (bytes), ==, size);
+  return bytes;
+}
+
+static GBytes *
+download_all (CugiBuffer *buffer)
+{
+  return download (buffer, 0, cugi_buffer_get_size (buffer));
+}
+
+static void
+assert_bytes_equal (GBytes *actual,
+                    GBytes *expected)
+{
+  g_assert_cmpmem (g_bytes_get_data (actual, NULL), g_bytes_get_size (actual),
+                   g_bytes_get_data (expected, NULL), g_bytes_get_size (expected));
+}
+
+/* Part of @bytes, for comparisons. */
+static GBytes *
+slice (GBytes *bytes,
+       gsize   offset,
+       gsize   size)
+{
+  return g_bytes_new_from_bytes (bytes, offset, size);
+}
+
+static CugiContext *
+default_context (void)
+{
+  g_autoptr(GError) error = NULL;
+  CugiContext *context = cugi_context_get_default (&error);
+
+  g_assert_no_error (error);
+  return context;
+}
+
+/* Waits for the work on @stream (NULL: the default stream) and runs what its
+ * completion releases. */
+static void
+settle (CugiStream *stream)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) context = default_context ();
+
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  g_assert_true (cugi_stream_synchronize (stream != NULL ? stream : cugi_context_get_null_stream (context),
+                                          &error));
+  g_assert_no_error (error);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    data)
+{
+  (*(guint *) data)++;
+}
+
+static CugiKernel *
+spinner (void)
+{
+  static CugiKernel *kernel;
+
+  if (kernel == NULL)
+    kernel = spin_kernel_new ();
+  return kernel;
+}
+
+static gboolean
+is_pinned_host_memory (gconstpointer data)
+{
+  CUmemorytype type = 0;
+
+  return cugi_cuda.cuPointerGetAttribute (&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                          (CUdeviceptr) (guintptr) data) == CUDA_SUCCESS &&
+         type == CU_MEMORYTYPE_HOST;
+}
+
+/* ---- basics --------------------------------------------------------------- */
+
+static void
+test_properties (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiBuffer) buffer = new_buffer (1024);
+  g_autoptr(CugiContext) property_context = NULL;
+  g_autoptr(CugiBuffer) parent = NULL;
+  guint64 size = 0, device_pointer = 0, pitch = 1;
+  gboolean managed = TRUE, freed = TRUE;
+  CUdeviceptr address = 0;
+
+  g_object_get (buffer, "size", &size, "device-pointer", &device_pointer, "context", &property_context,
+                "pitch", &pitch, "managed", &managed, "freed", &freed, "parent", &parent, NULL);
+  g_assert_cmpuint (size, ==, 1024);
+  g_assert_cmpuint (device_pointer, !=, 0);
+  g_assert_true (property_context == context);
+  g_assert_cmpuint (pitch, ==, 0);
+  g_assert_false (managed);
+  g_assert_false (freed);
+  g_assert_null (parent);
+
+  g_assert_cmpuint (cugi_buffer_get_size (buffer), ==, 1024);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (buffer), ==, device_pointer);
+  g_assert_true (cugi_buffer_get_context (buffer) == context);
+  g_assert_true (cugi_buffer_get_address (buffer, &address, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (address, ==, device_pointer);
+
+  /* The driver knows the allocation. */
+  {
+    CUdeviceptr base = 0;
+    size_t range = 0;
+
+    g_assert_cmpint (cugi_cuda.cuMemGetAddressRange (&base, &range, address), ==, CUDA_SUCCESS);
+    g_assert_cmpuint (base, ==, address);
+    g_assert_cmpuint (range, >=, 1024);
+  }
+}
+
+static void
+test_round_trip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = make_pattern (1 << 20, 1);
+  g_autoptr(GBytes) patch = make_pattern (100, 2);
+  g_autoptr(CugiBuffer) buffer = new_buffer_with (pattern);
+  g_autoptr(GBytes) whole = download_all (buffer);
+  g_autoptr(GBytes) patched = NULL;
+  g_autoptr(GBytes) before = NULL;
+  g_autoptr(GBytes) after = NULL;
+  g_autoptr(GBytes) expected_before = slice (pattern, 0, 1000);
+  g_autoptr(GBytes) expected_after = slice (pattern, 1100, (1 << 20) - 1100);
+
+  assert_bytes_equal (whole, pattern);
+
+  /* Writing at an offset changes those bytes only. */
+  g_assert_true (cugi_buffer_upload (buffer, 1000, g_bytes_get_data (patch, NULL), 100, &error));
+  g_assert_no_error (error);
+  patched = download (buffer, 1000, 100);
+  assert_bytes_equal (patched, patch);
+  before = download (buffer, 0, 1000);
+  assert_bytes_equal (before, expected_before);
+  after = download (buffer, 1100, (1 << 20) - 1100);
+  assert_bytes_equal (after, expected_after);
+
+  /* The last byte, and a download of nothing at the end. */
+  {
+    g_autoptr(GBytes) last = download (buffer, (1 << 20) - 1, 1);
+    g_autoptr(GBytes) nothing = download (buffer, 1 << 20, 0);
+
+    g_assert_cmpint (((const guint8 *) g_bytes_get_data (last, NULL))[0], ==,
+                     ((const guint8 *) g_bytes_get_data (pattern, NULL))[(1 << 20) - 1]);
+    g_assert_cmpuint (g_bytes_get_size (nothing), ==, 0);
+  }
+}
+
+static void
+test_views (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = make_pattern (4096, 3);
+  g_autoptr(GBytes) patch = make_pattern (512, 4);
+  CugiBuffer *parent = new_buffer_with (pattern);
+  g_autoptr(CugiBuffer) view = NULL;
+  g_autoptr(CugiBuffer) inner = NULL;
+  g_autoptr(GBytes) through_parent = NULL;
+  g_autoptr(GBytes) through_view = NULL;
+  g_autoptr(GBytes) through_inner = NULL;
+  g_autoptr(GBytes) expected_inner = slice (patch, 256, 256);
+  gpointer weak_parent = parent;
+
+  view = cugi_buffer_new_view (parent, 1024, 512, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_buffer_get_size (view), ==, 512);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (view), ==, cugi_buffer_get_device_pointer (parent) + 1024);
+  g_assert_true (cugi_buffer_get_parent (view) == parent);
+  g_assert_true (cugi_buffer_get_context (view) == cugi_buffer_get_context (parent));
+
+  /* Writes through the view land in the parent. */
+  g_assert_true (cugi_buffer_upload_bytes (view, 0, patch, &error));
+  g_assert_no_error (error);
+  through_parent = download (parent, 1024, 512);
+  assert_bytes_equal (through_parent, patch);
+  through_view = download_all (view);
+  assert_bytes_equal (through_view, patch);
+
+  /* A view of a view is a view of the parent. */
+  inner = cugi_buffer_new_view (view, 256, 256, &error);
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_get_parent (inner) == parent);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (inner), ==, cugi_buffer_get_device_pointer (parent) + 1280);
+  through_inner = download_all (inner);
+  assert_bytes_equal (through_inner, expected_inner);
+
+  /* Views are checked against their own size. */
+  g_assert_null (cugi_buffer_new_view (view, 256, 257, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (cugi_buffer_download (view, 500, 13, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  /* A view keeps its parent alive. */
+  g_object_add_weak_pointer (G_OBJECT (parent), &weak_parent);
+  g_object_unref (parent);
+  g_assert_nonnull (weak_parent);
+  g_clear_pointer (&through_view, g_bytes_unref);
+  through_view = download_all (view);
+  assert_bytes_equal (through_view, patch);
+  g_clear_object (&view);
+  g_assert_nonnull (weak_parent);
+  g_clear_object (&inner);
+  g_assert_null (weak_parent);
+}
+
+static void
+test_view_of_freed_parent (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) parent = new_buffer (4096);
+  g_autoptr(CugiBuffer) view = cugi_buffer_new_view (parent, 16, 64, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_free (parent, &error));
+  g_assert_no_error (error);
+
+  g_assert_null (cugi_buffer_download (view, 0, 64, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_clear_error (&error);
+  g_assert_false (cugi_buffer_memset_d8 (view, 0, 1, 64, NULL, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_clear_error (&error);
+  g_assert_null (cugi_buffer_new_view (view, 0, 8, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_clear_error (&error);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (view), ==, 0);
+}
+
+static void
+test_copy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = make_pattern (4096, 5);
+  g_autoptr(CugiBuffer) src = new_buffer_with (pattern);
+  g_autoptr(CugiBuffer) dst = new_buffer (4096);
+  g_autoptr(GBytes) copied = NULL;
+  g_autoptr(GBytes) untouched = NULL;
+  g_autoptr(GBytes) expected = slice (pattern, 200, 1000);
+  guint8 zeros[100] = { 0 };
+
+  g_assert_true (cugi_buffer_memset_d8 (dst, 0, 0, 4096, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_copy (dst, 100, src, 200, 1000, NULL, &error));
+  g_assert_no_error (error);
+
+  copied = download (dst, 100, 1000);
+  assert_bytes_equal (copied, expected);
+  untouched = download (dst, 0, 100);
+  g_assert_cmpmem (g_bytes_get_data (untouched, NULL), 100, zeros, 100);
+
+  /* Within one buffer, between ranges that do not overlap. */
+  g_assert_true (cugi_buffer_copy (src, 3000, src, 0, 1000, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(GBytes) moved = download (src, 3000, 1000);
+    g_autoptr(GBytes) head = slice (pattern, 0, 1000);
+
+    assert_bytes_equal (moved, head);
+  }
+  settle (NULL);
+}
+
+static void
+test_copy_on_stream (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
+  g_autoptr(GBytes) pattern = make_pattern (8 << 20, 6);
+  CugiBuffer *src = new_buffer_with (pattern);
+  g_autoptr(CugiBuffer) dst = new_buffer (8 << 20);
+  g_autoptr(GBytes) copied = NULL;
+  gpointer weak_src = src;
+
+  g_assert_no_error (error);
+  g_object_add_weak_pointer (G_OBJECT (src), &weak_src);
+
+  /* The copy waits behind 50 ms of work; the source is dropped meanwhile. */
+  spin (spinner (), stream, 50);
+  g_assert_true (cugi_buffer_copy (dst, 0, src, 0, 8 << 20, stream, &error));
+  g_assert_no_error (error);
+  g_object_unref (src);
+  g_assert_nonnull (weak_src);
+
+  settle (stream);
+  iterate_until_finalized (&weak_src, 10000);
+  copied = download_all (dst);
+  assert_bytes_equal (copied, pattern);
+}
+
+static void
+test_free_during_copy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
+  g_autoptr(GBytes) pattern = make_pattern (8 << 20, 7);
+  g_autoptr(CugiBuffer) src = new_buffer_with (pattern);
+  g_autoptr(CugiBuffer) dst = new_buffer (8 << 20);
+  g_autoptr(GBytes) copied = NULL;
+
+  g_assert_no_error (error);
+  spin (spinner (), stream, 50);
+  g_assert_true (cugi_buffer_copy (dst, 0, src, 0, 8 << 20, stream, &error));
+  g_assert_no_error (error);
+
+  /* Freed at once for the caller; the memory stays until the copy is done. */
+  g_assert_true (cugi_buffer_free (src, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_is_freed (src));
+
+  settle (stream);
+  copied = download_all (dst);
+  assert_bytes_equal (copied, pattern);
+}
+
+static void
+test_peer_copy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) other = cugi_context_new (NULL, CUGI_CONTEXT_FLAGS_NONE, &error);
+  g_autoptr(GBytes) pattern = make_pattern (1 << 20, 8);
+  g_autoptr(CugiBuffer) here = new_buffer_with (pattern);
+  g_autoptr(CugiBuffer) there = NULL;
+  g_autoptr(CugiBuffer) back = new_buffer (1 << 20);
+  g_autoptr(GBytes) in_other = NULL;
+  g_autoptr(GBytes) round_trip = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_context_get_handle (other) != cugi_context_get_handle (cugi_buffer_get_context (here)));
+  there = cugi_buffer_new (other, 1 << 20, &error);
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_get_context (there) == other);
+
+  /* Contexts differ: a peer copy each way. */
+  g_assert_true (cugi_buffer_copy (there, 0, here, 0, 1 << 20, NULL, &error));
+  g_assert_no_error (error);
+  in_other = download_all (there);
+  assert_bytes_equal (in_other, pattern);
+
+  g_assert_true (cugi_buffer_copy (back, 0, there, 0, 1 << 20, NULL, &error));
+  g_assert_no_error (error);
+  round_trip = download_all (back);
+  assert_bytes_equal (round_trip, pattern);
+  g_assert_true (cugi_stream_synchronize (cugi_context_get_null_stream (other), &error));
+  g_assert_no_error (error);
+
+  /* Work on a buffer goes to a stream of its own context. */
+  {
+    g_autoptr(CugiStream) foreign = cugi_stream_new (other, CUGI_STREAM_FLAGS_NONE, 0, &error);
+
+    g_assert_no_error (error);
+    g_assert_false (cugi_buffer_copy (back, 0, here, 0, 64, foreign, &error));
+    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT);
+    g_clear_error (&error);
+    g_assert_false (cugi_buffer_memset_d8 (here, 0, 0, 64, foreign, &error));
+    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT);
+    g_clear_error (&error);
+    /* The destination's context decides, even for a peer copy. */
+    g_assert_true (cugi_buffer_copy (there, 0, here, 0, 64, foreign, &error));
+    g_assert_no_error (error);
+    g_assert_true (cugi_stream_synchronize (foreign, &error));
+    g_assert_no_error (error);
+  }
+
+  /* And a 2D copy between contexts: 16 rows of 64 bytes, 128 apart. */
+  g_assert_true (cugi_buffer_memset_d8 (back, 0, 0, 1 << 20, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_copy_2d (back, 0, 64, there, 0, 128, 64, 16, NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr(GBytes) rows = download (back, 0, 64 * 16);
+    const guint8 *got = g_bytes_get_data (rows, NULL);
+    const guint8 *want = g_bytes_get_data (pattern, NULL);
+
+    for (gsize row = 0; row < 16; row++)
+      g_assert_cmpmem (got + row * 64, 64, want + row * 128, 64);
+  }
+  settle (NULL);
+}
+
+/* ---- errors --------------------------------------------------------------- */
+
+static void
+assert_invalid_argument (GError    **error,
+                         const char *fragment)
+{
+  g_assert_error (*error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  if (fragment != NULL && strstr ((*error)->message, fragment) == NULL)
+    g_error ("expected \"%s\" in: %s", fragment, (*error)->message);
+  g_clear_error (error);
+}
+
+static void
+test_out_of_range (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) buffer = new_buffer (1024);
+  g_autoptr(CugiBuffer) other = new_buffer (1024);
+  guint8 data[100] = { 0 };
+
+  g_assert_false (cugi_buffer_upload (buffer, 1000, data, 100, &error));
+  /* The message names the offset, the size and the buffer's size. */
+  assert_invalid_argument (&error, "1000");
+  g_assert_false (cugi_buffer_upload (buffer, 1000, data, 100, &error));
+  assert_invalid_argument (&error, "1024");
+  g_assert_false (cugi_buffer_upload (buffer, G_MAXSIZE, data, 1, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_false (cugi_buffer_upload (buffer, 1025, data, 0, &error));
+  assert_invalid_argument (&error, NULL);
+
+  g_assert_null (cugi_buffer_download (buffer, 1024, 1, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_null (cugi_buffer_download (buffer, G_MAXSIZE, 2, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_null (cugi_buffer_download (buffer, 1, G_MAXSIZE, &error));
+  assert_invalid_argument (&error, NULL);
+
+  g_assert_false (cugi_buffer_copy (buffer, 1000, other, 0, 100, NULL, &error));
+  assert_invalid_argument (&error, "destination");
+  g_assert_false (cugi_buffer_copy (buffer, 0, other, G_MAXSIZE, 100, NULL, &error));
+  assert_invalid_argument (&error, "source");
+  g_assert_false (cugi_buffer_copy (buffer, 0, other, 0, G_MAXSIZE, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+
+  g_assert_null (cugi_buffer_new_view (buffer, G_MAXSIZE, 2, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_false (cugi_buffer_memset_d8 (buffer, 1000, 0, 25, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_false (cugi_buffer_memset_d32 (buffer, 0, 0, G_MAXSIZE / 2, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_false (cugi_buffer_copy_2d (buffer, 0, 128, other, 0, 128, 128, 9, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_false (cugi_buffer_copy_2d (buffer, 0, G_MAXSIZE, other, 0, 128, 128, 3, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+}
+
+static void
+test_use_after_free (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) buffer = new_buffer (4096);
+  g_autoptr(CugiBuffer) other = new_buffer (4096);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, 4096, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  guint8 data[16] = { 0 };
+  guint notifications = 0;
+  CUdeviceptr address = 0;
+
+  g_assert_no_error (error);
+  g_signal_connect (buffer, "notify::freed", G_CALLBACK (count_notify), &notifications);
+  g_assert_true (cugi_buffer_free (buffer, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (notifications, ==, 1);
+  g_assert_true (cugi_buffer_is_freed (buffer));
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (buffer), ==, 0);
+  /* The size is still what it was. */
+  g_assert_cmpuint (cugi_buffer_get_size (buffer), ==, 4096);
+
+#define ASSERT_FREED(call)                                                \
+  G_STMT_START {                                                          \
+    g_assert_false ((call));                                              \
+    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);         \
+    g_assert_nonnull (strstr (error->message, "freed"));                  \
+    g_clear_error (&error);                                               \
+  } G_STMT_END
+
+  ASSERT_FREED (cugi_buffer_get_address (buffer, &address, &error));
+  ASSERT_FREED (cugi_buffer_upload (buffer, 0, data, 16, &error));
+  ASSERT_FREED (cugi_buffer_upload (buffer, 0, NULL, 0, &error));
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new (data, 16);
+
+    ASSERT_FREED (cugi_buffer_upload_bytes (buffer, 0, bytes, &error));
+  }
+  ASSERT_FREED (cugi_buffer_download (buffer, 0, 16, &error) != NULL);
+  ASSERT_FREED (cugi_buffer_download (buffer, 0, 0, &error) != NULL);
+  ASSERT_FREED (cugi_buffer_copy (buffer, 0, other, 0, 16, NULL, &error));
+  ASSERT_FREED (cugi_buffer_copy (other, 0, buffer, 0, 16, NULL, &error));
+  ASSERT_FREED (cugi_buffer_new_view (buffer, 0, 16, &error) != NULL);
+  ASSERT_FREED (cugi_buffer_memset_d8 (buffer, 0, 1, 16, NULL, &error));
+  ASSERT_FREED (cugi_buffer_memset_d16 (buffer, 0, 1, 8, NULL, &error));
+  ASSERT_FREED (cugi_buffer_memset_d32 (buffer, 0, 1, 4, NULL, &error));
+  ASSERT_FREED (cugi_buffer_copy_2d (buffer, 0, 16, other, 0, 16, 16, 1, NULL, &error));
+  ASSERT_FREED (cugi_buffer_copy_2d (other, 0, 16, buffer, 0, 16, 16, 1, NULL, &error));
+  ASSERT_FREED (cugi_buffer_upload_2d (buffer, 0, 16, data, 16, 16, 1, &error));
+  ASSERT_FREED (cugi_buffer_download_2d (buffer, 0, 16, 16, 1, &error) != NULL);
+  ASSERT_FREED (cugi_buffer_copy_3d (buffer, 0, 16, 1, other, 0, 16, 1, 16, 1, 1, NULL, &error));
+  ASSERT_FREED (cugi_buffer_upload_3d (buffer, 0, 16, 1, data, 16, 16, 1, 1, &error));
+  ASSERT_FREED (cugi_buffer_download_3d (buffer, 0, 16, 1, 16, 1, 1, &error) != NULL);
+  ASSERT_FREED (cugi_buffer_upload_from_host (buffer, 0, host, 0, 16, NULL, &error));
+  ASSERT_FREED (cugi_buffer_download_to_host (buffer, 0, host, 0, 16, NULL, &error));
+  ASSERT_FREED (cugi_buffer_prefetch (buffer, NULL, NULL, &error));
+  ASSERT_FREED (cugi_buffer_advise (buffer, CUGI_MEM_ADVICE_SET_READ_MOSTLY, NULL, &error));
+  ASSERT_FREED (cugi_buffer_get_ipc_handle (buffer, &error) != NULL);
+  /* Freeing twice is the same error, not a crash. */
+  ASSERT_FREED (cugi_buffer_free (buffer, &error));
+  g_assert_cmpuint (notifications, ==, 1);
+
+#undef ASSERT_FREED
+}
+
+typedef struct
+{
+  guint    calls;
+  GBytes  *bytes;
+  gboolean uploaded;
+  GError  *error;
+  GThread *thread;
+} AsyncOutcome;
+
+static void
+async_outcome_clear (AsyncOutcome *outcome)
+{
+  g_clear_pointer (&outcome->bytes, g_bytes_unref);
+  g_clear_error (&outcome->error);
+}
+
+static void
+on_downloaded (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  AsyncOutcome *outcome = user_data;
+
+  outcome->calls++;
+  outcome->thread = g_thread_self ();
+  outcome->bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &outcome->error);
+}
+
+static void
+on_uploaded (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  AsyncOutcome *outcome = user_data;
+
+  outcome->calls++;
+  outcome->thread = g_thread_self ();
+  outcome->uploaded = cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &outcome->error);
+}
+
+static void
+test_async_after_free (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) buffer = new_buffer (4096);
+  g_autoptr(GBytes) bytes = make_pattern (16, 9);
+  AsyncOutcome downloaded = { 0 };
+  AsyncOutcome uploaded = { 0 };
+
+  g_assert_true (cugi_buffer_free (buffer, &error));
+  cugi_buffer_download_async (buffer, 0, 16, NULL, NULL, on_downloaded, &downloaded);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, on_uploaded, &uploaded);
+  iterate_until (&downloaded.calls, 1, 5000);
+  iterate_until (&uploaded.calls, 1, 5000);
+  g_assert_error (downloaded.error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_assert_null (downloaded.bytes);
+  g_assert_error (uploaded.error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_assert_false (uploaded.uploaded);
+  async_outcome_clear (&downloaded);
+  async_outcome_clear (&uploaded);
+}
+
+static void
+test_zero_size (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) empty = new_buffer (0);
+  g_autoptr(CugiBuffer) other = new_buffer (64);
+  g_autoptr(CugiBuffer) view = NULL;
+  g_autoptr(GBytes) nothing = NULL;
+  AsyncOutcome downloaded = { 0 };
+
+  g_assert_cmpuint (cugi_buffer_get_size (empty), ==, 0);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (empty), ==, 0);
+  g_assert_false (cugi_buffer_is_freed (empty));
+
+  /* Every transfer of 0 bytes at offset 0 succeeds. */
+  g_assert_true (cugi_buffer_upload (empty, 0, NULL, 0, &error));
+  g_assert_no_error (error);
+  nothing = cugi_buffer_download (empty, 0, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (nothing), ==, 0);
+  g_assert_true (cugi_buffer_copy (empty, 0, other, 10, 0, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_copy (other, 64, empty, 0, 0, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_memset_d32 (empty, 0, 7, 0, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_copy_2d (empty, 0, 16, other, 0, 16, 16, 0, NULL, &error));
+  g_assert_no_error (error);
+  view = cugi_buffer_new_view (empty, 0, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_buffer_get_size (view), ==, 0);
+
+  /* But not beyond the end. */
+  g_assert_null (cugi_buffer_download (empty, 1, 0, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (cugi_buffer_upload (empty, 0, (const guint8 *) "x", 1, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  /* Nothing to export. */
+  g_assert_null (cugi_buffer_get_ipc_handle (empty, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  cugi_buffer_download_async (empty, 0, 0, NULL, NULL, on_downloaded, &downloaded);
+  iterate_until (&downloaded.calls, 1, 5000);
+  g_assert_no_error (downloaded.error);
+  g_assert_cmpuint (g_bytes_get_size (downloaded.bytes), ==, 0);
+  async_outcome_clear (&downloaded);
+
+  /* Views of 0 bytes fit anywhere up to the end of a buffer. */
+  g_clear_object (&view);
+  view = cugi_buffer_new_view (other, 64, 0, &error);
+  g_assert_no_error (error);
+
+  /* Freeing works as for any buffer. */
+  g_assert_true (cugi_buffer_free (empty, &error));
+  g_assert_no_error (error);
+  g_assert_false (cugi_buffer_free (empty, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_clear_error (&error);
+  g_assert_false (cugi_buffer_upload (empty, 0, NULL, 0, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+}
+
+/* ---- memsets -------------------------------------------------------------- */
+
+static void
+test_memset (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) buffer = new_buffer (4096);
+  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
+  g_autoptr(GBytes) result = NULL;
+  guint8 expected[4096];
+  const guint16 half = 0x1234;
+  const guint32 word = 0xdeadbeef;
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_memset_d8 (buffer, 0, 0xab, 4096, NULL, &error));
+  g_assert_no_error (error);
+  memset (expected, 0xab, sizeof expected);
+
+  g_assert_true (cugi_buffer_memset_d16 (buffer, 2, half, 10, NULL, &error));
+  g_assert_no_error (error);
+  for (gsize i = 0; i < 10; i++)
+    memcpy (expected + 2 + 2 * i, &half, 2);
+
+  g_assert_true (cugi_buffer_memset_d32 (buffer, 40, word, 4, NULL, &error));
+  g_assert_no_error (error);
+  for (gsize i = 0; i < 4; i++)
+    memcpy (expected + 40 + 4 * i, &word, 4);
+
+  /* On a stream, too. */
+  g_assert_true (cugi_buffer_memset_d8 (buffer, 4000, 0x11, 96, stream, &error));
+  g_assert_no_error (error);
+  memset (expected + 4000, 0x11, 96);
+  settle (stream);
+
+  result = download_all (buffer);
+  g_assert_cmpmem (g_bytes_get_data (result, NULL), 4096, expected, 4096);
+
+  /* Misaligned starts. */
+  g_assert_false (cugi_buffer_memset_d16 (buffer, 1, half, 4, NULL, &error));
+  assert_invalid_argument (&error, "1");
+  g_assert_false (cugi_buffer_memset_d32 (buffer, 2, word, 4, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_false (cugi_buffer_memset_d32 (buffer, 4093, word, 0, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+  /* Past the end, in elements. */
+  g_assert_false (cugi_buffer_memset_d32 (buffer, 4088, word, 3, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_false (cugi_buffer_memset_d16 (buffer, 0, half, G_MAXSIZE, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+
+  /* A view at an odd offset is misaligned at its own offset 0. */
+  {
+    g_autoptr(CugiBuffer) odd = cugi_buffer_new_view (buffer, 1, 64, &error);
+
+    g_assert_no_error (error);
+    g_assert_false (cugi_buffer_memset_d16 (odd, 0, half, 2, NULL, &error));
+    assert_invalid_argument (&error, NULL);
+    g_assert_true (cugi_buffer_memset_d16 (odd, 1, half, 2, NULL, &error));
+    g_assert_no_error (error);
+  }
+  settle (NULL);
+
+  /* Nothing changed by the failed calls; the last one wrote bytes 2..5. */
+  memcpy (expected + 2, &half, 2);
+  memcpy (expected + 4, &half, 2);
+  g_clear_pointer (&result, g_bytes_unref);
+  result = download_all (buffer);
+  g_assert_cmpmem (g_bytes_get_data (result, NULL), 4096, expected, 4096);
+}
+
+/* ---- pitched, 2D and 3D --------------------------------------------------- */
+
+static void
+test_pitched_2d (void)
+{
+  const gsize width = 100, height = 8;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) pitched = NULL;
+  g_autoptr(CugiBuffer) packed = new_buffer (width * height);
+  g_autoptr(CugiBuffer) rectangle = new_buffer (50 * 4);
+  g_autoptr(GBytes) rows = make_pattern (width * height, 10);
+  g_autoptr(GBytes) back = NULL;
+  g_autoptr(GBytes) whole = NULL;
+  g_autoptr(GBytes) repacked = NULL;
+  g_autoptr(GBytes) part = NULL;
+  const guint8 *expected = g_bytes_get_data (rows, NULL);
+  guint64 pitch_property = 0;
+  gsize pitch = 0;
+
+  pitched = cugi_buffer_new_pitched (NULL, width, height, 4, &pitch, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pitch, >=, width);
+  g_assert_cmpuint (pitch % 4, ==, 0);
+  g_assert_cmpuint (cugi_buffer_get_pitch (pitched), ==, pitch);
+  g_object_get (pitched, "pitch", &pitch_property, NULL);
+  g_assert_cmpuint (pitch_property, ==, pitch);
+  g_assert_cmpuint (cugi_buffer_get_size (pitched), ==, pitch * height);
+
+  /* Packed rows in, the same rows out. */
+  g_assert_true (cugi_buffer_upload_2d (pitched, 0, pitch, expected, width * height, width, height, &error));
+  g_assert_no_error (error);
+  back = cugi_buffer_download_2d (pitched, 0, pitch, width, height, &error);
+  g_assert_no_error (error);
+  assert_bytes_equal (back, rows);
+
+  /* In the buffer, each row starts at a multiple of the pitch. */
+  whole = download_all (pitched);
+  for (gsize row = 0; row < height; row++)
+    g_assert_cmpmem ((const guint8 *) g_bytes_get_data (whole, NULL) + row * pitch, width,
+                     expected + row * width, width);
+
+  /* Device to device: pitched to packed. */
+  g_assert_true (cugi_buffer_copy_2d (packed, 0, width, pitched, 0, pitch, width, height, NULL, &error));
+  g_assert_no_error (error);
+  repacked = download_all (packed);
+  assert_bytes_equal (repacked, rows);
+
+  /* A 50 x 4 rectangle from row 2, column 10. */
+  g_assert_true (cugi_buffer_copy_2d (rectangle, 0, 50, pitched, 2 * pitch + 10, pitch, 50, 4, NULL, &error));
+  g_assert_no_error (error);
+  part = download_all (rectangle);
+  for (gsize row = 0; row < 4; row++)
+    g_assert_cmpmem ((const guint8 *) g_bytes_get_data (part, NULL) + row * 50, 50,
+                     expected + (row + 2) * width + 10, 50);
+
+  /* Errors: data of the wrong size, rows wider than the pitch, too many rows,
+   * a bad element size. */
+  g_assert_false (cugi_buffer_upload_2d (pitched, 0, pitch, expected, width * height - 1, width, height, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_null (cugi_buffer_download_2d (pitched, 0, pitch, pitch + 1, 1, &error));
+  assert_invalid_argument (&error, "pitch");
+  g_assert_null (cugi_buffer_download_2d (pitched, 0, pitch, width, height + 1, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_null (cugi_buffer_download_2d (pitched, 1, pitch, pitch, height, &error));
+  assert_invalid_argument (&error, NULL);
+  g_assert_null (cugi_buffer_new_pitched (NULL, width, height, 3, &pitch, &error));
+  assert_invalid_argument (&error, "3");
+  settle (NULL);
+}
+
+static void
+test_3d (void)
+{
+  const gsize width = 32, height = 3, depth = 3, pitch = 64, slice_height = 4;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) box = new_buffer (pitch * slice_height * depth);
+  g_autoptr(CugiBuffer) packed = new_buffer (width * height * depth);
+  g_autoptr(GBytes) contents = make_pattern (width * height * depth, 11);
+  g_autoptr(GBytes) back = NULL;
+  g_autoptr(GBytes) whole = NULL;
+  g_autoptr(GBytes) repacked = NULL;
+  const guint8 *expected = g_bytes_get_data (contents, NULL);
+
+  g_assert_true (cugi_buffer_upload_3d (box, 0, pitch, slice_height, expected, width * height * depth,
+                                        width, height, depth, &error));
+  g_assert_no_error (error);
+  back = cugi_buffer_download_3d (box, 0, pitch, slice_height, width, height, depth, &error);
+  g_assert_no_error (error);
+  assert_bytes_equal (back, contents);
+
+  /* Row y of slice z lies at (z * slice_height + y) * pitch. */
+  whole = download_all (box);
+  for (gsize z = 0; z < depth; z++)
+    for (gsize y = 0; y < height; y++)
+      g_assert_cmpmem ((const guint8 *) g_bytes_get_data (whole, NULL) + (z * slice_height + y) * pitch, width,
+                       expected + (z * height + y) * width, width);
+
+  g_assert_true (cugi_buffer_copy_3d (packed, 0, width, height, box, 0, pitch, slice_height,
+                                      width, height, depth, NULL, &error));
+  g_assert_no_error (error);
+  repacked = download_all (packed);
+  assert_bytes_equal (repacked, contents);
+
+  /* More rows than a slice has. */
+  g_assert_false (cugi_buffer_copy_3d (packed, 0, width, height, box, 0, pitch, 2,
+                                       width, height, depth, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+  settle (NULL);
+}
+
+/* ---- managed memory ------------------------------------------------------- */
+
+static void
+test_managed (void)
+{
+  const gsize size = 1 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = cugi_device_get_default (&error);
+  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiBuffer) managed = NULL;
+  g_autoptr(CugiBuffer) plain = new_buffer (64);
+  g_autoptr(GBytes) pattern = make_pattern (size, 12);
+  g_autoptr(GBytes) back = NULL;
+  gboolean concurrent;
+  guint8 *host;
+
+  g_assert_no_error (error);
+  if (cugi_device_get_attribute (device, CUGI_DEVICE_ATTRIBUTE_MANAGED_MEMORY, &error) == 0)
+    {
+      g_test_skip ("the device has no managed memory");
+      return;
+    }
+  concurrent = cugi_device_get_attribute (device, CUGI_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, &error);
+  g_assert_no_error (error);
+
+  managed = cugi_buffer_new_managed (NULL, size, CUGI_MEM_ATTACH_GLOBAL, &error);
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_is_managed (managed));
+  g_assert_cmpuint (cugi_buffer_get_size (managed), ==, size);
+
+  /* Written by the host at the device pointer, read by the device. */
+  host = (guint8 *) (guintptr) cugi_buffer_get_device_pointer (managed);
+  g_assert_nonnull (host);
+  memcpy (host, g_bytes_get_data (pattern, NULL), size);
+  if (concurrent)
+    {
+      g_assert_true (cugi_buffer_prefetch (managed, device, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (cugi_buffer_advise (managed, CUGI_MEM_ADVICE_SET_PREFERRED_LOCATION, device, &error));
+      g_assert_no_error (error);
+    }
+  back = download_all (managed);
+  assert_bytes_equal (back, pattern);
+
+  /* Written by the device, read by the host. */
+  g_assert_true (cugi_buffer_memset_d8 (managed, 0, 0x5a, size, NULL, &error));
+  g_assert_no_error (error);
+  if (concurrent)
+    {
+      g_assert_true (cugi_buffer_prefetch (managed, NULL, NULL, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_true (cugi_context_synchronize (context, &error));
+  g_assert_no_error (error);
+  for (gsize i = 0; i < size; i += 4093)
+    g_assert_cmpint (host[i], ==, 0x5a);
+  g_assert_cmpint (host[size - 1], ==, 0x5a);
+
+  g_assert_true (cugi_buffer_advise (managed, CUGI_MEM_ADVICE_SET_READ_MOSTLY, NULL, &error));
+  g_assert_no_error (error);
+
+  /* Only managed memory prefetches; only real values are advice. */
+  g_assert_false (cugi_buffer_prefetch (plain, device, NULL, &error));
+  assert_invalid_argument (&error, "managed");
+  g_assert_false (cugi_buffer_advise (managed, (CugiMemAdvice) 99, NULL, &error));
+  assert_invalid_argument (&error, "99");
+  g_assert_null (cugi_buffer_new_managed (NULL, 64, (CugiMemAttach) 3, &error));
+  assert_invalid_argument (&error, NULL);
+  settle (NULL);
+}
+
+/* ---- IPC ------------------------------------------------------------------ */
+
+#define IPC_SIZE (1 << 20)
+#define IPC_HANDLE_VARIABLE "CUGI_TEST_IPC_HANDLE"
+
+/* In a child process: open the parent's buffer, check it, write to it. */
+static void
+ipc_child (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = make_pattern (IPC_SIZE, 13);
+  g_autoptr(GBytes) handle = NULL;
+  g_autoptr(CugiBuffer) imported = NULL;
+  g_autoptr(GBytes) contents = NULL;
+  guchar *decoded;
+  gsize decoded_size = 0;
+
+  decoded = g_base64_decode (g_getenv (IPC_HANDLE_VARIABLE), &decoded_size);
+  handle = g_bytes_new_take (decoded, decoded_size);
+
+  /* More than was exported is refused. */
+  g_assert_null (cugi_buffer_new_from_ipc_handle (NULL, handle, (gsize) 1 << 40, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  imported = cugi_buffer_new_from_ipc_handle (NULL, handle, IPC_SIZE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_buffer_get_size (imported), ==, IPC_SIZE);
+  contents = download_all (imported);
+  assert_bytes_equal (contents, pattern);
+
+  /* Imported memory has no handle of its own to give. */
+  g_assert_null (cugi_buffer_get_ipc_handle (imported, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_assert_true (cugi_buffer_memset_d8 (imported, 0, 0x77, 16, NULL, &error));
+  g_assert_no_error (error);
+  settle (NULL);
+  g_assert_true (cugi_buffer_free (imported, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_ipc (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = NULL;
+  g_autoptr(CugiBuffer) exported = NULL;
+  g_autoptr(GBytes) handle = NULL;
+  g_autoptr(GBytes) written = NULL;
+  g_autoptr(GBytes) short_handle = g_bytes_new ("short", 5);
+  g_autofree char *encoded = NULL;
+  guint8 sevens[16];
+
+  if (g_test_subprocess ())
+    {
+      ipc_child ();
+      return;
+    }
+
+  pattern = make_pattern (IPC_SIZE, 13);
+  exported = new_buffer_with (pattern);
+  handle = cugi_buffer_get_ipc_handle (exported, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (handle), ==, 64);
+
+  /* A process cannot open its own handle: the driver's rule. */
+  g_assert_null (cugi_buffer_new_from_ipc_handle (NULL, handle, IPC_SIZE, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT);
+  g_clear_error (&error);
+  g_assert_null (cugi_buffer_new_from_ipc_handle (NULL, short_handle, IPC_SIZE, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  /* Views have no handle. */
+  {
+    g_autoptr(CugiBuffer) view = cugi_buffer_new_view (exported, 64, 64, &error);
+
+    g_assert_no_error (error);
+    g_assert_null (cugi_buffer_get_ipc_handle (view, &error));
+    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+    g_clear_error (&error);
+  }
+
+  /* Another process opens it, reads it and writes to it. */
+  encoded = g_base64_encode (g_bytes_get_data (handle, NULL), g_bytes_get_size (handle));
+  g_setenv (IPC_HANDLE_VARIABLE, encoded, TRUE);
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+
+  written = download (exported, 0, 16);
+  memset (sevens, 0x77, sizeof sevens);
+  g_assert_cmpmem (g_bytes_get_data (written, NULL), 16, sevens, 16);
+}
+
+/* ---- asynchronous transfers ----------------------------------------------- */
+
+static void
+test_download_async (void)
+{
+  const gsize size = 32 << 20;
+  g_autoptr(GBytes) pattern = make_pattern (size, 14);
+  CugiBuffer *buffer = new_buffer_with (pattern);
+  gpointer weak_buffer = buffer;
+  AsyncOutcome outcome = { 0 };
+
+  g_object_add_weak_pointer (G_OBJECT (buffer), &weak_buffer);
+
+  /* The copy waits behind 50 ms of work, and the caller drops the buffer. */
+  spin (spinner (), NULL, 50);
+  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, on_downloaded, &outcome);
+  g_object_unref (buffer);
+  g_assert_nonnull (weak_buffer);
+  g_assert_cmpuint (outcome.calls, ==, 0);
+
+  iterate_until (&outcome.calls, 1, 10000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.thread == g_thread_self ());
+  assert_bytes_equal (outcome.bytes, pattern);
+  /* The bytes are the pinned staging memory itself, not a copy. */
+  g_assert_true (is_pinned_host_memory (g_bytes_get_data (outcome.bytes, NULL)));
+  async_outcome_clear (&outcome);
+
+  iterate_until_finalized (&weak_buffer, 10000);
+}
+
+static void
+test_download_async_range (void)
+{
+  g_autoptr(GBytes) pattern = make_pattern (8192, 15);
+  g_autoptr(CugiBuffer) buffer = new_buffer_with (pattern);
+  g_autoptr(GBytes) expected = slice (pattern, 1000, 3000);
+  AsyncOutcome outcome = { 0 };
+
+  cugi_buffer_download_async (buffer, 1000, 3000, NULL, NULL, on_downloaded, &outcome);
+  iterate_until (&outcome.calls, 1, 10000);
+  g_assert_no_error (outcome.error);
+  assert_bytes_equal (outcome.bytes, expected);
+  async_outcome_clear (&outcome);
+
+  cugi_buffer_download_async (buffer, 8000, 193, NULL, NULL, on_downloaded, &outcome);
+  iterate_until (&outcome.calls, 2, 10000);
+  g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_assert_null (outcome.bytes);
+  async_outcome_clear (&outcome);
+}
+
+typedef struct
+{
+  guint8 *data;
+  gsize   size;
+} Pageable;
+
+/* What the caller's memory looks like once the caller is done with it. */
+static void
+poison_and_free (gpointer data)
+{
+  Pageable *pageable = data;
+
+  memset (pageable->data, 0xee, pageable->size);
+  g_free (pageable->data);
+  g_free (pageable);
+}
+
+static void
+test_upload_async_pageable (void)
+{
+  const gsize size = 16 << 20;
+  g_autoptr(GBytes) pattern = make_pattern (size, 16);
+  g_autoptr(GBytes) back = NULL;
+  CugiBuffer *buffer = new_buffer (size);
+  CugiBuffer *kept = g_object_ref (buffer);
+  gpointer weak_buffer = buffer;
+  Pageable *pageable = g_new (Pageable, 1);
+  GBytes *bytes;
+  AsyncOutcome outcome = { 0 };
+
+  pageable->data = g_memdup2 (g_bytes_get_data (pattern, NULL), size);
+  pageable->size = size;
+  bytes = g_bytes_new_with_free_func (pageable->data, size, poison_and_free, pageable);
+  g_object_add_weak_pointer (G_OBJECT (buffer), &weak_buffer);
+
+  /* The caller drops its bytes (poisoned and freed at once) and its
+   * reference to the buffer while the copy waits behind 50 ms of work. */
+  spin (spinner (), NULL, 50);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, on_uploaded, &outcome);
+  g_bytes_unref (bytes);
+  g_object_unref (buffer);
+
+  iterate_until (&outcome.calls, 1, 10000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.uploaded);
+  g_assert_true (outcome.thread == g_thread_self ());
+  back = download_all (kept);
+  assert_bytes_equal (back, pattern);
+
+  g_object_unref (kept);
+  iterate_until_finalized (&weak_buffer, 10000);
+}
+
+static void
+test_upload_async_pinned (void)
+{
+  const gsize size = 16 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = make_pattern (size, 17);
+  g_autoptr(CugiBuffer) buffer = new_buffer (size);
+  g_autoptr(GBytes) back = NULL;
+  CugiHostBuffer *host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  gpointer weak_host = host;
+  GBytes *bytes;
+  AsyncOutcome outcome = { 0 };
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_host_buffer_write (host, 0, g_bytes_get_data (pattern, NULL), size, &error));
+  g_assert_no_error (error);
+  bytes = cugi_host_buffer_get_bytes (host, &error);
+  g_assert_no_error (error);
+  g_object_add_weak_pointer (G_OBJECT (host), &weak_host);
+  g_object_unref (host);
+
+  /* Pinned bytes are sent as they are, so they must outlive the copy. */
+  spin (spinner (), NULL, 50);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, on_uploaded, &outcome);
+  g_bytes_unref (bytes);
+  g_assert_nonnull (weak_host);
+
+  iterate_until (&outcome.calls, 1, 10000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.uploaded);
+  back = download_all (buffer);
+  assert_bytes_equal (back, pattern);
+  iterate_until_finalized (&weak_host, 10000);
+}
+
+static void
+test_upload_async_on_stream (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  g_autoptr(GBytes) pattern = make_pattern (1 << 20, 18);
+  g_autoptr(CugiBuffer) buffer = new_buffer (2 << 20);
+  g_autoptr(GBytes) back = NULL;
+  AsyncOutcome uploaded = { 0 };
+  AsyncOutcome downloaded = { 0 };
+
+  g_assert_no_error (error);
+  /* Ordered on one stream: the upload, then the download of what it wrote. */
+  cugi_buffer_upload_bytes_async (buffer, 1 << 20, pattern, stream, NULL, on_uploaded, &uploaded);
+  cugi_buffer_download_async (buffer, 1 << 20, 1 << 20, stream, NULL, on_downloaded, &downloaded);
+  iterate_until (&uploaded.calls, 1, 10000);
+  iterate_until (&downloaded.calls, 1, 10000);
+  g_assert_no_error (uploaded.error);
+  g_assert_no_error (downloaded.error);
+  assert_bytes_equal (downloaded.bytes, pattern);
+  async_outcome_clear (&uploaded);
+  async_outcome_clear (&downloaded);
+
+  back = download (buffer, 1 << 20, 1 << 20);
+  assert_bytes_equal (back, pattern);
+  settle (stream);
+}
+
+static void
+test_async_cancelled (void)
+{
+  const gsize size = 16 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GCancellable) cancelled = g_cancellable_new ();
+  g_autoptr(GBytes) pattern = make_pattern (size, 19);
+  g_autoptr(CugiBuffer) buffer = new_buffer (size);
+  g_autoptr(GBytes) back = NULL;
+  AsyncOutcome downloaded = { 0 };
+  AsyncOutcome uploaded = { 0 };
+  gint64 start;
+
+  /* Cancelled before the call: nothing is enqueued. */
+  g_cancellable_cancel (cancelled);
+  cugi_buffer_download_async (buffer, 0, size, NULL, cancelled, on_downloaded, &downloaded);
+  iterate_until (&downloaded.calls, 1, 5000);
+  g_assert_error (downloaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (downloaded.bytes);
+  async_outcome_clear (&downloaded);
+
+  /* Cancelled while the GPU is busy for 500 ms: the call completes at once,
+   * the copies go on. */
+  spin (spinner (), NULL, 500);
+  cugi_buffer_upload_bytes_async (buffer, 0, pattern, NULL, cancellable, on_uploaded, &uploaded);
+  cugi_buffer_download_async (buffer, 0, size, NULL, cancellable, on_downloaded, &downloaded);
+  start = g_get_monotonic_time ();
+  g_cancellable_cancel (cancellable);
+  iterate_until (&uploaded.calls, 1, 5000);
+  iterate_until (&downloaded.calls, 2, 5000);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 250 * 1000);
+  g_assert_error (uploaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_false (uploaded.uploaded);
+  g_assert_error (downloaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (downloaded.bytes);
+
+  /* The upload still happened, and no callback comes twice. */
+  settle (NULL);
+  iterate_for (50);
+  g_assert_cmpuint (uploaded.calls, ==, 1);
+  g_assert_cmpuint (downloaded.calls, ==, 2);
+  back = download_all (buffer);
+  assert_bytes_equal (back, pattern);
+  async_outcome_clear (&downloaded);
+  async_outcome_clear (&uploaded);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  cugi_test_init (&argc, &argv);
+  cugi_test_require_gpu ();
+
+  g_test_add_func ("/buffer/properties", test_properties);
+  g_test_add_func ("/buffer/round-trip", test_round_trip);
+  g_test_add_func ("/buffer/views", test_views);
+  g_test_add_func ("/buffer/view-of-freed-parent", test_view_of_freed_parent);
+  g_test_add_func ("/buffer/copy", test_copy);
+  g_test_add_func ("/buffer/copy-on-stream", test_copy_on_stream);
+  g_test_add_func ("/buffer/free-during-copy", test_free_during_copy);
+  g_test_add_func ("/buffer/peer-copy", test_peer_copy);
+  g_test_add_func ("/buffer/out-of-range", test_out_of_range);
+  g_test_add_func ("/buffer/use-after-free", test_use_after_free);
+  g_test_add_func ("/buffer/async-after-free", test_async_after_free);
+  g_test_add_func ("/buffer/zero-size", test_zero_size);
+  g_test_add_func ("/buffer/memset", test_memset);
+  g_test_add_func ("/buffer/pitched-2d", test_pitched_2d);
+  g_test_add_func ("/buffer/3d", test_3d);
+  g_test_add_func ("/buffer/managed", test_managed);
+  g_test_add_func ("/buffer/ipc", test_ipc);
+  g_test_add_func ("/buffer/async/download", test_download_async);
+  g_test_add_func ("/buffer/async/download-range", test_download_async_range);
+  g_test_add_func ("/buffer/async/upload-pageable", test_upload_async_pageable);
+  g_test_add_func ("/buffer/async/upload-pinned", test_upload_async_pinned);
+  g_test_add_func ("/buffer/async/on-stream", test_upload_async_on_stream);
+  g_test_add_func ("/buffer/async/cancelled", test_async_cancelled);
+
+  return g_test_run ();
+}

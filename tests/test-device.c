@@ -1,0 +1,499 @@
+/* test-device.c: devices, aliases, CUGI_DEVICE and cugi-info, on a GPU */
+#include "config.h"
+
+#include "cugi-private.h"
+#include "cugi-test-utils.h"
+
+static CugiDevice *
+get_device (int ordinal)
+{
+  g_autoptr(GError) error = NULL;
+  CugiDevice *device = cugi_device_get (ordinal, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (CUGI_IS_DEVICE (device));
+  return device;
+}
+
+static int
+get_count (void)
+{
+  g_autoptr(GError) error = NULL;
+  int count = cugi_device_get_count (&error);
+
+  g_assert_no_error (error);
+  return count;
+}
+
+static void
+test_count_and_list (void)
+{
+  g_autoptr(GError) error = NULL;
+  int count = get_count ();
+  GList *list;
+  int ordinal = 0;
+
+  g_assert_cmpint (count, >=, 1);
+  list = cugi_device_list (&error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_list_length (list), ==, count);
+  for (GList *l = list; l != NULL; l = l->next, ordinal++)
+    {
+      g_autoptr(CugiDevice) device = get_device (ordinal);
+
+      g_assert_true (l->data == device);
+      g_assert_cmpint (cugi_device_get_ordinal (l->data), ==, ordinal);
+    }
+  g_list_free_full (list, g_object_unref);
+}
+
+static void
+test_same_object (void)
+{
+  g_autoptr(CugiDevice) first = get_device (0);
+  g_autoptr(CugiDevice) second = get_device (0);
+
+  g_assert_true (first == second);
+}
+
+static gpointer
+get_device_in_thread (gpointer data)
+{
+  return get_device (0);
+}
+
+/* Threads racing for the first device all get the one object. */
+static void
+test_same_object_across_threads (void)
+{
+  g_autoptr(CugiDevice) device = get_device (0);
+  GThread *threads[4];
+
+  for (gsize i = 0; i < G_N_ELEMENTS (threads); i++)
+    threads[i] = g_thread_new ("get-device", get_device_in_thread, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (threads); i++)
+    {
+      g_autoptr(CugiDevice) other = g_thread_join (threads[i]);
+
+      g_assert_true (other == device);
+    }
+}
+
+static void
+test_properties_match_attributes (void)
+{
+  const struct { const char *property; CugiDeviceAttribute attribute; } checks[] = {
+    { "compute-capability-major", CUGI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR },
+    { "compute-capability-minor", CUGI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR },
+    { "multiprocessor-count", CUGI_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT },
+    { "warp-size", CUGI_DEVICE_ATTRIBUTE_WARP_SIZE },
+    { "max-threads-per-block", CUGI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK },
+    { "max-threads-per-multiprocessor", CUGI_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR },
+    { "max-shared-memory-per-block", CUGI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK },
+    { "max-shared-memory-per-block-optin", CUGI_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN },
+    { "max-registers-per-block", CUGI_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK },
+    { "l2-cache-size", CUGI_DEVICE_ATTRIBUTE_L2_CACHE_SIZE },
+    { "clock-rate-khz", CUGI_DEVICE_ATTRIBUTE_CLOCK_RATE },
+    { "memory-clock-rate-khz", CUGI_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE },
+    { "memory-bus-width", CUGI_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH },
+    { "async-engine-count", CUGI_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT },
+  };
+  g_autoptr(CugiDevice) device = get_device (0);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *alias = NULL;
+  guint64 total_memory = 0;
+  int ordinal = -1, major = -1, minor = -1;
+  gboolean integrated = TRUE;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (checks); i++)
+    {
+      int value = -1;
+      int attribute;
+
+      g_object_get (device, checks[i].property, &value, NULL);
+      attribute = cugi_device_get_attribute (device, checks[i].attribute, &error);
+      g_assert_no_error (error);
+      g_test_message ("%s = %d", checks[i].property, value);
+      g_assert_cmpint (value, ==, attribute);
+    }
+
+  g_object_get (device, "ordinal", &ordinal, "name", &name, "alias", &alias,
+                "total-memory", &total_memory, "integrated", &integrated, NULL);
+  g_assert_cmpint (ordinal, ==, 0);
+  g_assert_cmpstr (alias, ==, "cuda:0");
+  g_assert_cmpstr (alias, ==, cugi_device_get_alias (device));
+  g_assert_cmpstr (name, ==, cugi_device_get_name (device));
+  g_assert_cmpuint (strlen (name), >, 0);
+  g_assert_cmpuint (total_memory, >, 0);
+  g_assert_cmpuint (total_memory, ==, cugi_device_get_total_memory (device));
+  g_assert_cmpint (integrated, ==,
+                   cugi_device_get_attribute (device, CUGI_DEVICE_ATTRIBUTE_INTEGRATED, NULL) != 0);
+
+  cugi_device_get_compute_capability (device, &major, &minor);
+  g_assert_cmpint (major, >=, 7);
+  g_assert_cmpint (minor, >=, 0);
+  g_assert_cmpint (major, ==, cugi_device_get_attribute (device, CUGI_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, NULL));
+  g_assert_cmpint (cugi_device_get_warp_size (device), ==, 32);
+  g_assert_cmpint (cugi_device_get_multiprocessor_count (device), >, 0);
+
+  /* Read-only: setting one is a programmer error GObject reports. */
+  g_assert_true ((g_object_class_find_property (G_OBJECT_GET_CLASS (device), "name")->flags & G_PARAM_WRITABLE) == 0);
+
+  /* A value no driver knows is an error, not garbage. */
+  g_assert_cmpint (cugi_device_get_attribute (device, (CugiDeviceAttribute) 100000, &error), ==, 0);
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_uuid (void)
+{
+  g_autoptr(CugiDevice) device = get_device (0);
+  const char *uuid = cugi_device_get_uuid (device);
+
+  g_test_message ("uuid %s", uuid);
+  g_assert_true (g_regex_match_simple ("^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$",
+                                       uuid, 0, 0));
+  g_assert_cmpstr (uuid, !=, "00000000-0000-0000-0000-000000000000");
+}
+
+static void
+test_pci_bus_id (void)
+{
+  int count = get_count ();
+
+  for (int ordinal = 0; ordinal < count; ordinal++)
+    {
+      g_autoptr(CugiDevice) device = get_device (ordinal);
+      const char *pci_bus_id = cugi_device_get_pci_bus_id (device);
+
+      g_test_message ("pci bus id %s", pci_bus_id);
+      g_assert_true (g_regex_match_simple ("^[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\\.[0-9a-f]$",
+                                           pci_bus_id, G_REGEX_CASELESS, 0));
+      /* Two devices are never at one address. */
+      for (int other = 0; other < ordinal; other++)
+        {
+          g_autoptr(CugiDevice) other_device = get_device (other);
+
+          g_assert_cmpstr (cugi_device_get_pci_bus_id (other_device), !=, pci_bus_id);
+          g_assert_cmpstr (cugi_device_get_uuid (other_device), !=, cugi_device_get_uuid (device));
+        }
+    }
+}
+
+static void
+test_aliases (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = get_device (0);
+  g_autoptr(CugiDevice) by_alias = cugi_device_get_by_alias ("cuda:0", &error);
+  g_autoptr(CugiDevice) by_default_alias = NULL;
+  g_autoptr(CugiDevice) by_own_alias = NULL;
+  const char *bad[] = { "", "cuda:", "cuda:-1", "cuda:1x", "gpu:0", "cuda:99999999999" };
+
+  g_assert_no_error (error);
+  g_assert_true (by_alias == device);
+
+  /* main() unset CUGI_DEVICE: "cuda" is device 0. */
+  by_default_alias = cugi_device_get_by_alias ("cuda", &error);
+  g_assert_no_error (error);
+  g_assert_true (by_default_alias == device);
+
+  by_own_alias = cugi_device_get_by_alias (cugi_device_get_alias (device), &error);
+  g_assert_no_error (error);
+  g_assert_true (by_own_alias == device);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_assert_null (cugi_device_get_by_alias (bad[i], &error));
+      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+      g_clear_error (&error);
+    }
+
+  /* Well formed, but no such device. */
+  g_assert_cmpint (get_count (), <, 99);
+  g_assert_null (cugi_device_get_by_alias ("cuda:99", &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "no device 99"));
+}
+
+static void
+test_out_of_range (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = g_strdup_printf ("no device 99: this machine has %d", get_count ());
+
+  g_assert_null (cugi_device_get (99, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, expected));
+  g_clear_error (&error);
+
+  g_assert_null (cugi_device_get (get_count (), &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_assert_null (cugi_device_get (-1, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  /* The library is still usable. */
+  g_autoptr(CugiDevice) device = get_device (0);
+  g_assert_cmpint (cugi_device_get_ordinal (device), ==, 0);
+}
+
+/* CUGI_DEVICE picks the default device; a bad value is an error naming it.
+ * In a subprocess, which may change its environment. */
+static void
+test_default_from_environment (void)
+{
+  if (g_test_subprocess ())
+    {
+      const char *good[] = { "cuda:0", "0", "cuda" };
+      const char *bad[] = { "cuda:99", "99", "gpu", "cuda:x", "-1" };
+      g_autoptr(CugiDevice) device0 = get_device (0);
+
+      for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(CugiDevice) device = NULL;
+          g_autoptr(CugiDevice) by_alias = NULL;
+
+          g_setenv ("CUGI_DEVICE", good[i], TRUE);
+          device = cugi_device_get_default (&error);
+          g_assert_no_error (error);
+          g_assert_true (device == device0);
+          by_alias = cugi_device_get_by_alias ("cuda", &error);
+          g_assert_no_error (error);
+          g_assert_true (by_alias == device0);
+        }
+
+      for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+        {
+          g_autoptr(GError) error = NULL;
+          g_autoptr(CugiDevice) device = NULL;
+          g_autoptr(CugiContext) context = NULL;
+
+          g_setenv ("CUGI_DEVICE", bad[i], TRUE);
+          device = cugi_device_get_default (&error);
+          g_assert_null (device);
+          g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+          g_test_message ("CUGI_DEVICE=%s: %s", bad[i], error->message);
+          g_assert_nonnull (strstr (error->message, "CUGI_DEVICE"));
+          g_assert_nonnull (strstr (error->message, bad[i]));
+          g_clear_error (&error);
+
+          /* Everything that falls back on the default says so too. */
+          context = cugi_context_get_default (&error);
+          g_assert_null (context);
+          g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+          g_assert_nonnull (strstr (error->message, "CUGI_DEVICE"));
+        }
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+static void
+test_memory_info (void)
+{
+  g_autoptr(CugiDevice) device = get_device (0);
+  g_autoptr(GError) error = NULL;
+  guint64 free_bytes = 0, total_bytes = 0;
+
+  g_assert_true (cugi_device_get_memory_info (device, &free_bytes, &total_bytes, &error));
+  g_assert_no_error (error);
+  g_test_message ("free %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, free_bytes, total_bytes);
+  g_assert_cmpuint (total_bytes, >, 0);
+  g_assert_cmpuint (free_bytes, >, 0);
+  g_assert_cmpuint (free_bytes, <=, total_bytes);
+  g_assert_cmpuint (total_bytes, <=, cugi_device_get_total_memory (device));
+
+  /* Either may be left out. */
+  g_assert_true (cugi_device_get_memory_info (device, NULL, &total_bytes, &error));
+  g_assert_true (cugi_device_get_memory_info (device, &free_bytes, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_peer (void)
+{
+  g_autoptr(CugiDevice) device = get_device (0);
+  g_autoptr(GError) error = NULL;
+  int count = get_count ();
+
+  /* A device is not its own peer: FALSE, and no error. */
+  g_assert_false (cugi_device_can_access_peer (device, device, &error));
+  g_assert_no_error (error);
+
+  for (int ordinal = 1; ordinal < count; ordinal++)
+    {
+      g_autoptr(CugiDevice) peer = get_device (ordinal);
+      gboolean there = cugi_device_can_access_peer (device, peer, &error);
+
+      g_assert_no_error (error);
+      g_test_message ("cuda:0 -> cuda:%d: %s", ordinal, there ? "yes" : "no");
+    }
+}
+
+static void
+test_primary_context (void)
+{
+  g_autoptr(CugiDevice) device = get_device (0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) first = cugi_device_get_primary_context (device, &error);
+  g_autoptr(CugiContext) second = NULL;
+
+  g_assert_no_error (error);
+  second = cugi_device_get_primary_context (device, &error);
+  g_assert_no_error (error);
+  g_assert_true (first == second);
+  g_assert_true (cugi_context_get_is_primary (first));
+  g_assert_true (cugi_context_get_device (first) == device);
+}
+
+typedef struct
+{
+  char *out;
+  char *err;
+  int   status;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_clear_pointer (&run->out, g_free);
+  g_clear_pointer (&run->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run_cugi_info (const char * const *arguments,
+               Run                *run)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto (GStrv) argv = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *cugi_info = g_getenv ("CUGI_INFO");
+
+  if (cugi_info == NULL)
+    g_error ("CUGI_INFO is not set: run this test through meson test");
+  g_strv_builder_add (builder, cugi_info);
+  g_strv_builder_addv (builder, (const char **) arguments);
+  argv = g_strv_builder_end (builder);
+  g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &run->out, &run->err, &run->status, &error);
+  g_assert_no_error (error);
+  g_test_message ("stdout:\n%s\nstderr:\n%s", run->out, run->err);
+}
+
+static void
+assert_names_device (const char *out,
+                     CugiDevice *device,
+                     gboolean    json)
+{
+  g_autofree char *alias = json ? g_strdup_printf ("\"alias\": \"%s\"", cugi_device_get_alias (device))
+                                : g_strdup_printf ("(%s)", cugi_device_get_alias (device));
+  g_autofree char *uuid = g_strdup_printf (json ? "\"uuid\": \"%s\"" : " %s\n", cugi_device_get_uuid (device));
+  /* JSON escapes quotes and backslashes as C does (names are ASCII). */
+  g_autofree char *name = json ? g_strescape (cugi_device_get_name (device), NULL)
+                               : g_strdup (cugi_device_get_name (device));
+
+  g_assert_nonnull (strstr (out, alias));
+  g_assert_nonnull (strstr (out, uuid));
+  g_assert_nonnull (strstr (out, name));
+}
+
+/* cugi-info reports every device, in text and JSON. */
+static void
+test_cugi_info (void)
+{
+  const char *text_args[] = { NULL };
+  const char *json_args[] = { "--json", NULL };
+  const char *one_args[] = { "--json", "--device", "0", NULL };
+  const char *bad_args[] = { "--device", "99", NULL };
+  g_autoptr(GError) error = NULL;
+  int count = get_count ();
+
+  {
+    g_auto (Run) run = { 0 };
+
+    run_cugi_info (text_args, &run);
+    g_spawn_check_wait_status (run.status, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_str_has_prefix (run.out, "cugi "));
+    g_assert_nonnull (strstr (run.out, "Peer access"));
+    for (int ordinal = 0; ordinal < count; ordinal++)
+      {
+        g_autoptr(CugiDevice) device = get_device (ordinal);
+
+        assert_names_device (run.out, device, FALSE);
+      }
+  }
+  {
+    g_auto (Run) run = { 0 };
+
+    run_cugi_info (json_args, &run);
+    g_spawn_check_wait_status (run.status, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_str_has_prefix (run.out, "{\n"));
+    g_assert_true (g_str_has_suffix (run.out, "}\n"));
+    g_assert_nonnull (strstr (run.out, "\"peer_access\": ["));
+    g_assert_null (strstr (run.out, "\"error\""));
+    for (int ordinal = 0; ordinal < count; ordinal++)
+      {
+        g_autoptr(CugiDevice) device = get_device (ordinal);
+
+        assert_names_device (run.out, device, TRUE);
+      }
+  }
+  {
+    g_auto (Run) run = { 0 };
+    g_autoptr(CugiDevice) device = get_device (0);
+    const char *first;
+
+    run_cugi_info (one_args, &run);
+    g_spawn_check_wait_status (run.status, &error);
+    g_assert_no_error (error);
+    assert_names_device (run.out, device, TRUE);
+    first = strstr (run.out, "\"ordinal\": ");
+    g_assert_nonnull (first);
+    g_assert_null (strstr (first + 1, "\"ordinal\": "));
+    g_assert_nonnull (strstr (run.out, "\"peer_access\": [\n    [null]\n  ]"));
+  }
+  {
+    g_auto (Run) run = { 0 };
+
+    run_cugi_info (bad_args, &run);
+    g_spawn_check_wait_status (run.status, &error);
+    g_assert_error (error, G_SPAWN_EXIT_ERROR, 1);
+    g_assert_true (g_str_has_prefix (run.err, "cugi-info: "));
+    g_assert_nonnull (strstr (run.err, "no device 99"));
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  /* The default device is device 0 here, whatever the caller's environment
+   * says; the CUGI_DEVICE test sets it in a subprocess. */
+  g_unsetenv ("CUGI_DEVICE");
+  cugi_test_init (&argc, &argv);
+  cugi_test_require_gpu ();
+
+  g_test_add_func ("/device/count-and-list", test_count_and_list);
+  g_test_add_func ("/device/same-object", test_same_object);
+  g_test_add_func ("/device/same-object-across-threads", test_same_object_across_threads);
+  g_test_add_func ("/device/properties-match-attributes", test_properties_match_attributes);
+  g_test_add_func ("/device/uuid", test_uuid);
+  g_test_add_func ("/device/pci-bus-id", test_pci_bus_id);
+  g_test_add_func ("/device/aliases", test_aliases);
+  g_test_add_func ("/device/out-of-range", test_out_of_range);
+  g_test_add_func ("/device/default-from-environment", test_default_from_environment);
+  g_test_add_func ("/device/memory-info", test_memory_info);
+  g_test_add_func ("/device/peer", test_peer);
+  g_test_add_func ("/device/primary-context", test_primary_context);
+  g_test_add_func ("/device/cugi-info", test_cugi_info);
+  return g_test_run ();
+}

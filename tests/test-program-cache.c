@@ -1,0 +1,797 @@
+/* test-program-cache.c: the NVRTC disk cache, for real and without a GPU:
+ * hits, keys, corrupt entries, directory permissions, eviction, and several
+ * processes compiling into one directory at once. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "cugi-private.h"
+#include "cugi-program-cache.h"
+#include "cugi-test-utils.h"
+
+#define WORKER_ARGUMENT "--compile-worker"
+#define N_WORKERS 3
+
+static const char kernel_source[] =
+  "template <typename T>\n"
+  "__global__ void axpy (T a, const T *x, T *y, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n)\n"
+  "    y[i] += a * x[i];\n"
+  "}\n";
+static const char kernel_expression[] = "axpy<float>";
+
+/* Another source with the same name expression. */
+static const char other_source[] =
+  "template <typename T>\n"
+  "__global__ void axpy (T a, const T *x, T *y, int n)\n"
+  "{\n"
+  "  for (int i = threadIdx.x; i < n; i += blockDim.x)\n"
+  "    y[i] -= a * x[i];\n"
+  "}\n";
+
+typedef struct
+{
+  char *root;       /* a temporary directory, removed afterwards */
+  char *cache_dir;  /* $CUGI_CACHE_DIR, inside root, not created yet */
+} Fixture;
+
+static void
+fixture_set_up (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  fixture->root = g_dir_make_tmp ("cugi-cache-XXXXXX", &error);
+  g_assert_no_error (error);
+  fixture->cache_dir = g_build_filename (fixture->root, "cache", NULL);
+  g_setenv ("CUGI_CACHE_DIR", fixture->cache_dir, TRUE);
+  g_unsetenv ("CUGI_DISABLE_CACHE");
+  g_unsetenv ("CUGI_CACHE_MAX_SIZE");
+  /* Each test starts as a new process would: only the disk remembers. */
+  cugi_program_cache_clear_memory ();
+}
+
+static void
+remove_tree (const char *path)
+{
+  GDir *dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    {
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+      g_dir_close (dir);
+      g_assert_cmpint (g_rmdir (path), ==, 0);
+    }
+  else
+    g_assert_cmpint (g_unlink (path), ==, 0);
+}
+
+static void
+fixture_tear_down (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_unsetenv ("CUGI_CACHE_DIR");
+  g_unsetenv ("CUGI_DISABLE_CACHE");
+  g_unsetenv ("CUGI_CACHE_MAX_SIZE");
+  remove_tree (fixture->root);
+  g_free (fixture->root);
+  g_free (fixture->cache_dir);
+}
+
+static CugiProgram *
+new_kernel_program (const char *source)
+{
+  CugiProgram *program = cugi_program_new (source, "axpy.cu");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (cugi_program_add_name_expression (program, kernel_expression, &error));
+  g_assert_no_error (error);
+  return program;
+}
+
+/* Compiles @program for sm_90 and says where the result came from. */
+static CugiProgramCacheHit
+compile_for_sm90 (CugiProgram        *program,
+                  const char * const *options)
+{
+  g_autoptr(GError) error = NULL;
+
+  gboolean compiled = cugi_program_compile_for_arch (program, 9, 0, options, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (compiled);
+  return cugi_program_get_cache_hit (program);
+}
+
+static char *
+entry_path_of (Fixture     *fixture,
+               CugiProgram *program)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = cugi_program_dup_cache_key_for_arch (program, 9, 0, NULL, &error);
+
+  g_assert_no_error (error);
+  return cugi_program_cache_get_entry_path (fixture->cache_dir, key);
+}
+
+/* The names in @dir, or none when it does not exist. */
+static GPtrArray *
+list_dir (const char *path)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_strdup (name));
+  return names;
+}
+
+static void
+assert_same_bytes (GBytes *a,
+                   GBytes *b)
+{
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  g_assert_true (g_bytes_equal (a, b));
+}
+
+/* Same outputs, whichever way each program got them. */
+static void
+assert_same_results (CugiProgram *a,
+                     CugiProgram *b)
+{
+  g_autoptr(GBytes) cubin_a = cugi_program_get_cubin (a);
+  g_autoptr(GBytes) cubin_b = cugi_program_get_cubin (b);
+  g_autoptr(GBytes) ptx_a = cugi_program_get_ptx (a);
+  g_autoptr(GBytes) ptx_b = cugi_program_get_ptx (b);
+
+  assert_same_bytes (cubin_a, cubin_b);
+  assert_same_bytes (ptx_a, ptx_b);
+  g_assert_cmpstr (cugi_program_get_log (a), ==, cugi_program_get_log (b));
+  g_assert_cmpstr (cugi_program_get_lowered_name (a, kernel_expression, NULL), ==,
+                   cugi_program_get_lowered_name (b, kernel_expression, NULL));
+  g_assert_cmpstr (cugi_program_get_lowered_name (b, kernel_expression, NULL), ==, "_Z4axpyIfEvT_PKS0_PS0_i");
+}
+
+static int
+compare_gint64 (gconstpointer a,
+                gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
+
+static void
+test_hit (Fixture       *fixture,
+          gconstpointer  data)
+{
+  g_autoptr(CugiProgram) warm_up = cugi_program_new (other_source, NULL);
+  g_autoptr(CugiProgram) cold = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) from_memory = new_kernel_program (kernel_source);
+  g_autofree char *path = entry_path_of (fixture, cold);
+  gint64 warm_us[7];
+  gint64 cold_us;
+  GStatBuf info;
+
+  /* NVRTC's first compile in a process pays for its start-up: the cold
+   * compile measured is an ordinary one. */
+  compile_for_sm90 (warm_up, NULL);
+
+  cold_us = g_get_monotonic_time ();
+  g_assert_cmpint (compile_for_sm90 (cold, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  cold_us = g_get_monotonic_time () - cold_us;
+
+  g_assert_cmpint (g_stat (fixture->cache_dir, &info), ==, 0);
+  g_assert_cmpint (info.st_mode & 0777, ==, 0700);
+  g_assert_cmpint (g_stat (path, &info), ==, 0);
+  g_assert_cmpint (info.st_mode & 0777, ==, 0600);
+
+  for (guint i = 0; i < G_N_ELEMENTS (warm_us); i++)
+    {
+      g_autoptr(CugiProgram) warm = new_kernel_program (kernel_source);
+
+      cugi_program_cache_clear_memory ();
+      warm_us[i] = g_get_monotonic_time ();
+      g_assert_cmpint (compile_for_sm90 (warm, NULL), ==, CUGI_PROGRAM_CACHE_HIT_DISK);
+      warm_us[i] = g_get_monotonic_time () - warm_us[i];
+      assert_same_results (cold, warm);
+    }
+  qsort (warm_us, G_N_ELEMENTS (warm_us), sizeof (gint64), compare_gint64);
+
+  g_assert_cmpint (compile_for_sm90 (from_memory, NULL), ==, CUGI_PROGRAM_CACHE_HIT_MEMORY);
+  assert_same_results (cold, from_memory);
+
+  g_test_message ("cold compile %" G_GINT64_FORMAT " us, disk hit %" G_GINT64_FORMAT " us (median)",
+                  cold_us, warm_us[G_N_ELEMENTS (warm_us) / 2]);
+  g_assert_cmpint (warm_us[G_N_ELEMENTS (warm_us) / 2], <=, 2000);
+  g_assert_cmpint (cold_us, >=, 50 * warm_us[G_N_ELEMENTS (warm_us) / 2]);
+}
+
+static void
+test_key_inputs (void)
+{
+  const char *header_names[] = { "a.h", "b.h" };
+  const char *header_sources[] = { "int a;", "int b;" };
+  const char *swapped_names[] = { "b.h", "a.h" };
+  const char *shifted_names[] = { "a.hi", "b.h" };
+  const char *shifted_sources[] = { "nt a;", "int b;" };
+  const char *changed_sources[] = { "int a;", "int c;" };
+  const char *expressions[] = { "f<int>", NULL };
+  const char *other_expressions[] = { "f<float>", NULL };
+  const char *more_expressions[] = { "f<int>", "f<float>", NULL };
+  const char *no_strings[] = { NULL };
+  const char *options[] = { "ab", "c", NULL };
+  const char *shifted_options[] = { "a", "bc", NULL };
+  const char *more_options[] = { "ab", "c", "-lineinfo", NULL };
+  const CugiProgramCacheKeyInputs base = {
+    "source", "name.cu", header_names, header_sources, 2, expressions, options, "sm_90", 13000,
+  };
+  CugiProgramCacheKeyInputs variants[18];
+  g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autofree char *base_key = cugi_program_cache_compute_key (&base);
+  g_autofree char *again = cugi_program_cache_compute_key (&base);
+  g_autofree char *empty_expressions = NULL;
+  g_autofree char *null_expressions = NULL;
+  guint n = 0;
+
+  g_assert_cmpstr (base_key, ==, again);
+  g_assert_cmpuint (strlen (base_key), ==, 64);
+  for (const char *c = base_key; *c != '\0'; c++)
+    g_assert_true (g_ascii_isxdigit (*c));
+
+  for (guint i = 0; i < G_N_ELEMENTS (variants); i++)
+    variants[i] = base;
+  variants[n++].source = "sourcf";
+  variants[n++].source = "source ";
+  variants[n++].name = NULL;
+  variants[n++].name = "";
+  variants[n++].name = "other.cu";
+  variants[n++].header_names = swapped_names;
+  variants[n].header_names = shifted_names;
+  variants[n++].header_sources = shifted_sources;
+  variants[n++].header_sources = changed_sources;
+  variants[n++].n_headers = 1;
+  variants[n++].name_expressions = other_expressions;
+  variants[n++].name_expressions = more_expressions;
+  variants[n++].name_expressions = NULL;
+  variants[n++].options = shifted_options;
+  variants[n++].options = more_options;
+  variants[n++].options = NULL;
+  variants[n++].target = "sm_89";
+  variants[n++].target = "";
+  variants[n++].nvrtc_version = 12080;
+  g_assert_cmpuint (n, ==, G_N_ELEMENTS (variants));
+
+  g_hash_table_add (keys, g_steal_pointer (&base_key));
+  for (guint i = 0; i < n; i++)
+    {
+      char *key = cugi_program_cache_compute_key (&variants[i]);
+
+      if (!g_hash_table_add (keys, key))
+        g_error ("variant %u hashes as an earlier input", i);
+    }
+
+  /* No list and an empty list are the same input. */
+  variants[0] = base;
+  variants[0].name_expressions = NULL;
+  null_expressions = cugi_program_cache_compute_key (&variants[0]);
+  variants[0].name_expressions = no_strings;
+  empty_expressions = cugi_program_cache_compute_key (&variants[0]);
+  g_assert_cmpstr (null_expressions, ==, empty_expressions);
+}
+
+/* Each input of a real compile makes an entry of its own. */
+static void
+test_key_entries (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  const char *lineinfo[] = { "-lineinfo", NULL };
+  g_autoptr(CugiProgram) base = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) with_option = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) other_target = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) with_header = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) other_header = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) other_text = new_kernel_program (other_source);
+  g_autoptr(CugiProgram) same = new_kernel_program (kernel_source);
+  g_autoptr(GPtrArray) names = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (compile_for_sm90 (base, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_cmpint (compile_for_sm90 (with_option, lineinfo), ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_true (cugi_program_compile_for_arch (other_target, 8, 9, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (cugi_program_get_cache_hit (other_target), ==, CUGI_PROGRAM_CACHE_MISS);
+  cugi_program_add_header (with_header, "unused.h", "int unused;");
+  g_assert_cmpint (compile_for_sm90 (with_header, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  cugi_program_add_header (other_header, "unused.h", "int unused2;");
+  g_assert_cmpint (compile_for_sm90 (other_header, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_cmpint (compile_for_sm90 (other_text, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+
+  names = list_dir (fixture->cache_dir);
+  g_assert_cmpuint (names->len, ==, 6);
+
+  cugi_program_cache_clear_memory ();
+  g_assert_cmpint (compile_for_sm90 (same, NULL), ==, CUGI_PROGRAM_CACHE_HIT_DISK);
+}
+
+typedef enum
+{
+  CORRUPT_FLIP_PAYLOAD,
+  CORRUPT_FLIP_MAGIC,
+  CORRUPT_FLIP_HASH,
+  CORRUPT_FLIP_LENGTH,
+  CORRUPT_TRUNCATE_HALF,
+  CORRUPT_TRUNCATE_LAST_BYTE,
+  CORRUPT_GARBAGE,
+  CORRUPT_EMPTY,
+  CORRUPT_OTHER_KEY,
+} Corruption;
+
+/* Writes @entry (a good one), corrupted, to @path. */
+static void
+write_corrupted (const char *path,
+                 GBytes     *entry,
+                 GBytes     *other_entry,
+                 Corruption  corruption)
+{
+  g_autoptr(GError) error = NULL;
+  gsize size = 0;
+  g_autofree char *data = g_memdup2 (g_bytes_get_data (corruption == CORRUPT_OTHER_KEY ? other_entry : entry, &size),
+                                     g_bytes_get_size (corruption == CORRUPT_OTHER_KEY ? other_entry : entry));
+
+  g_assert_cmpuint (size, >, 200);
+  switch (corruption)
+    {
+    case CORRUPT_FLIP_PAYLOAD:
+      data[size - 1] ^= 0x01;
+      break;
+    case CORRUPT_FLIP_MAGIC:
+      data[0] ^= 0x20;
+      break;
+    case CORRUPT_FLIP_HASH:
+      data[20] ^= 0x80;
+      break;
+    case CORRUPT_FLIP_LENGTH:
+      data[128] ^= 0x04;   /* the PTX's length */
+      break;
+    case CORRUPT_TRUNCATE_HALF:
+      size /= 2;
+      break;
+    case CORRUPT_TRUNCATE_LAST_BYTE:
+      size -= 1;
+      break;
+    case CORRUPT_GARBAGE:
+      for (gsize i = 0; i < size; i++)
+        data[i] = (char) g_test_rand_int_range (0, 256);
+      break;
+    case CORRUPT_EMPTY:
+      size = 0;
+      break;
+    case CORRUPT_OTHER_KEY:
+      break;
+    }
+  g_assert_true (g_file_set_contents (path, data, size, &error));
+  g_assert_no_error (error);
+}
+
+static GBytes *
+read_file (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  char *data = NULL;
+  gsize size = 0;
+
+  g_assert_true (g_file_get_contents (path, &data, &size, &error));
+  g_assert_no_error (error);
+  return g_bytes_new_take (data, size);
+}
+
+static void
+test_corrupt_entry (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  Corruption corruption = GPOINTER_TO_INT (data);
+  g_autoptr(CugiProgram) original = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) other = new_kernel_program (other_source);
+  g_autoptr(CugiProgram) recompiled = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) reloaded = new_kernel_program (kernel_source);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = entry_path_of (fixture, original);
+  g_autofree char *key = cugi_program_dup_cache_key_for_arch (original, 9, 0, NULL, &error);
+  g_autoptr(GBytes) entry = NULL;
+  g_autoptr(GBytes) other_entry = NULL;
+  CugiProgramCacheHit hit = CUGI_PROGRAM_CACHE_HIT_DISK;
+
+  g_assert_cmpint (compile_for_sm90 (original, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_cmpint (compile_for_sm90 (other, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  entry = read_file (path);
+  {
+    g_autofree char *other_path = entry_path_of (fixture, other);
+
+    other_entry = read_file (other_path);
+  }
+
+  /* Looked up, a bad entry is a miss, and gone. */
+  write_corrupted (path, entry, other_entry, corruption);
+  cugi_program_cache_clear_memory ();
+  g_assert_null (cugi_program_cache_lookup (key, &hit));
+  g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  /* A compile finding one compiles, never loads it, and writes a good one. */
+  write_corrupted (path, entry, other_entry, corruption);
+  cugi_program_cache_clear_memory ();
+  g_assert_cmpint (compile_for_sm90 (recompiled, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  assert_same_results (original, recompiled);
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+
+  cugi_program_cache_clear_memory ();
+  g_assert_cmpint (compile_for_sm90 (reloaded, NULL), ==, CUGI_PROGRAM_CACHE_HIT_DISK);
+  assert_same_results (original, reloaded);
+}
+
+/* Refused: compiles work, and nothing is written there. */
+static void
+assert_refused (const char *dir,
+                const char *reason)
+{
+  g_autoptr(CugiProgram) first = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) second = new_kernel_program (kernel_source);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) before = list_dir (dir);
+  g_autoptr(GPtrArray) after = NULL;
+  g_autofree char *found = cugi_program_cache_get_dir (&error);
+
+  g_assert_null (found);
+  g_assert_nonnull (error);
+  if (strstr (error->message, reason) == NULL)
+    g_error ("expected “%s” in: %s", reason, error->message);
+
+  g_assert_cmpint (compile_for_sm90 (first, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  cugi_program_cache_clear_memory ();
+  g_assert_cmpint (compile_for_sm90 (second, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  assert_same_results (first, second);
+  after = list_dir (dir);
+  g_assert_cmpuint (after->len, ==, before->len);
+}
+
+static void
+test_writable_by_others (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  const int modes[] = { 0777, 0770, 0702 };
+
+  g_assert_cmpint (g_mkdir (fixture->cache_dir, 0700), ==, 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (modes); i++)
+    {
+      g_assert_cmpint (g_chmod (fixture->cache_dir, modes[i]), ==, 0);
+      assert_refused (fixture->cache_dir, "Other users may write");
+      cugi_program_cache_clear_memory ();
+    }
+}
+
+static void
+test_other_owner (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  const uid_t nobody = 65534;
+
+  if (geteuid () == 0)
+    {
+      g_assert_cmpint (g_mkdir (fixture->cache_dir, 0700), ==, 0);
+      g_assert_cmpint (chown (fixture->cache_dir, nobody, nobody), ==, 0);
+      assert_refused (fixture->cache_dir, "belongs to another user");
+    }
+  else
+    {
+      GStatBuf info;
+
+      /* The root directory, seen by anyone but root, is another's. */
+      g_assert_cmpint (g_stat ("/", &info), ==, 0);
+      if (info.st_uid == geteuid ())
+        {
+          g_test_skip ("no directory of another user to try");
+          return;
+        }
+      g_setenv ("CUGI_CACHE_DIR", "/", TRUE);
+      assert_refused ("/", "belongs to another user");
+    }
+}
+
+static void
+test_not_a_directory (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (fixture->cache_dir, "not a directory", -1, &error));
+  g_assert_no_error (error);
+  assert_refused (fixture->root, fixture->cache_dir);
+}
+
+static void
+test_default_dir (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = g_build_filename (g_get_user_cache_dir (), "cugi", NULL);
+  g_autofree char *dir = NULL;
+  GStatBuf info;
+
+  g_unsetenv ("CUGI_CACHE_DIR");
+  g_assert_false (g_file_test (expected, G_FILE_TEST_EXISTS));
+  dir = cugi_program_cache_get_dir (&error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (dir, ==, expected);
+  g_assert_cmpint (g_stat (dir, &info), ==, 0);
+  g_assert_true (S_ISDIR (info.st_mode));
+  g_assert_cmpint (info.st_mode & 0777, ==, 0700);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+static void
+test_disabled (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(CugiProgram) first = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) second = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) enabled = new_kernel_program (kernel_source);
+
+  g_setenv ("CUGI_DISABLE_CACHE", "1", TRUE);
+  g_assert_false (cugi_program_cache_is_enabled ());
+  g_assert_cmpint (compile_for_sm90 (first, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_cmpint (compile_for_sm90 (second, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_false (g_file_test (fixture->cache_dir, G_FILE_TEST_EXISTS));
+
+  g_setenv ("CUGI_DISABLE_CACHE", "0", TRUE);
+  g_assert_true (cugi_program_cache_is_enabled ());
+  g_assert_cmpint (compile_for_sm90 (enabled, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_true (g_file_test (fixture->cache_dir, G_FILE_TEST_IS_DIR));
+}
+
+/* Options that read files the key cannot see skip the cache. */
+static void
+test_include_directories_bypass (Fixture       *fixture,
+                                 gconstpointer  data)
+{
+  g_autofree char *include = g_strconcat ("-I", fixture->root, NULL);
+  const char *options[] = { include, NULL };
+  g_autoptr(CugiProgram) first = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) second = new_kernel_program (kernel_source);
+  g_autoptr(GPtrArray) names = NULL;
+
+  g_assert_cmpint (compile_for_sm90 (first, options), ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_cmpint (compile_for_sm90 (second, options), ==, CUGI_PROGRAM_CACHE_MISS);
+  names = list_dir (fixture->cache_dir);
+  g_assert_cmpuint (names->len, ==, 0);
+}
+
+static void
+test_max_size_setting (void)
+{
+  g_unsetenv ("CUGI_CACHE_MAX_SIZE");
+  g_assert_cmpuint (cugi_program_cache_get_max_size (), ==, CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE);
+  g_setenv ("CUGI_CACHE_MAX_SIZE", "4096", TRUE);
+  g_assert_cmpuint (cugi_program_cache_get_max_size (), ==, 4096);
+  g_setenv ("CUGI_CACHE_MAX_SIZE", "lots", TRUE);
+  g_assert_cmpuint (cugi_program_cache_get_max_size (), ==, CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE);
+  g_unsetenv ("CUGI_CACHE_MAX_SIZE");
+}
+
+#define SYNTHETIC_LOG_SIZE 1000
+#define SYNTHETIC_ENTRY_SIZE (152 + SYNTHETIC_LOG_SIZE)
+
+/* Stores a result with a log of @log_size bytes and no code, without NVRTC. */
+static char *
+store_synthetic (const char *label,
+                 gsize       log_size)
+{
+  CugiProgramCacheKeyInputs inputs = { .source = label, .target = "", .nvrtc_version = 1 };
+  char *key = cugi_program_cache_compute_key (&inputs);
+  g_autofree char *log = g_strnfill (log_size, 'x');
+  g_autoptr(CugiProgramResult) result = cugi_program_result_new (log, NULL, NULL, NULL);
+
+  cugi_program_cache_store (key, result);
+  return key;
+}
+
+static gboolean
+entry_exists (Fixture    *fixture,
+              const char *key)
+{
+  g_autofree char *path = cugi_program_cache_get_entry_path (fixture->cache_dir, key);
+  GStatBuf info;
+
+  if (g_stat (path, &info) != 0)
+    return FALSE;
+  g_assert_cmpint (info.st_size, >=, SYNTHETIC_ENTRY_SIZE);
+  return TRUE;
+}
+
+static void
+test_eviction (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autofree char *max_size = g_strdup_printf ("%d", 2 * SYNTHETIC_ENTRY_SIZE + SYNTHETIC_ENTRY_SIZE / 2);
+  g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *huge = NULL;
+  g_autofree char *stale = NULL, *fresh = NULL;
+  g_autoptr(CugiProgramResult) found = NULL;
+  struct timespec two_hours_ago[2];
+  CugiProgramCacheHit hit;
+
+  g_setenv ("CUGI_CACHE_MAX_SIZE", max_size, TRUE);
+  a = store_synthetic ("a", SYNTHETIC_LOG_SIZE);
+  b = store_synthetic ("b", SYNTHETIC_LOG_SIZE);
+  g_assert_true (entry_exists (fixture, a));
+  g_assert_true (entry_exists (fixture, b));
+
+  c = store_synthetic ("c", SYNTHETIC_LOG_SIZE);
+  g_assert_false (entry_exists (fixture, a));
+  g_assert_true (entry_exists (fixture, b));
+  g_assert_true (entry_exists (fixture, c));
+
+  /* A hit makes b the most recently used: c goes next. */
+  cugi_program_cache_clear_memory ();
+  found = cugi_program_cache_lookup (b, &hit);
+  g_assert_nonnull (found);
+  g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_HIT_DISK);
+  g_assert_cmpuint (strlen (found->log), ==, SYNTHETIC_LOG_SIZE);
+  d = store_synthetic ("d", SYNTHETIC_LOG_SIZE);
+  g_assert_true (entry_exists (fixture, b));
+  g_assert_false (entry_exists (fixture, c));
+  g_assert_true (entry_exists (fixture, d));
+
+  /* Bigger than the cap: not written, and nothing evicted for it. */
+  huge = store_synthetic ("huge", 4 * SYNTHETIC_ENTRY_SIZE);
+  g_assert_false (entry_exists (fixture, huge));
+  g_assert_true (entry_exists (fixture, b));
+  g_assert_true (entry_exists (fixture, d));
+
+  /* A writer that died left a temporary file: removed once it is old. */
+  stale = g_strconcat (fixture->cache_dir, "/", a, ".nvrtc.AB12CD", NULL);
+  fresh = g_strconcat (fixture->cache_dir, "/", c, ".nvrtc.EF34GH", NULL);
+  g_assert_true (g_file_set_contents (stale, "partial", -1, NULL));
+  g_assert_true (g_file_set_contents (fresh, "partial", -1, NULL));
+  clock_gettime (CLOCK_REALTIME, &two_hours_ago[0]);
+  two_hours_ago[0].tv_sec -= 2 * 3600;
+  two_hours_ago[1] = two_hours_ago[0];
+  g_assert_cmpint (utimensat (AT_FDCWD, stale, two_hours_ago, 0), ==, 0);
+  g_free (store_synthetic ("e", SYNTHETIC_LOG_SIZE));
+  g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (fresh, G_FILE_TEST_EXISTS));
+}
+
+/* Compiles in the child processes of test_concurrent_processes, all at once:
+ * each writes the same entry, and reads it back while the others replace it. */
+static int
+run_compile_worker (void)
+{
+  g_autoptr(CugiProgram) program = new_kernel_program (kernel_source);
+  g_autoptr(GBytes) cubin = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+  char buffer[64];
+
+  /* The parent closes our stdin to start every worker at once. */
+  while (read (STDIN_FILENO, buffer, sizeof buffer) > 0)
+    continue;
+
+  if (!cugi_program_compile_for_arch (program, 9, 0, NULL, &error))
+    {
+      g_printerr ("worker %d: %s\n", (int) getpid (), error->message);
+      return 1;
+    }
+  cubin = cugi_program_get_cubin (program);
+  key = cugi_program_dup_cache_key_for_arch (program, 9, 0, NULL, &error);
+  for (guint i = 0; i < 50; i++)
+    {
+      g_autoptr(CugiProgramResult) found = NULL;
+      CugiProgramCacheHit hit;
+
+      cugi_program_cache_clear_memory ();
+      found = cugi_program_cache_lookup (key, &hit);
+      if (found == NULL || hit != CUGI_PROGRAM_CACHE_HIT_DISK || !g_bytes_equal (found->cubin, cubin))
+        {
+          g_printerr ("worker %d: lookup %u missed while others wrote\n", (int) getpid (), i);
+          return 2;
+        }
+    }
+  return 0;
+}
+
+static void
+test_concurrent_processes (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *self_path = g_file_read_link ("/proc/self/exe", &error);
+  g_autoptr(CugiProgram) program = new_kernel_program (kernel_source);
+  g_autofree char *path = entry_path_of (fixture, program);
+  g_autofree char *entry_name = g_path_get_basename (path);
+  g_autoptr(GPtrArray) names = NULL;
+  GSubprocess *workers[N_WORKERS];
+
+  g_assert_no_error (error);
+  g_subprocess_launcher_setenv (launcher, "CUGI_CACHE_DIR", fixture->cache_dir, TRUE);
+  for (guint i = 0; i < N_WORKERS; i++)
+    {
+      workers[i] = g_subprocess_launcher_spawn (launcher, &error, self_path, WORKER_ARGUMENT, NULL);
+      g_assert_no_error (error);
+    }
+  for (guint i = 0; i < N_WORKERS; i++)
+    {
+      g_output_stream_close (g_subprocess_get_stdin_pipe (workers[i]), NULL, &error);
+      g_assert_no_error (error);
+    }
+  for (guint i = 0; i < N_WORKERS; i++)
+    {
+      g_subprocess_wait_check (workers[i], NULL, &error);
+      g_assert_no_error (error);
+      g_object_unref (workers[i]);
+    }
+
+  /* One entry, no temporary file left, and it is valid. */
+  names = list_dir (fixture->cache_dir);
+  g_assert_cmpuint (names->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (names, 0), ==, entry_name);
+  g_assert_cmpint (compile_for_sm90 (program, NULL), ==, CUGI_PROGRAM_CACHE_HIT_DISK);
+}
+
+#define add_fixture_test(path, func, data) \
+  g_test_add ((path), Fixture, (data), fixture_set_up, (func), fixture_tear_down)
+
+int
+main (int argc, char **argv)
+{
+  const struct { const char *name; Corruption corruption; } corruptions[] = {
+    { "flipped-payload-byte", CORRUPT_FLIP_PAYLOAD },
+    { "flipped-magic", CORRUPT_FLIP_MAGIC },
+    { "flipped-hash", CORRUPT_FLIP_HASH },
+    { "flipped-length", CORRUPT_FLIP_LENGTH },
+    { "truncated-half", CORRUPT_TRUNCATE_HALF },
+    { "truncated-last-byte", CORRUPT_TRUNCATE_LAST_BYTE },
+    { "garbage", CORRUPT_GARBAGE },
+    { "empty", CORRUPT_EMPTY },
+    { "other-key", CORRUPT_OTHER_KEY },
+  };
+
+  if (argc == 2 && strcmp (argv[1], WORKER_ARGUMENT) == 0)
+    return run_compile_worker ();
+
+  cugi_test_init (&argc, &argv);
+  add_fixture_test ("/program-cache/hit", test_hit, NULL);
+  g_test_add_func ("/program-cache/key/inputs", test_key_inputs);
+  add_fixture_test ("/program-cache/key/entries", test_key_entries, NULL);
+  for (gsize i = 0; i < G_N_ELEMENTS (corruptions); i++)
+    {
+      g_autofree char *path = g_strconcat ("/program-cache/corrupt/", corruptions[i].name, NULL);
+
+      add_fixture_test (path, test_corrupt_entry, GINT_TO_POINTER (corruptions[i].corruption));
+    }
+  add_fixture_test ("/program-cache/refused/writable-by-others", test_writable_by_others, NULL);
+  add_fixture_test ("/program-cache/refused/other-owner", test_other_owner, NULL);
+  add_fixture_test ("/program-cache/refused/not-a-directory", test_not_a_directory, NULL);
+  add_fixture_test ("/program-cache/default-dir", test_default_dir, NULL);
+  add_fixture_test ("/program-cache/disabled", test_disabled, NULL);
+  add_fixture_test ("/program-cache/include-directories", test_include_directories_bypass, NULL);
+  g_test_add_func ("/program-cache/max-size-setting", test_max_size_setting);
+  add_fixture_test ("/program-cache/eviction", test_eviction, NULL);
+  add_fixture_test ("/program-cache/concurrent-processes", test_concurrent_processes, NULL);
+  return g_test_run ();
+}

@@ -1,0 +1,481 @@
+/* test-program.c: NVRTC through CugiProgram, for real and without a GPU.
+ * The disk cache is off here (test-program-cache.c covers it), so every
+ * compile runs NVRTC. */
+#include "config.h"
+
+#include "cugi-private.h"
+#include "cugi-test-utils.h"
+
+static const char scale_source[] =
+  "extern \"C\" __global__ void scale (float *data, float factor, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n)\n"
+  "    data[i] *= factor;\n"
+  "}\n";
+
+static const char broken_source[] =
+  "extern \"C\" __global__ void broken (float *data)\n"
+  "{\n"
+  "  data[0] = undeclared_thing;\n"
+  "}\n";
+
+static const char template_source[] =
+  "template <typename T>\n"
+  "__global__ void twice (T *data, int n)\n"
+  "{\n"
+  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n)\n"
+  "    data[i] *= 2;\n"
+  "}\n"
+  "__device__ int counter;\n";
+
+static gboolean
+bytes_contain (GBytes     *bytes,
+               const char *text)
+{
+  gsize size = 0;
+  const char *data = g_bytes_get_data (bytes, &size);
+
+  return g_strstr_len (data, size, text) != NULL;
+}
+
+static gboolean
+is_elf (GBytes *bytes)
+{
+  gsize size = 0;
+  const guint8 *data = g_bytes_get_data (bytes, &size);
+
+  return size > 4 && memcmp (data, "\177ELF", 4) == 0;
+}
+
+static void
+count_notify (GObject    *object,
+              GParamSpec *pspec,
+              gpointer    user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static void
+test_compile (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, "scale.cu");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) ptx = NULL;
+  g_autofree char *source = NULL;
+  g_autofree char *name = NULL;
+  guint log_notified = 0, compiled_notified = 0;
+  gboolean compiled = TRUE;
+
+  g_object_get (program, "source", &source, "name", &name, "compiled", &compiled, NULL);
+  g_assert_cmpstr (source, ==, scale_source);
+  g_assert_cmpstr (name, ==, "scale.cu");
+  g_assert_false (compiled);
+  g_assert_null (cugi_program_get_log (program));
+  g_assert_null (cugi_program_get_ptx (program));
+  g_assert_null (cugi_program_get_cubin (program));
+
+  g_signal_connect (program, "notify::log", G_CALLBACK (count_notify), &log_notified);
+  g_signal_connect (program, "notify::compiled", G_CALLBACK (count_notify), &compiled_notified);
+  g_assert_true (cugi_program_compile (program, NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (cugi_program_get_compiled (program));
+  g_assert_cmpuint (log_notified, ==, 1);
+  g_assert_cmpuint (compiled_notified, ==, 1);
+  g_assert_nonnull (cugi_program_get_log (program));
+  g_assert_cmpint (cugi_program_get_cache_hit (program), ==, CUGI_PROGRAM_CACHE_MISS);
+  ptx = cugi_program_get_ptx (program);
+  g_assert_nonnull (ptx);
+  g_assert_true (bytes_contain (ptx, ".entry scale("));
+  /* Text without the NUL NVRTC ends it with. */
+  g_assert_cmpint (((const char *) g_bytes_get_data (ptx, NULL))[g_bytes_get_size (ptx) - 1], !=, '\0');
+
+  /* A second compile notifies the log again, but "compiled" does not change. */
+  g_assert_true (cugi_program_compile (program, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (log_notified, ==, 2);
+  g_assert_cmpuint (compiled_notified, ==, 1);
+}
+
+static void
+test_compile_error (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (broken_source, "broken.cu");
+  g_autoptr(GError) error = NULL;
+  const char *log;
+
+  g_assert_false (cugi_program_compile (program, NULL, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_COMPILE);
+  log = cugi_program_get_log (program);
+  g_assert_nonnull (log);
+  g_assert_nonnull (strstr (log, "undeclared_thing"));
+  /* The whole log is in the message, with the program's name. */
+  g_assert_nonnull (strstr (error->message, log));
+  g_assert_nonnull (strstr (error->message, "broken.cu"));
+  g_assert_false (cugi_program_get_compiled (program));
+  g_assert_null (cugi_program_get_ptx (program));
+}
+
+static void
+test_invalid_option (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, NULL);
+  g_autoptr(GError) error = NULL;
+  const char *options[] = { "--no-such-option", NULL };
+
+  g_assert_false (cugi_program_compile (program, options, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "nvrtcCompileProgram"));
+  g_assert_false (cugi_program_get_compiled (program));
+}
+
+static void
+test_headers (void)
+{
+  const char *source =
+    "#include \"my.h\"\n"
+    "extern \"C\" __global__ void fill (float *data) { data[threadIdx.x] = MY_VALUE * helper (); }\n";
+  g_autoptr(CugiProgram) without = cugi_program_new (source, "fill.cu");
+  g_autoptr(CugiProgram) program = cugi_program_new (source, "fill.cu");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) ptx = NULL;
+
+  g_assert_false (cugi_program_compile (without, NULL, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_COMPILE);
+  g_assert_nonnull (strstr (error->message, "my.h"));
+  g_clear_error (&error);
+
+  /* Replaced by the second call: the first would not compile. */
+  cugi_program_add_header (program, "my.h", "#error the first version of my.h\n");
+  cugi_program_add_header (program, "my.h",
+                           "#define MY_VALUE 1234.5f\n"
+                           "__device__ float helper () { return 2.0f; }\n");
+  g_assert_true (cugi_program_compile (program, NULL, &error));
+  g_assert_no_error (error);
+  ptx = cugi_program_get_ptx (program);
+  g_assert_true (bytes_contain (ptx, ".entry fill("));
+}
+
+static void
+test_name_expressions (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (template_source, "twice.cu");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) ptx = NULL;
+  const char *lowered_float, *lowered_int;
+
+  g_assert_true (cugi_program_add_name_expression (program, "twice<float>", &error));
+  g_assert_true (cugi_program_add_name_expression (program, "twice<int>", &error));
+  g_assert_true (cugi_program_add_name_expression (program, "&counter", &error));
+  g_assert_true (cugi_program_add_name_expression (program, "twice<float>", &error));
+  g_assert_no_error (error);
+  g_assert_false (cugi_program_add_name_expression (program, "", &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_assert_null (cugi_program_get_lowered_name (program, "twice<float>", &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_clear_error (&error);
+
+  g_assert_true (cugi_program_compile (program, NULL, &error));
+  g_assert_no_error (error);
+
+  /* The Itanium C++ ABI's names for twice<float>(float *, int) and so on. */
+  lowered_float = cugi_program_get_lowered_name (program, "twice<float>", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (lowered_float, ==, "_Z5twiceIfEvPT_i");
+  lowered_int = cugi_program_get_lowered_name (program, "twice<int>", &error);
+  g_assert_cmpstr (lowered_int, ==, "_Z5twiceIiEvPT_i");
+  g_assert_cmpstr (cugi_program_get_lowered_name (program, "&counter", &error), ==, "counter");
+  g_assert_no_error (error);
+  ptx = cugi_program_get_ptx (program);
+  g_assert_true (bytes_contain (ptx, lowered_float));
+  g_assert_true (bytes_contain (ptx, lowered_int));
+
+  g_assert_null (cugi_program_get_lowered_name (program, "twice<double>", &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "twice<double>"));
+  g_clear_error (&error);
+
+  g_assert_false (cugi_program_add_name_expression (program, "twice<double>", &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+}
+
+static void
+test_choose_target (void)
+{
+  const int supported[] = { 75, 80, 86, 87, 89, 90, 100, 120 };
+  const struct { gint major, minor; const char *target; } cases[] = {
+    { 9, 0, "sm_90" },
+    { 8, 9, "sm_89" },
+    { 7, 5, "sm_75" },
+    { 10, 0, "sm_100" },
+    { 8, 8, "compute_87" },     /* between two known ones */
+    { 10, 3, "compute_100" },
+    { 12, 1, "compute_120" },   /* newer than this NVRTC */
+    { 15, 0, "compute_120" },
+  };
+  g_autoptr(GError) error = NULL;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *target = cugi_program_choose_target (supported, G_N_ELEMENTS (supported),
+                                                            cases[i].major, cases[i].minor, &error);
+
+      g_assert_no_error (error);
+      g_assert_cmpstr (target, ==, cases[i].target);
+    }
+
+  /* Older than everything NVRTC supports. */
+  g_assert_null (cugi_program_choose_target (supported, G_N_ELEMENTS (supported), 7, 0, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (error->message, "7.5"));
+  g_clear_error (&error);
+  g_assert_null (cugi_program_choose_target (supported, 0, 9, 0, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED);
+  g_clear_error (&error);
+  g_assert_null (cugi_program_choose_target (supported, G_N_ELEMENTS (supported), 9, 12, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+}
+
+/* The .target line of @ptx, e.g. "sm_90". */
+static char *
+ptx_target (GBytes *ptx)
+{
+  g_autofree char *text = g_strndup (g_bytes_get_data (ptx, NULL), g_bytes_get_size (ptx));
+  const char *line = strstr (text, "\n.target ");
+
+  g_assert_nonnull (line);
+  line += strlen ("\n.target ");
+  return g_strndup (line, strcspn (line, " ,\n"));
+}
+
+static void
+test_compile_for_arch_cubin (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) cubin = NULL;
+  g_autoptr(GBytes) ptx = NULL;
+  g_autofree char *target = NULL;
+
+  g_assert_true (cugi_program_compile_for_arch (program, 9, 0, NULL, &error));
+  g_assert_no_error (error);
+  cubin = cugi_program_get_cubin (program);
+  g_assert_nonnull (cubin);
+  g_assert_true (is_elf (cubin));
+  ptx = cugi_program_get_ptx (program);
+  target = ptx_target (ptx);
+  g_assert_cmpstr (target, ==, "sm_90");
+}
+
+static void
+test_compile_for_arch_ptx (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) ptx = NULL;
+  g_autofree char *target = NULL;
+  g_autofree char *expected = NULL;
+  int count = 0;
+  g_autofree int *supported = NULL;
+  int newest_below = 0;
+
+  g_assert_true (cugi_ensure_nvrtc (&error));
+  g_assert_cmpint (cugi_nvrtc.nvrtcGetNumSupportedArchs (&count), ==, NVRTC_SUCCESS);
+  supported = g_new0 (int, count);
+  g_assert_cmpint (cugi_nvrtc.nvrtcGetSupportedArchs (supported), ==, NVRTC_SUCCESS);
+  for (int i = 0; i < count; i++)
+    {
+      /* 9.9 is no architecture: NVRTC cannot list it. */
+      g_assert_cmpint (supported[i], !=, 99);
+      if (supported[i] < 99)
+        newest_below = MAX (newest_below, supported[i]);
+    }
+  expected = g_strdup_printf ("sm_%d", newest_below);
+
+  g_assert_true (cugi_program_compile_for_arch (program, 9, 9, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (cugi_program_get_cubin (program));
+  ptx = cugi_program_get_ptx (program);
+  target = ptx_target (ptx);
+  g_assert_cmpstr (target, ==, expected);
+}
+
+static void
+test_compile_for_arch_explicit (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) ptx = NULL;
+  g_autofree char *target = NULL;
+  const char *options[] = { "--gpu-architecture=compute_80", NULL };
+
+  g_assert_true (cugi_program_compile_for_arch (program, 9, 0, options, &error));
+  g_assert_no_error (error);
+  g_assert_null (cugi_program_get_cubin (program));
+  ptx = cugi_program_get_ptx (program);
+  target = ptx_target (ptx);
+  g_assert_cmpstr (target, ==, "sm_80");
+
+  g_assert_false (cugi_program_compile_for_arch (program, 6, 0, NULL, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED);
+}
+
+/* A device a binding made with g_object_new() stands for no GPU. */
+static void
+test_compile_for_bare_device (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, NULL);
+  g_autoptr(CugiDevice) device = g_object_new (CUGI_TYPE_DEVICE, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (cugi_program_compile_for_device (program, device, NULL, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_assert_false (cugi_program_get_compiled (program));
+  g_assert_null (cugi_program_get_log (program));
+}
+
+typedef struct
+{
+  GMainLoop   *loop;
+  GThread     *main_thread;
+  guint        ticks;
+  gboolean     notified_in_main_thread;
+  gboolean     done;
+  gboolean     succeeded;
+  GError      *error;
+} AsyncState;
+
+static gboolean
+on_tick (gpointer user_data)
+{
+  AsyncState *state = user_data;
+
+  state->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+on_log_notify (GObject    *object,
+               GParamSpec *pspec,
+               gpointer    user_data)
+{
+  AsyncState *state = user_data;
+
+  state->notified_in_main_thread = g_thread_self () == state->main_thread;
+}
+
+static void
+on_compiled (GObject      *source_object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  AsyncState *state = user_data;
+
+  state->succeeded = cugi_program_compile_finish (CUGI_PROGRAM (source_object), result, &state->error);
+  state->done = TRUE;
+  g_main_loop_quit (state->loop);
+}
+
+static void
+test_compile_async (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (template_source, "twice.cu");
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GError) error = NULL;
+  AsyncState state = { loop, g_thread_self (), 0 };
+  guint tick_source;
+
+  g_assert_true (cugi_program_add_name_expression (program, "twice<float>", &error));
+  g_signal_connect (program, "notify::log", G_CALLBACK (on_log_notify), &state);
+  tick_source = g_timeout_add (1, on_tick, &state);
+  cugi_program_compile_async (program, NULL, NULL, on_compiled, &state);
+
+  /* Not re-entrant: a second compile while the first runs is refused. */
+  g_assert_false (cugi_program_compile (program, NULL, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_clear_error (&error);
+  g_assert_false (cugi_program_add_name_expression (program, "twice<int>", &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_clear_error (&error);
+
+  g_main_loop_run (loop);
+  g_source_remove (tick_source);
+
+  g_assert_no_error (state.error);
+  g_assert_true (state.succeeded);
+  /* The main loop ran while NVRTC compiled (tens of milliseconds). */
+  g_assert_cmpuint (state.ticks, >=, 2);
+  g_assert_true (state.notified_in_main_thread);
+  g_assert_true (cugi_program_get_compiled (program));
+  g_assert_cmpstr (cugi_program_get_lowered_name (program, "twice<float>", &error), ==, "_Z5twiceIfEvPT_i");
+
+  /* Free again for the next compile. */
+  g_assert_true (cugi_program_compile (program, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_compile_async_error (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (broken_source, "broken.cu");
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  AsyncState state = { loop, g_thread_self (), 0 };
+
+  cugi_program_compile_async (program, NULL, NULL, on_compiled, &state);
+  g_main_loop_run (loop);
+
+  g_assert_false (state.succeeded);
+  g_assert_error (state.error, CUGI_ERROR, CUGI_ERROR_COMPILE);
+  g_assert_nonnull (strstr (state.error->message, "undeclared_thing"));
+  g_assert_nonnull (strstr (cugi_program_get_log (program), "undeclared_thing"));
+  g_clear_error (&state.error);
+}
+
+static void
+test_compile_async_cancelled (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, NULL);
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  AsyncState state = { loop, g_thread_self (), 0 };
+
+  g_cancellable_cancel (cancellable);
+  cugi_program_compile_async (program, NULL, cancellable, on_compiled, &state);
+  g_main_loop_run (loop);
+
+  g_assert_false (state.succeeded);
+  g_assert_error (state.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&state.error);
+  /* Nothing ran, nothing changed, and the program can compile. */
+  g_assert_null (cugi_program_get_log (program));
+  g_assert_false (cugi_program_get_compiled (program));
+  g_assert_true (cugi_program_compile (program, NULL, &error));
+  g_assert_no_error (error);
+}
+
+int
+main (int argc, char **argv)
+{
+  cugi_test_init (&argc, &argv);
+  g_setenv ("CUGI_DISABLE_CACHE", "1", TRUE);
+
+  g_test_add_func ("/program/compile", test_compile);
+  g_test_add_func ("/program/compile-error", test_compile_error);
+  g_test_add_func ("/program/invalid-option", test_invalid_option);
+  g_test_add_func ("/program/headers", test_headers);
+  g_test_add_func ("/program/name-expressions", test_name_expressions);
+  g_test_add_func ("/program/choose-target", test_choose_target);
+  g_test_add_func ("/program/compile-for-arch/cubin", test_compile_for_arch_cubin);
+  g_test_add_func ("/program/compile-for-arch/ptx", test_compile_for_arch_ptx);
+  g_test_add_func ("/program/compile-for-arch/explicit", test_compile_for_arch_explicit);
+  g_test_add_func ("/program/compile-for-device/bare-device", test_compile_for_bare_device);
+  g_test_add_func ("/program/compile-async", test_compile_async);
+  g_test_add_func ("/program/compile-async/error", test_compile_async_error);
+  g_test_add_func ("/program/compile-async/cancelled", test_compile_async_cancelled);
+  return g_test_run ();
+}

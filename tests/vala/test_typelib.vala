@@ -1,0 +1,81 @@
+// The VAPI from Vala, without a GPU. Meson runs this with CUGI_LIBCUDA
+// naming a file that does not exist (see meson.build).
+
+void test_enums () {
+    // CUDA's own values, so they can be passed through.
+    assert (Cugi.DeviceAttribute.MAX_THREADS_PER_BLOCK == 1);
+    assert (Cugi.StreamFlags.NON_BLOCKING == 1);
+    assert (Cugi.EventFlags.DISABLE_TIMING == 2);
+    var flags = Cugi.EventFlags.BLOCKING_SYNC | Cugi.EventFlags.DISABLE_TIMING;
+    assert (Cugi.EventFlags.DISABLE_TIMING in flags);
+    assert (Cugi.Error.quark () == Quark.from_string ("cugi-error-quark"));
+}
+
+void test_no_driver () {
+    assert (Environment.get_variable ("CUGI_LIBCUDA") == "/nonexistent/libcuda.so.1");
+    for (var attempt = 0; attempt < 2; attempt++) {
+        try {
+            Cugi.init ();
+            assert_not_reached ();
+        } catch (Cugi.Error.NOT_AVAILABLE e) {
+            assert ("CUGI_LIBCUDA" in e.message);
+        } catch (Error e) {
+            error ("unexpected error: %s", e.message);
+        }
+    }
+    assert (!Cugi.is_available ());
+}
+
+void test_program () {
+    // NVRTC needs no driver.
+    Environment.set_variable ("CUGI_DISABLE_CACHE", "1", true);
+    var program = new Cugi.Program ("extern \"C\" __global__ void fill(int *p) { p[threadIdx.x] = 7; }",
+                                    "fill.cu");
+    try {
+        assert (program.compile ({ "--gpu-architecture=compute_90" }));
+    } catch (Error e) {
+        error ("compile: %s", e.message);
+    }
+    unowned uint8[] data = program.get_ptx ().get_data ();
+    var ptx = new StringBuilder.sized (data.length);
+    ptx.append_len ((string) data, data.length);
+    assert (".entry fill" in ptx.str);
+
+    var broken = new Cugi.Program ("__global__ void broken() { undeclared(); }", "broken.cu");
+    try {
+        broken.compile ({ "--gpu-architecture=compute_90" });
+        assert_not_reached ();
+    } catch (Cugi.Error.COMPILE e) {
+        assert ("undeclared" in broken.get_log ());
+    } catch (Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+void test_launch_types () {
+    var config = new Cugi.LaunchConfig (4096, 256);
+    config.set_block (128, 2, 1);
+    config.set_shared_memory (512);
+    uint x, y, z;
+    config.get_grid (out x, out y, out z);
+    assert (x == 4096 && y == 1 && z == 1);
+    config.get_block (out x, out y, out z);
+    assert (x == 128 && y == 2 && z == 1);
+    assert (config.get_shared_memory () == 512);
+
+    var args = new Cugi.KernelArgs ();
+    args.add_int32 (-1);
+    args.add_double (0.5);
+    assert (args.get_n_args () == 2);
+    assert (args.get_arg_type (0) == Cugi.ArgType.INT32 && args.get_arg_size (0) == 4);
+    assert (args.get_arg_type (1) == Cugi.ArgType.DOUBLE && args.get_arg_size (1) == 8);
+}
+
+int main (string[] args) {
+    Test.init (ref args);
+    Test.add_func ("/vala/enums", test_enums);
+    Test.add_func ("/vala/no-driver", test_no_driver);
+    Test.add_func ("/vala/program", test_program);
+    Test.add_func ("/vala/launch-types", test_launch_types);
+    return Test.run ();
+}
