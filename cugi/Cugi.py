@@ -72,10 +72,11 @@ class Buffer(Cugi.Buffer):
         Cugi.to_device(), else to bytes (uint8) in one dimension. A shape that
         does not cover the buffer exactly raises ValueError."""
         numpy = _numpy()
-        remembered = self.dtype is not None and (dtype is None or numpy.dtype(dtype) == self.dtype)
-        dtype = numpy.dtype(dtype if dtype is not None else (self.dtype or numpy.uint8))
+        if dtype is None:
+            dtype = self.dtype if self.dtype is not None else numpy.uint8
+        dtype = numpy.dtype(dtype)
         if shape is None:
-            shape = self.shape if remembered else (-1,)
+            shape = self.shape if dtype == self.dtype else (-1,)
         size = self.props.size
         if size % dtype.itemsize:
             raise ValueError(f'a buffer of {size} bytes does not hold whole {dtype} items')
@@ -118,7 +119,7 @@ def to_device(array, context=None):
     contiguous (C order) first."""
     numpy = _numpy()
     array = numpy.ascontiguousarray(array)
-    buffer = Cugi.Buffer.new(context, array.nbytes)
+    buffer = Buffer.new(context, array.nbytes)
     if array.nbytes:
         buffer.upload(0, array.tobytes())
     buffer._remember_layout(array.dtype, array.shape)

@@ -269,7 +269,9 @@ event_emit_completed (gpointer data)
  * started before wait for the earlier recording.
  *
  * When a handler of #CugiEvent::completed is connected, this recording will
- * emit it once its work has completed.
+ * emit it once its work has completed. That needs a marker behind the
+ * recording, which a stream being captured into a graph cannot take: then the
+ * event is recorded but this fails with %CUGI_ERROR_INVALID_STATE.
  *
  * A stream of another context is a %CUGI_ERROR_INVALID_ARGUMENT error.
  *
@@ -393,7 +395,9 @@ event_watch_locked (CugiEvent *self,
  * cugi_event_new_from_ipc_handle().
  *
  * Cancelling @cancellable ends the wait at once with %G_IO_ERROR_CANCELLED;
- * it does not stop the GPU work, which goes on and completes.
+ * it does not stop the GPU work, which goes on and completes. If the work
+ * fails instead (a kernel faults), the wait ends with that error within a
+ * second or so.
  */
 void
 cugi_event_synchronize_async (CugiEvent          *self,
@@ -438,7 +442,7 @@ cugi_event_synchronize_async (CugiEvent          *self,
  * Finishes cugi_event_synchronize_async().
  *
  * Returns: %TRUE if the recorded work has completed; %FALSE with @error set
- *   if the wait was cancelled or could not start
+ *   if the wait was cancelled, the work failed, or the wait could not start
  */
 gboolean
 cugi_event_synchronize_finish (CugiEvent    *self,

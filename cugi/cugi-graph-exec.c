@@ -24,7 +24,10 @@ struct _CugiGraphExec
 
   CugiContext *context;
   guint        generation;      /* the context's, when instantiated */
-  CugiGraph   *graph;           /* where kernel nodes are looked up */
+  /* The driver names nodes of an executable graph by the nodes of the graph
+   * it was instantiated from, even after updates from other graphs. */
+  CugiGraph   *instantiated;
+  CugiGraph   *graph;           /* the latest: node parameters, kernels */
   CUgraphExec  handle;
 
   GMutex       lock;            /* guards the two below */
@@ -62,6 +65,7 @@ cugi_graph_exec_finalize (GObject *object)
   g_clear_pointer (&self->node_resources, g_hash_table_unref);
   g_clear_pointer (&self->resources, g_ptr_array_unref);
   g_clear_object (&self->graph);
+  g_clear_object (&self->instantiated);
   g_clear_object (&self->context);
   g_mutex_clear (&self->lock);
 
@@ -147,6 +151,7 @@ cugi_graph_exec_new_for_graph (CugiGraph *graph,
   self = g_object_new (CUGI_TYPE_GRAPH_EXEC, NULL);
   self->context = g_object_ref (context);
   self->generation = cugi_context_get_generation (context);
+  self->instantiated = g_object_ref (graph);
   self->graph = g_object_ref (graph);
   self->handle = handle;
   rebuild_resources (self);
@@ -312,7 +317,7 @@ cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
   g_autoptr(CugiGraph) graph = NULL;
   CUDA_KERNEL_NODE_PARAMS params;
   CugiKernel *kernel;
-  CUgraphNode node;
+  CUgraphNode node, current_node;
   GPtrArray *buffers;
 
   g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
@@ -321,9 +326,12 @@ cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
 
   if (!enter (self, &scope, error))
     return FALSE;
+  /* The grid and the function come from the latest graph; the node is
+   * named by the graph @self was instantiated from. */
   graph = cugi_graph_exec_get_graph (self);
-  if (!cugi_graph_get_kernel_node (graph, kernel_node_index, &node, error) ||
-      !CUGI_CALL (cuGraphKernelNodeGetParams, (node, &params), error))
+  if (!cugi_graph_get_kernel_node (self->instantiated, kernel_node_index, &node, error) ||
+      !cugi_graph_get_kernel_node (graph, kernel_node_index, &current_node, error) ||
+      !CUGI_CALL (cuGraphKernelNodeGetParams, (current_node, &params), error))
     return FALSE;
 
   kernel = cugi_graph_lookup_kernel (graph, params.func);

@@ -37,13 +37,6 @@
  * work); the rest of the process is unaffected.
  */
 
-typedef struct
-{
-  gsize         size;      /* 0 when unknown */
-  CugiParamType type;      /* CUGI_PARAM_TYPE_OTHER when unknown */
-  char         *spelling;  /* (nullable) */
-} KernelParam;
-
 struct _CugiKernel
 {
   GObject      parent_instance;
@@ -60,10 +53,8 @@ struct _CugiKernel
 
   /* Read once: launches check against them without calling the driver.
    * Settable attributes are updated by cugi_kernel_set_attribute(). */
-  gint         attributes[CU_FUNC_ATTRIBUTE_MAX];
-  gint         n_params;   /* -1 when unknown */
-  KernelParam *params;
-  gboolean     have_types;
+  gint                 attributes[CU_FUNC_ATTRIBUTE_MAX];
+  CugiKernelSignature *signature;
 
   guint        max_block[3];
   guint        max_grid[3];
@@ -139,9 +130,7 @@ cugi_kernel_finalize (GObject *object)
 {
   CugiKernel *self = CUGI_KERNEL (object);
 
-  for (gint i = 0; i < self->n_params; i++)
-    g_free (self->params[i].spelling);
-  g_free (self->params);
+  g_clear_pointer (&self->signature, cugi_kernel_signature_free);
   g_clear_error (&self->setup_error);
   g_free (self->name);
   g_free (self->mangled_name);
@@ -171,7 +160,7 @@ cugi_kernel_get_property (GObject    *object,
       g_value_set_string (value, self->mangled_name);
       break;
     case PROP_NUM_PARAMS:
-      g_value_set_int (value, self->n_params);
+      g_value_set_int (value, cugi_kernel_get_num_params (self));
       break;
     default:
       if (prop_id >= FIRST_ATTRIBUTE_PROP && prop_id < N_PROPS)
@@ -322,19 +311,15 @@ cugi_kernel_class_init (CugiKernelClass *klass)
 static void
 cugi_kernel_init (CugiKernel *self)
 {
-  self->n_params = -1;
 }
 
-/* The layout of the parameters, from the driver and from the mangled name.
- * When both speak and disagree, the driver wins: the name reader has
- * misread something, and sizes are all that is checked. */
+/* The parameters' sizes as the driver reports them (CUDA 12.4 and later),
+ * and their types as the mangled name tells. */
 static void
-read_parameters (CugiKernel *self)
+read_signature (CugiKernel *self)
 {
   g_autoptr(GArray) sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) types = cugi_mangle_read_parameters (self->mangled_name);
   gboolean have_sizes = FALSE;
-  guint n;
 
   if (cugi_cuda.cuFuncGetParamInfo != NULL)
     {
@@ -353,41 +338,9 @@ read_parameters (CugiKernel *self)
           g_array_append_val (sizes, size);
         }
     }
-
-  if (types != NULL && have_sizes)
-    {
-      if (types->len != sizes->len)
-        g_clear_pointer (&types, g_ptr_array_unref);
-      for (guint i = 0; types != NULL && i < types->len; i++)
-        {
-          const CugiMangledParam *param = g_ptr_array_index (types, i);
-          gsize type_size = cugi_param_type_get_size (param->type);
-
-          if (type_size != 0 && type_size != g_array_index (sizes, gsize, i))
-            g_clear_pointer (&types, g_ptr_array_unref);
-        }
-    }
-
-  if (!have_sizes && types == NULL)
-    return;
-  n = have_sizes ? sizes->len : types->len;
-  self->n_params = n;
-  self->params = g_new0 (KernelParam, MAX (n, 1));
-  self->have_types = types != NULL;
-  for (guint i = 0; i < n; i++)
-    {
-      KernelParam *param = &self->params[i];
-
-      if (types != NULL)
-        {
-          const CugiMangledParam *mangled = g_ptr_array_index (types, i);
-          param->type = mangled->type;
-          param->spelling = g_strdup (mangled->spelling);
-          param->size = cugi_param_type_get_size (mangled->type);
-        }
-      if (have_sizes)
-        param->size = g_array_index (sizes, gsize, i);
-    }
+  self->signature = cugi_kernel_signature_new (self->name, self->mangled_name,
+                                               (const gsize *) sizes->data,
+                                               have_sizes ? (gint) sizes->len : -1);
 }
 
 static gboolean
@@ -441,13 +394,11 @@ query_kernel (CugiKernel *self,
     return FALSE;
   self->compute_major = major;
   self->cooperative_launch = cooperative != 0;
-
-  read_parameters (self);
+  read_signature (self);
   return TRUE;
 }
 
-/**
- * cugi_kernel_new_for_function: (skip)
+/* cugi_kernel_new_for_function():
  * @module: the module @function belongs to
  * @function: a function of @module
  * @name: what the user asked for
@@ -635,7 +586,7 @@ cugi_kernel_get_num_params (CugiKernel *self)
 {
   g_return_val_if_fail (CUGI_IS_KERNEL (self), -1);
 
-  return self->n_params;
+  return self->signature != NULL ? self->signature->n_params : -1;
 }
 
 static gboolean
@@ -864,148 +815,23 @@ check_config (CugiKernel             *self,
   return TRUE;
 }
 
-/* How messages name a parameter: its C++ type, or its size. */
-static char *
-describe_param (const KernelParam *param)
-{
-  if (param->spelling != NULL)
-    return g_strdup (param->spelling);
-  if (param->size != 0)
-    return g_strdup_printf (_("%" G_GSIZE_FORMAT " bytes"), param->size);
-  return g_strdup (_("unknown type"));
-}
-
-static gboolean
-param_error (CugiKernel *self,
-             guint       index,
-             GError    **error,
-             const char *format,
-             ...) G_GNUC_PRINTF (4, 5);
-
-static gboolean
-param_error (CugiKernel *self,
-             guint       index,
-             GError    **error,
-             const char *format,
-             ...)
-{
-  g_autofree char *message = NULL;
-  g_autofree char *param = describe_param (&self->params[index]);
-  va_list ap;
-
-  va_start (ap, format);
-  message = g_strdup_vprintf (format, ap);
-  va_end (ap);
-  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-               _("Kernel “%s”, parameter %u (%s): %s"), self->name, index, param, message);
-  return FALSE;
-}
-
-static gboolean
-is_integer (CugiArgType type)
-{
-  return type == CUGI_ARG_INT32 || type == CUGI_ARG_UINT32 ||
-         type == CUGI_ARG_INT64 || type == CUGI_ARG_UINT64;
-}
-
-/* Whether an argument of @arg may go to a parameter of @param, sizes aside:
- * integers of either sign go to integers, floats to floats, addresses to
- * pointers, bytes anywhere. */
-static gboolean
-param_accepts (CugiParamType param,
-               CugiArgType   arg)
-{
-  if (arg == CUGI_ARG_BYTES || param == CUGI_PARAM_TYPE_OTHER)
-    return TRUE;
-  switch (param)
-    {
-    case CUGI_PARAM_TYPE_POINTER:
-      return arg == CUGI_ARG_BUFFER || arg == CUGI_ARG_POINTER;
-    case CUGI_PARAM_TYPE_FLOAT:
-      return arg == CUGI_ARG_FLOAT;
-    case CUGI_PARAM_TYPE_DOUBLE:
-      return arg == CUGI_ARG_DOUBLE;
-    case CUGI_PARAM_TYPE_OTHER:
-    case CUGI_PARAM_TYPE_BOOL:
-    case CUGI_PARAM_TYPE_INT8:
-    case CUGI_PARAM_TYPE_UINT8:
-    case CUGI_PARAM_TYPE_INT16:
-    case CUGI_PARAM_TYPE_UINT16:
-    case CUGI_PARAM_TYPE_INT32:
-    case CUGI_PARAM_TYPE_UINT32:
-    case CUGI_PARAM_TYPE_INT64:
-    case CUGI_PARAM_TYPE_UINT64:
-    default:
-      return is_integer (arg);
-    }
-}
-
-static const char *
-hint_for (CugiParamType param)
-{
-  switch (param)
-    {
-    case CUGI_PARAM_TYPE_POINTER:
-      return _("pass a CugiBuffer (or a raw device address with cugi_kernel_args_add_pointer())");
-    case CUGI_PARAM_TYPE_FLOAT:
-      return _("pass a float");
-    case CUGI_PARAM_TYPE_DOUBLE:
-      return _("pass a double");
-    case CUGI_PARAM_TYPE_OTHER:
-    case CUGI_PARAM_TYPE_BOOL:
-    case CUGI_PARAM_TYPE_INT8:
-    case CUGI_PARAM_TYPE_UINT8:
-    case CUGI_PARAM_TYPE_INT16:
-    case CUGI_PARAM_TYPE_UINT16:
-    case CUGI_PARAM_TYPE_INT32:
-    case CUGI_PARAM_TYPE_UINT32:
-    case CUGI_PARAM_TYPE_INT64:
-    case CUGI_PARAM_TYPE_UINT64:
-    default:
-      return _("pass an integer of the parameter's size, or its bytes");
-    }
-}
-
 gboolean
 cugi_kernel_check_args (CugiKernel     *self,
                         CugiKernelArgs *args,
                         GError        **error)
 {
-  if (self->n_params < 0)
-    return TRUE;
-  if (G_UNLIKELY (args->n_args != (guint) self->n_params))
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   g_dngettext (GETTEXT_PACKAGE,
-                                "Kernel “%s” takes %d parameter, but %u arguments were given",
-                                "Kernel “%s” takes %d parameters, but %u arguments were given",
-                                self->n_params),
-                   self->name, self->n_params, args->n_args);
-      return FALSE;
-    }
-  for (guint i = 0; i < args->n_args; i++)
-    {
-      const KernelParam *param = &self->params[i];
-      const CugiKernelArg *arg = &args->args[i];
-
-      if (self->have_types && G_UNLIKELY (!param_accepts (param->type, arg->type)))
-        return param_error (self, i, error, _("cannot take a %s argument; %s"),
-                            cugi_arg_type_to_string (arg->type), hint_for (param->type));
-      if (param->size != 0 && G_UNLIKELY (param->size != arg->size))
-        return param_error (self, i, error, _("takes %" G_GSIZE_FORMAT " bytes, but the %s argument has %u"),
-                            param->size, cugi_arg_type_to_string (arg->type), arg->size);
-    }
-  return TRUE;
+  return cugi_kernel_signature_check (self->signature, args, error);
 }
 
 /* ---- launches ------------------------------------------------------------- */
 
+/* Cooperative and cluster launches, through cuLaunchKernelEx. */
 static gboolean
-enqueue (CugiKernel             *self,
-         const CugiLaunchConfig *config,
-         void                  **params,
-         CUstream                stream,
-         GError                **error)
+enqueue_extended (CugiKernel             *self,
+                  const CugiLaunchConfig *config,
+                  void                  **params,
+                  CUstream                stream,
+                  GError                **error)
 {
   CUlaunchAttribute attributes[2];
   CUlaunchConfig launch = {
@@ -1013,12 +839,6 @@ enqueue (CugiKernel             *self,
     config->block[0], config->block[1], config->block[2],
     config->shared_memory, stream, attributes, 0
   };
-
-  if (G_LIKELY (!config->cooperative && config->cluster[0] == 0))
-    return CUGI_CALL (cuLaunchKernel,
-                      (self->function, config->grid[0], config->grid[1], config->grid[2],
-                       config->block[0], config->block[1], config->block[2],
-                       config->shared_memory, stream, params, NULL), error);
 
   if (cugi_cuda.cuLaunchKernelEx == NULL)
     {
@@ -1050,6 +870,21 @@ enqueue (CugiKernel             *self,
       cooperative->value.cooperative = 1;
     }
   return CUGI_CALL (cuLaunchKernelEx, (&launch, self->function, params, NULL), error);
+}
+
+static gboolean
+enqueue (CugiKernel             *self,
+         const CugiLaunchConfig *config,
+         void                  **params,
+         CUstream                stream,
+         GError                **error)
+{
+  if (G_UNLIKELY (config->cooperative || config->cluster[0] != 0))
+    return enqueue_extended (self, config, params, stream, error);
+  return CUGI_CALL (cuLaunchKernel,
+                    (self->function, config->grid[0], config->grid[1], config->grid[2],
+                     config->block[0], config->block[1], config->block[2],
+                     config->shared_memory, stream, params, NULL), error);
 }
 
 /**
@@ -1087,7 +922,7 @@ cugi_kernel_launch (CugiKernel       *self,
 
   if (!enter (self, &scope, error) ||
       !check_config (self, config, error) ||
-      !cugi_kernel_check_args (self, args, error) ||
+      !cugi_kernel_signature_check (self->signature, args, error) ||
       !cugi_kernel_args_resolve (args, error))
     return FALSE;
 
@@ -1099,199 +934,6 @@ cugi_kernel_launch (CugiKernel       *self,
 }
 
 /* ---- launches with GValues and varargs ------------------------------------ */
-
-static gboolean
-value_error (CugiKernel   *self,
-             guint         index,
-             GError      **error,
-             const GValue *value)
-{
-  g_autofree char *contents = g_strdup_value_contents (value);
-
-  if (self->n_params >= 0 && index < (guint) self->n_params)
-    return param_error (self, index, error, _("%s is out of range"), contents);
-  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-               _("Kernel “%s”, argument %u: %s is out of range"), self->name, index, contents);
-  return FALSE;
-}
-
-static void
-add_small_integer (CugiKernelArgs *args,
-                   gint64          value,
-                   gsize           size)
-{
-  g_autoptr(GBytes) bytes = NULL;
-  union { gint8 i8; gint16 i16; } small;
-
-  if (size == 1)
-    small.i8 = (gint8) value;
-  else
-    small.i16 = (gint16) value;
-  bytes = g_bytes_new (&small, size);
-  cugi_kernel_args_add_bytes (args, bytes);
-}
-
-/* An integer, converted to the parameter's type: FALSE when it does not fit.
- * Without a known type, the parameter's size and the value's sign decide. */
-static gboolean
-add_integer (CugiKernel     *self,
-             CugiKernelArgs *args,
-             guint           index,
-             gboolean        is_signed,
-             gint64          signed_value,
-             guint64         unsigned_value,
-             gboolean        wide)
-{
-  const KernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
-  CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
-  gsize size = param != NULL ? param->size : 0;
-  gboolean negative = is_signed && signed_value < 0;
-  gint64 low = G_MININT64;
-  guint64 high = G_MAXUINT64;
-
-  if (type == CUGI_PARAM_TYPE_OTHER && (size == 4 || (size == 0 && !wide)))
-    type = is_signed ? CUGI_PARAM_TYPE_INT32 : CUGI_PARAM_TYPE_UINT32;
-  else if (type == CUGI_PARAM_TYPE_OTHER && (size == 8 || size == 0))
-    type = is_signed ? CUGI_PARAM_TYPE_INT64 : CUGI_PARAM_TYPE_UINT64;
-
-  switch (type)
-    {
-    case CUGI_PARAM_TYPE_BOOL:
-    case CUGI_PARAM_TYPE_UINT8: low = 0; high = G_MAXUINT8; break;
-    case CUGI_PARAM_TYPE_INT8: low = G_MININT8; high = G_MAXINT8; break;
-    case CUGI_PARAM_TYPE_UINT16: low = 0; high = G_MAXUINT16; break;
-    case CUGI_PARAM_TYPE_INT16: low = G_MININT16; high = G_MAXINT16; break;
-    case CUGI_PARAM_TYPE_INT32: low = G_MININT32; high = G_MAXINT32; break;
-    case CUGI_PARAM_TYPE_UINT32: low = 0; high = G_MAXUINT32; break;
-    case CUGI_PARAM_TYPE_INT64: high = G_MAXINT64; break;
-    case CUGI_PARAM_TYPE_UINT64: low = 0; break;
-    case CUGI_PARAM_TYPE_FLOAT:
-      /* An integer literal for a float is what Python callers write. */
-      cugi_kernel_args_add_float (args, negative ? (gfloat) signed_value : (gfloat) unsigned_value);
-      return TRUE;
-    case CUGI_PARAM_TYPE_DOUBLE:
-      cugi_kernel_args_add_double (args, negative ? (gdouble) signed_value : (gdouble) unsigned_value);
-      return TRUE;
-    case CUGI_PARAM_TYPE_POINTER:
-    case CUGI_PARAM_TYPE_OTHER:
-    default:
-      /* Passed as it is: the checks say what is wrong with it. */
-      if (is_signed)
-        cugi_kernel_args_add_int64 (args, signed_value);
-      else
-        cugi_kernel_args_add_uint64 (args, unsigned_value);
-      return TRUE;
-    }
-
-  if (negative ? signed_value < low : unsigned_value > high)
-    return FALSE;
-
-  switch (type)
-    {
-    case CUGI_PARAM_TYPE_BOOL:
-    case CUGI_PARAM_TYPE_UINT8:
-    case CUGI_PARAM_TYPE_INT8:
-      add_small_integer (args, signed_value, 1);
-      break;
-    case CUGI_PARAM_TYPE_UINT16:
-    case CUGI_PARAM_TYPE_INT16:
-      add_small_integer (args, signed_value, 2);
-      break;
-    case CUGI_PARAM_TYPE_INT32:
-      cugi_kernel_args_add_int32 (args, (gint32) signed_value);
-      break;
-    case CUGI_PARAM_TYPE_UINT32:
-      cugi_kernel_args_add_uint32 (args, (guint32) unsigned_value);
-      break;
-    case CUGI_PARAM_TYPE_INT64:
-      cugi_kernel_args_add_int64 (args, negative ? signed_value : (gint64) unsigned_value);
-      break;
-    case CUGI_PARAM_TYPE_UINT64:
-    default:
-      cugi_kernel_args_add_uint64 (args, unsigned_value);
-      break;
-    }
-  return TRUE;
-}
-
-static gboolean
-add_value (CugiKernel     *self,
-           CugiKernelArgs *args,
-           guint           index,
-           const GValue   *value,
-           GError        **error)
-{
-  const KernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
-  CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
-  gboolean is_signed = TRUE, wide = FALSE;
-  gint64 signed_value = 0;
-  guint64 unsigned_value = 0;
-
-  if (G_VALUE_HOLDS (value, CUGI_TYPE_BUFFER))
-    {
-      CugiBuffer *buffer = g_value_get_object (value);
-      if (buffer == NULL)
-        {
-          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                       _("Kernel “%s”, argument %u: the buffer is NULL"), self->name, index);
-          return FALSE;
-        }
-      cugi_kernel_args_add_buffer (args, buffer);
-      return TRUE;
-    }
-  if (G_VALUE_HOLDS (value, G_TYPE_BYTES))
-    {
-      GBytes *bytes = g_value_get_boxed (value);
-      if (bytes == NULL)
-        {
-          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                       _("Kernel “%s”, argument %u: the bytes are NULL"), self->name, index);
-          return FALSE;
-        }
-      cugi_kernel_args_add_bytes (args, bytes);
-      return TRUE;
-    }
-  if (G_VALUE_HOLDS_FLOAT (value) || G_VALUE_HOLDS_DOUBLE (value))
-    {
-      gdouble number = G_VALUE_HOLDS_FLOAT (value) ? g_value_get_float (value) : g_value_get_double (value);
-      gsize size = param != NULL ? param->size : 0;
-
-      if (type == CUGI_PARAM_TYPE_FLOAT || (type == CUGI_PARAM_TYPE_OTHER && size == 4) ||
-          (type == CUGI_PARAM_TYPE_OTHER && size == 0 && G_VALUE_HOLDS_FLOAT (value)))
-        cugi_kernel_args_add_float (args, (gfloat) number);
-      else
-        /* A double, or a float where something else is expected: the
-         * checks then say what. */
-        cugi_kernel_args_add_double (args, number);
-      return TRUE;
-    }
-
-  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value)))
-    {
-    case G_TYPE_BOOLEAN: signed_value = g_value_get_boolean (value); break;
-    case G_TYPE_CHAR: signed_value = g_value_get_schar (value); break;
-    case G_TYPE_UCHAR: is_signed = FALSE; unsigned_value = g_value_get_uchar (value); break;
-    case G_TYPE_INT: signed_value = g_value_get_int (value); break;
-    case G_TYPE_UINT: is_signed = FALSE; unsigned_value = g_value_get_uint (value); break;
-    case G_TYPE_LONG: wide = TRUE; signed_value = g_value_get_long (value); break;
-    case G_TYPE_ULONG: wide = TRUE; is_signed = FALSE; unsigned_value = g_value_get_ulong (value); break;
-    case G_TYPE_INT64: wide = TRUE; signed_value = g_value_get_int64 (value); break;
-    case G_TYPE_UINT64: wide = TRUE; is_signed = FALSE; unsigned_value = g_value_get_uint64 (value); break;
-    case G_TYPE_ENUM: signed_value = g_value_get_enum (value); break;
-    case G_TYPE_FLAGS: is_signed = FALSE; unsigned_value = g_value_get_flags (value); break;
-    default:
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("Kernel “%s”, argument %u: a %s cannot be passed to a kernel"),
-                   self->name, index, G_VALUE_TYPE_NAME (value));
-      return FALSE;
-    }
-  if (is_signed && signed_value >= 0)
-    unsigned_value = (guint64) signed_value;
-
-  if (!add_integer (self, args, index, is_signed, signed_value, unsigned_value, wide))
-    return value_error (self, index, error, value);
-  return TRUE;
-}
 
 /**
  * cugi_kernel_launch_values:
@@ -1323,9 +965,11 @@ cugi_kernel_launch_values (CugiKernel       *self,
   g_return_val_if_fail (args != NULL || n_args == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (!check_usable (self, error))
+    return FALSE;
   kernel_args = cugi_kernel_args_new ();
   for (guint i = 0; i < n_args; i++)
-    if (!add_value (self, kernel_args, i, &args[i], error))
+    if (!cugi_kernel_signature_add_value (self->signature, kernel_args, i, &args[i], error))
       return FALSE;
   return cugi_kernel_launch (self, config, kernel_args, error);
 }

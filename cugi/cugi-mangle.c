@@ -650,8 +650,7 @@ add_param (GPtrArray  *params,
   g_ptr_array_add (params, param);
 }
 
-/**
- * cugi_mangle_read_parameters:
+/* cugi_mangle_read_parameters():
  * @mangled_name: a symbol name
  *
  * Reads the parameter types of a function from its Itanium-mangled name.
@@ -709,8 +708,7 @@ cugi_mangle_read_parameters (const char *mangled_name)
   return g_steal_pointer (&params);
 }
 
-/**
- * cugi_param_type_get_size:
+/* cugi_param_type_get_size():
  * @type: a parameter type
  *
  * Returns: the size in bytes of a parameter of @type, or 0 when the type

@@ -74,8 +74,7 @@ blocks_by_shared_memory (const CugiOccupancyDevice *device,
   return device->shared_memory_per_multiprocessor / allocated;
 }
 
-/**
- * cugi_occupancy_model_compute:
+/* cugi_occupancy_model_compute():
  * @device: the limits of a multiprocessor
  * @kernel: what a block of the kernel needs
  * @result: (out caller-allocates): the blocks and warps a multiprocessor
@@ -116,8 +115,7 @@ cugi_occupancy_model_compute (const CugiOccupancyDevice *device,
   result->occupancy = max_warps > 0 ? (gdouble) result->warps_per_multiprocessor / max_warps : 0.0;
 }
 
-/**
- * cugi_occupancy_device_set_architecture:
+/* cugi_occupancy_device_set_architecture():
  * @device: limits to complete
  * @major: the compute capability's major number
  * @minor: the compute capability's minor number

@@ -212,8 +212,9 @@ typedef void (*CugiTaskCompleteFunc) (GTask *task);
  * @complete (NULL: g_task_return_boolean (task, TRUE)) then runs in the
  * task's context. If the task's cancellable is cancelled first, the task
  * returns G_IO_ERROR_CANCELLED at once and @complete never runs; the GPU work
- * goes on. Errors enqueueing the marker return the task at once. Takes its
- * own reference on @task. */
+ * goes on. If the context fails (a kernel faults) the task returns that
+ * error within about a second. Errors enqueueing the marker return the task
+ * at once. Takes its own reference on @task. */
 void        cugi_stream_complete_task     (CugiStream          *self,
                                            GTask               *task,
                                            CugiTaskCompleteFunc complete);
@@ -534,6 +535,41 @@ typedef struct
  * not a mangled function name or that the reader does not understand. */
 GPtrArray  *cugi_mangle_read_parameters     (const char     *mangled_name);
 gsize       cugi_param_type_get_size        (CugiParamType   type);
+
+/* cugi-kernel-signature.c: a kernel's parameters, for the checks and
+ * conversions of launches. */
+typedef struct
+{
+  gsize         size;            /* 0 when unknown */
+  CugiParamType type;            /* CUGI_PARAM_TYPE_OTHER when unknown */
+  char         *spelling;        /* (nullable): the C++ type */
+} CugiKernelParam;
+
+typedef struct
+{
+  char            *name;         /* the kernel's, for messages */
+  gint             n_params;     /* -1 when unknown */
+  gboolean         have_types;
+  CugiKernelParam *params;
+} CugiKernelSignature;
+
+/* From the sizes the driver reports (@n_sizes -1 when it cannot) and the
+ * types @mangled_name tells (for a C++ kernel). */
+CugiKernelSignature *cugi_kernel_signature_new (const char  *name,
+                                                const char  *mangled_name,
+                                                const gsize *sizes,
+                                                gint         n_sizes);
+void     cugi_kernel_signature_free      (CugiKernelSignature       *self);
+/* INVALID_ARGUMENT naming the parameter when @args do not fit. */
+gboolean cugi_kernel_signature_check     (const CugiKernelSignature *self,
+                                          CugiKernelArgs            *args,
+                                          GError                   **error);
+/* Adds @value as argument @index, converted to the parameter's type. */
+gboolean cugi_kernel_signature_add_value (const CugiKernelSignature *self,
+                                          CugiKernelArgs            *args,
+                                          guint                      index,
+                                          const GValue              *value,
+                                          GError                   **error);
 
 /* cugi-kernel.c */
 CUfunction   cugi_kernel_get_function       (CugiKernel     *self);

@@ -41,8 +41,11 @@
  * its markers, so dropping the last reference to it never loses a completion.
  *
  * If a kernel faults, the context is unusable from then on and CUDA drops the
- * markers still pending: waits that were under way are not completed. Calls
- * such as cugi_stream_query() report the error.
+ * markers still pending: the asynchronous waits under way (the `_async()`
+ * calls) learn of it within a second or so and fail with the fault as their
+ * error, while #CugiStream::idle and #CugiEvent::completed are not emitted
+ * for work that did not complete. Calls such as cugi_stream_query() report
+ * the error too.
  */
 
 /* Each time this many resources arrays were tracked without a flush taking
@@ -53,7 +56,7 @@
 /* Where the pending resources stood at some point: see stream_release_pending(). */
 typedef struct
 {
-  guint flush_serial;
+  guint pending_serial;
   guint length;
 } PendingMark;
 
@@ -75,13 +78,14 @@ struct _CugiStream
 
   GMutex           lock;               /* guards the four that follow */
   GPtrArray       *pending;            /* resources arrays not yet under a marker */
-  guint            flush_serial;       /* bumped each time a flush takes them */
+  guint            pending_serial;     /* bumped whenever resources leave pending */
   guint            unflushed_tracks;   /* resources tracked since the last flush */
   gboolean         flush_scheduled;
 
   /* Releasing without a main loop: see stream_check_released(). */
-  GMutex           check_lock;         /* guards the three that follow */
+  GMutex           check_lock;         /* guards the four that follow */
   CUevent          check_event;        /* made on first use */
+  guint            check_generation;   /* of the context when check_event was made */
   gboolean         check_recorded;
   PendingMark      check_mark;         /* what was pending when check_event was recorded */
 };
@@ -253,15 +257,16 @@ stream_mark_pending (CugiStream *self)
   PendingMark mark;
 
   g_mutex_lock (&self->lock);
-  mark.flush_serial = self->flush_serial;
+  mark.pending_serial = self->pending_serial;
   mark.length = self->pending->len;
   g_mutex_unlock (&self->lock);
   return mark;
 }
 
 /* Drops the resources that were pending at @mark, whose work is known to
- * have completed. Those tracked since stay; those a flush took since (it
- * bumped flush_serial) are its marker's to drop. */
+ * have completed. Those tracked since stay. If resources left pending since
+ * @mark (a flush took them for its marker, or another release), pending no
+ * longer starts where @mark saw it: nothing is dropped. */
 static void
 stream_release_pending (CugiStream *self,
                         PendingMark mark)
@@ -270,7 +275,7 @@ stream_release_pending (CugiStream *self,
   guint n_released = 0;
 
   g_mutex_lock (&self->lock);
-  if (mark.flush_serial == self->flush_serial && mark.length > 0)
+  if (mark.pending_serial == self->pending_serial && mark.length > 0)
     {
       gsize n_pending = 0;
 
@@ -278,6 +283,7 @@ stream_release_pending (CugiStream *self,
       n_released = mark.length;
       for (gsize i = n_released; i < n_pending; i++)
         g_ptr_array_add (self->pending, released[i]);
+      self->pending_serial++;
     }
   g_mutex_unlock (&self->lock);
 
@@ -304,6 +310,16 @@ stream_check_released (CugiStream *self)
 
   if (stream_enter (self, &scope, NULL) && !stream_is_capturing (self, NULL))
     {
+      guint generation = cugi_context_get_generation (self->context);
+
+      /* A reset of the context (which the null stream survives) destroyed
+       * the event, and the work it stood behind. */
+      if (self->check_event != NULL && self->check_generation != generation)
+        {
+          self->check_event = NULL;
+          self->check_recorded = FALSE;
+        }
+
       if (self->check_recorded && cugi_cuda.cuEventQuery (self->check_event) == CUDA_SUCCESS)
         stream_release_pending (self, self->check_mark);
 
@@ -311,7 +327,10 @@ stream_check_released (CugiStream *self)
        * the next check, never released early. */
       self->check_mark = stream_mark_pending (self);
       if (self->check_event == NULL)
-        cugi_cuda.cuEventCreate (&self->check_event, CU_EVENT_DISABLE_TIMING);
+        {
+          cugi_cuda.cuEventCreate (&self->check_event, CU_EVENT_DISABLE_TIMING);
+          self->check_generation = generation;
+        }
       self->check_recorded = self->check_event != NULL &&
                              cugi_cuda.cuEventRecord (self->check_event, self->handle) == CUDA_SUCCESS;
     }
@@ -366,7 +385,7 @@ stream_flush (gpointer data)
     {
       resources = g_steal_pointer (&self->pending);
       self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-      self->flush_serial++;
+      self->pending_serial++;
       self->unflushed_tracks = 0;
     }
   g_mutex_unlock (&self->lock);
@@ -433,12 +452,20 @@ cugi_stream_track_work (CugiStream *self,
 
 /* ---- tasks ----------------------------------------------------------------- */
 
+/* How often a wait asks whether its context failed: see task_wait_check_failure(). */
+#define FAILURE_CHECK_SECONDS 1
+
+/* A task waiting for a marker. The marker, the cancellable's source and the
+ * failure check each hold a reference, and all run in the task's context, so
+ * they never race: whichever comes first returns the task. */
 typedef struct
 {
   GTask               *task;
+  CugiStream          *stream;
   CugiTaskCompleteFunc complete;
-  GSource             *cancel_source;  /* NULL without a cancellable */
-  gboolean             returned;       /* only read and written in the task's context */
+  GSource             *cancel_source;   /* NULL without a cancellable */
+  GSource             *failure_check;
+  gboolean             returned;        /* only read and written in the task's context */
 } TaskWait;
 
 static void
@@ -447,7 +474,9 @@ task_wait_clear (gpointer data)
   TaskWait *wait = data;
 
   g_object_unref (wait->task);
+  stream_unref_with_context (wait->stream);
   g_clear_pointer (&wait->cancel_source, g_source_unref);
+  g_clear_pointer (&wait->failure_check, g_source_unref);
 }
 
 static void
@@ -469,6 +498,8 @@ task_wait_return (TaskWait *wait,
   wait->returned = TRUE;
   if (wait->cancel_source != NULL)
     g_source_destroy (wait->cancel_source);
+  if (wait->failure_check != NULL)
+    g_source_destroy (wait->failure_check);
 
   if (error != NULL)
     g_task_return_error (wait->task, error);
@@ -488,14 +519,47 @@ static gboolean
 task_wait_cancelled (GCancellable *cancellable,
                      gpointer      data)
 {
-  TaskWait *wait = data;
+  GError *error = NULL;
 
-  if (!wait->returned)
-    {
-      wait->returned = TRUE;
-      g_task_return_error_if_cancelled (wait->task);
-    }
+  g_cancellable_set_error_if_cancelled (cancellable, &error);
+  task_wait_return (data, error);
   return G_SOURCE_REMOVE;
+}
+
+/* Once a context has failed (a kernel faulted), CUDA drops its pending host
+ * functions: the marker will never come. So while a wait lasts, it asks the
+ * stream now and then, which reports such a failure; that also ends waits
+ * whose work a reset of the context destroyed. */
+static gboolean
+task_wait_check_failure (gpointer data)
+{
+  TaskWait *wait = data;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  GError *error = NULL;
+  CUresult result;
+
+  if (stream_enter (wait->stream, &scope, &error))
+    {
+      result = cugi_cuda.cuStreamQuery (wait->stream->handle);
+      if (result == CUDA_SUCCESS || result == CUDA_ERROR_NOT_READY)
+        return G_SOURCE_CONTINUE;
+      cugi_set_error_from_result (&error, result, "cuStreamQuery");
+    }
+  task_wait_return (wait, error);
+  return G_SOURCE_REMOVE;
+}
+
+static GSource *
+task_wait_attach (TaskWait   *wait,
+                  GSource    *source,
+                  GSourceFunc func,
+                  const char *name)
+{
+  g_source_set_priority (source, g_task_get_priority (wait->task));
+  g_source_set_static_name (source, name);
+  g_source_set_callback (source, func, g_rc_box_acquire (wait), task_wait_release);
+  g_source_attach (source, g_task_get_context (wait->task));
+  return source;
 }
 
 void
@@ -512,21 +576,23 @@ cugi_stream_complete_task (CugiStream          *self,
 
   if (g_task_return_error_if_cancelled (task))
     return;
+  if (!cugi_stream_check (self, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
 
   wait = g_rc_box_new0 (TaskWait);
   wait->task = g_object_ref (task);
+  wait->stream = stream_ref_with_context (self);
   wait->complete = complete;
   if (cancellable != NULL)
-    {
-      /* Delivered in the task's context, like the marker, so the two never
-       * race: whichever comes first returns the task. */
-      wait->cancel_source = g_cancellable_source_new (cancellable);
-      g_source_set_priority (wait->cancel_source, g_task_get_priority (task));
-      g_source_set_static_name (wait->cancel_source, "[cugi] cancel a GPU wait");
-      g_source_set_callback (wait->cancel_source, G_SOURCE_FUNC (task_wait_cancelled),
-                             g_rc_box_acquire (wait), task_wait_release);
-      g_source_attach (wait->cancel_source, g_task_get_context (task));
-    }
+    wait->cancel_source = task_wait_attach (wait, g_cancellable_source_new (cancellable),
+                                            G_SOURCE_FUNC (task_wait_cancelled),
+                                            "[cugi] cancel a GPU wait");
+  wait->failure_check = task_wait_attach (wait, g_timeout_source_new_seconds (FAILURE_CHECK_SECONDS),
+                                          task_wait_check_failure,
+                                          "[cugi] check a GPU wait for failures");
 
   if (!cugi_stream_add_completion (self, g_task_get_context (task), task_wait_done,
                                    g_rc_box_acquire (wait), task_wait_release, &error))
@@ -821,7 +887,9 @@ cugi_stream_synchronize (CugiStream *self,
  * caller. Call cugi_stream_synchronize_finish() from it.
  *
  * Cancelling @cancellable ends the wait at once with %G_IO_ERROR_CANCELLED;
- * it does not stop the GPU work, which goes on and completes.
+ * it does not stop the GPU work, which goes on and completes. If the work
+ * fails instead (a kernel faults), the wait ends with that error within a
+ * second or so.
  */
 void
 cugi_stream_synchronize_async (CugiStream         *self,
@@ -849,7 +917,7 @@ cugi_stream_synchronize_async (CugiStream         *self,
  * Finishes cugi_stream_synchronize_async().
  *
  * Returns: %TRUE if the work has completed; %FALSE with @error set if the
- *   wait was cancelled or could not start
+ *   wait was cancelled, the work failed, or the wait could not start
  */
 gboolean
 cugi_stream_synchronize_finish (CugiStream   *self,
@@ -908,7 +976,8 @@ cugi_stream_finalize (GObject *object)
        * away): they may only go once that work has completed. */
       if (entered && self->pending->len > 0)
         cugi_cuda.cuStreamSynchronize (self->handle);
-      if (entered && self->check_event != NULL)
+      if (entered && self->check_event != NULL &&
+          self->check_generation == cugi_context_get_generation (self->context))
         cugi_cuda.cuEventDestroy (self->check_event);
       /* Work still in flight completes before the driver frees the stream. */
       if (entered && self->owns_handle)

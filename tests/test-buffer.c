@@ -168,9 +168,11 @@ test_properties (void)
 
   /* The driver knows the allocation. */
   {
+    g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
     CUdeviceptr base = 0;
     size_t range = 0;
 
+    g_assert_true (cugi_context_enter (context, &scope, &error));
     g_assert_cmpint (cugi_cuda.cuMemGetAddressRange (&base, &range, address), ==, CUDA_SUCCESS);
     g_assert_cmpuint (base, ==, address);
     g_assert_cmpuint (range, >=, 1024);

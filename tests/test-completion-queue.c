@@ -13,7 +13,8 @@
 typedef struct
 {
   GMainContext *main_context;   /* where completions must run */
-  GThread      *consumer;       /* the thread that iterates it */
+  GMainLoop    *loop;           /* runs it until all arrived */
+  GThread      *consumer;       /* the thread that runs the loop */
   guint         next[N_PRODUCERS];
   guint         n_run;
   guint         n_freed;
@@ -42,7 +43,8 @@ item_run (gpointer data)
   /* Exactly once and in order for each producer. */
   g_assert_cmpuint (item->sequence, ==, fixture->next[item->producer]);
   fixture->next[item->producer]++;
-  fixture->n_run++;
+  if (++fixture->n_run == N_PRODUCERS * N_PER_PRODUCER)
+    g_main_loop_quit (fixture->loop);
 }
 
 static void
@@ -92,6 +94,7 @@ test_concurrent_producers (void)
 
   g_main_context_push_thread_default (main_context);
   fixture.main_context = main_context;
+  fixture.loop = g_main_loop_new (main_context, FALSE);
   fixture.consumer = g_thread_self ();
 
   for (guint i = 0; i < N_PRODUCERS; i++)
@@ -101,8 +104,7 @@ test_concurrent_producers (void)
       fixture.producers[i] = g_thread_new ("producer", produce, &data[i]);
     }
 
-  while (fixture.n_run < N_PRODUCERS * N_PER_PRODUCER)
-    g_main_context_iteration (main_context, TRUE);
+  g_main_loop_run (fixture.loop);
 
   for (guint i = 0; i < N_PRODUCERS; i++)
     {
@@ -117,6 +119,7 @@ test_concurrent_producers (void)
     ;
   g_assert_cmpuint (fixture.n_run, ==, N_PRODUCERS * N_PER_PRODUCER);
 
+  g_main_loop_unref (fixture.loop);
   g_main_context_pop_thread_default (main_context);
 }
 

@@ -168,7 +168,13 @@ static const char nvrtc_source[] =
   "template <typename... Ts>\n"
   "__global__ void pack (Ts... values) {}\n"
   "__global__ void plain (double *d, long long n, bool flag, unsigned short s, char c) {}\n"
-  "extern \"C\" __global__ void plain_c (float *x) {}\n";
+  "extern \"C\" __global__ void plain_c (float *x) {}\n"
+  "template <typename T, int N> struct Vec { T v[N]; };\n"
+  "template <typename T> __global__ void pairs (Vec<T, 2> *a, Vec<T, 2> *b, Vec<T, 3> c) {}\n"
+  "template <typename T, typename U>\n"
+  "__global__ void mixed (T *t, U *u, T t2, U u2, const T *ct, const U *cu) {}\n"
+  "template <typename T> __global__ void indirect (T **pp, T *const *cpp, volatile T *vp) {}\n"
+  "__global__ void vectors (float2 f, const char *s, unsigned long long u, signed char c) {}\n";
 
 /* Names as NVRTC lowers them, read back. */
 static void
@@ -180,7 +186,7 @@ test_nvrtc_names (void)
   const struct
   {
     const char *expression;
-    Expected    expected[6];
+    Expected    expected[7];
   } kernels[] = {
     { "ops::tile<float, 128>", {
       { CUGI_PARAM_TYPE_POINTER, "const float *" },
@@ -205,6 +211,30 @@ test_nvrtc_names (void)
       { CUGI_PARAM_TYPE_BOOL, "bool" },
       { CUGI_PARAM_TYPE_UINT16, "unsigned short" },
       { CUGI_PARAM_TYPE_INT8, "char" },
+      END } },
+    { "pairs<int>", {
+      { CUGI_PARAM_TYPE_POINTER, "Vec<int, 2> *" },
+      { CUGI_PARAM_TYPE_POINTER, "Vec<int, 2> *" },
+      { CUGI_PARAM_TYPE_OTHER, "Vec<int, 3>" },
+      END } },
+    { "mixed<float, double>", {
+      { CUGI_PARAM_TYPE_POINTER, "float *" },
+      { CUGI_PARAM_TYPE_POINTER, "double *" },
+      { CUGI_PARAM_TYPE_FLOAT, "float" },
+      { CUGI_PARAM_TYPE_DOUBLE, "double" },
+      { CUGI_PARAM_TYPE_POINTER, "const float *" },
+      { CUGI_PARAM_TYPE_POINTER, "const double *" },
+      END } },
+    { "indirect<unsigned int>", {
+      { CUGI_PARAM_TYPE_POINTER, "unsigned int **" },
+      { CUGI_PARAM_TYPE_POINTER, "unsigned int * const *" },
+      { CUGI_PARAM_TYPE_POINTER, "volatile unsigned int *" },
+      END } },
+    { "vectors", {
+      { CUGI_PARAM_TYPE_OTHER, "float2" },
+      { CUGI_PARAM_TYPE_POINTER, "const char *" },
+      { CUGI_PARAM_TYPE_UINT64, "unsigned long long" },
+      { CUGI_PARAM_TYPE_INT8, "signed char" },
       END } },
   };
   const char *lowered;

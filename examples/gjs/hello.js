@@ -1,7 +1,7 @@
 // cugi from GJS: the device report, a kernel launch on a stream, and
 // Stream::idle in the GLib main loop.
 //
-//     meson devenv -C build gjs -m examples/gjs/hello.js
+//     meson devenv -C build gjs -m ../examples/gjs/hello.js
 import GLib from 'gi://GLib';
 import System from 'system';
 import Cugi from 'gi://Cugi?version=1.0';

@@ -2,7 +2,7 @@
 """cugi from Python: the device report, NumPy arrays to the GPU and back,
 a kernel called like a function, and Stream::idle in the GLib main loop.
 
-    meson devenv -C build /usr/bin/python3 examples/python/hello.py
+    meson devenv -C build /usr/bin/python3 ../examples/python/hello.py
 """
 
 import sys

@@ -172,11 +172,20 @@ on_completed (CugiEvent *event,
   g_assert_no_error (error);
 }
 
-/* Fills @latencies with learned_at - visible_at. */
+/* Stops @watcher once it has seen every sample, and fills @latencies with
+ * learned_at - visible_at. */
 static void
 collect (Latency *latency,
+         GThread *watcher,
          gint64  *latencies)
 {
+  gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
+
+  while (g_atomic_int_get (&latency->n_visible) < N_LATENCY_SAMPLES &&
+         g_get_monotonic_time () < deadline)
+    g_usleep (100);
+  g_atomic_int_set (&latency->stop, TRUE);
+  g_thread_join (watcher);
   g_assert_cmpint (g_atomic_int_get (&latency->n_visible), ==, N_LATENCY_SAMPLES);
   for (guint i = 0; i < N_LATENCY_SAMPLES; i++)
     latencies[i] = latency->learned_at[i] - latency->visible_at[i];
@@ -230,9 +239,7 @@ bench_latency (void)
       cugi_stream_synchronize (latency->stream, &error);
       g_assert_no_error (error);
     }
-  g_atomic_int_set (&latency->stop, TRUE);
-  g_thread_join (watcher);
-  collect (latency, raw);
+  collect (latency, watcher, raw);
 
   /* cugi: CugiEvent::completed, in the main loop, which sleeps in poll()
    * between samples as a real application's would. */
@@ -243,9 +250,7 @@ bench_latency (void)
   cugi_event_record (latency->event, latency->stream, &error);
   g_assert_no_error (error);
   g_main_loop_run (latency->loop);
-  g_atomic_int_set (&latency->stop, TRUE);
-  g_thread_join (watcher);
-  collect (latency, completed);
+  collect (latency, watcher, completed);
 
   raw_p50 = percentile_us (raw, N_LATENCY_SAMPLES, 50);
   raw_p99 = percentile_us (raw, N_LATENCY_SAMPLES, 99);
@@ -434,11 +439,13 @@ bench_stall (void)
   double seconds;
   double stall_us;
 
+  stall.stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  g_assert_no_error (error);
   stall.device = cugi_buffer_new (NULL, COPY_DEVICE_SIZE, &error);
   g_assert_no_error (error);
-  cugi_buffer_memset_d8 (stall.device, 0, 0x11, COPY_DEVICE_SIZE, NULL, &error);
+  cugi_buffer_memset_d8 (stall.device, 0, 0x11, COPY_DEVICE_SIZE, stall.stream, &error);
   g_assert_no_error (error);
-  stall.stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  cugi_stream_synchronize (stall.stream, &error);
   g_assert_no_error (error);
   stall.loop = g_main_loop_new (NULL, FALSE);
   stall.n_total = COPY_TOTAL / COPY_CHUNK;

@@ -180,16 +180,22 @@ class TestKernelCall(unittest.TestCase):
 class TestContext(unittest.TestCase):
     def test_with_context(self):
         ctx = Cugi.Context.get_default()
+        before = Cugi.Context.get_current()
         with ctx as entered:
             self.assertIs(entered, ctx)
+            self.assertIs(Cugi.Context.get_current(), ctx)
             buffer = Cugi.to_device(numpy.arange(10, dtype=numpy.int32))
             numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.arange(10))
-        # Popped on the way out, also when the block raises.
+        self.assertIs(Cugi.Context.get_current(), before)
+        # Popped on the way out, also when the block raises: nothing is left
+        # to pop afterwards.
         with self.assertRaises(ZeroDivisionError):
             with ctx:
                 1 / 0
-        with ctx:
-            pass
+        self.assertIs(Cugi.Context.get_current(), before)
+        with self.assertRaises(GLib.Error) as caught:
+            ctx.pop()
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_STATE))
 
     def test_to_device_in_a_given_context(self):
         ctx = Cugi.Context.get_default()

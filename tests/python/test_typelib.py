@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import types
 import unittest
 
 import gi
@@ -170,6 +171,63 @@ class TestBoxed(unittest.TestCase):
                               for i in range(len(expected))], expected)
         with self.assertRaises(OverflowError):
             args.add_int32(2**31)
+
+
+class FakeBuffer:
+    """Host bytes behind the interface of a Cugi.Buffer, so the overrides'
+    own logic (layouts, the CUDA array interface) runs without a GPU."""
+
+    copy_to_host = Cugi.Buffer.copy_to_host
+    __cuda_array_interface__ = Cugi.Buffer.__cuda_array_interface__
+
+    def __init__(self, data, dtype=None, shape=None):
+        self.data, self.dtype, self.shape = data, dtype, shape
+        self.props = types.SimpleNamespace(size=len(data), device_pointer=0x7f0000001000)
+
+    def download(self, offset, size):
+        return GLib.Bytes.new(self.data[offset:offset + size])
+
+
+class TestBufferLayouts(unittest.TestCase):
+    def setUp(self):
+        import numpy
+        self.numpy = numpy
+        self.array = numpy.arange(24, dtype=numpy.float32).reshape(2, 3, 4)
+        self.buffer = FakeBuffer(self.array.tobytes(), self.array.dtype, self.array.shape)
+
+    def test_remembered_layout(self):
+        back = self.buffer.copy_to_host()
+        self.assertEqual((back.dtype, back.shape), (self.array.dtype, self.array.shape))
+        self.numpy.testing.assert_array_equal(back, self.array)
+        back[0, 0, 0] = -1  # writable, and a copy
+        self.assertEqual(self.buffer.copy_to_host()[0, 0, 0], 0)
+
+    def test_other_layouts(self):
+        numpy = self.numpy
+        self.assertEqual(self.buffer.copy_to_host(dtype=numpy.uint8).shape, (96,))
+        self.assertEqual(self.buffer.copy_to_host(dtype=numpy.float32, shape=(6, 4)).shape, (6, 4))
+        self.assertEqual(self.buffer.copy_to_host(shape=(4, -1)).shape, (4, 6))
+        self.assertEqual(self.buffer.copy_to_host(dtype=numpy.float64).shape, (12,))
+        with self.assertRaises(ValueError):
+            self.buffer.copy_to_host(shape=(5, 5))
+        with self.assertRaises(ValueError):
+            FakeBuffer(b'12345').copy_to_host(dtype=numpy.int32)
+
+    def test_plain_buffers_are_bytes(self):
+        plain = FakeBuffer(bytes(range(10)))
+        back = plain.copy_to_host()
+        self.assertEqual(back.dtype, self.numpy.uint8)
+        self.assertEqual(back.tolist(), list(range(10)))
+        self.assertEqual(FakeBuffer(b'').copy_to_host().shape, (0,))
+
+    def test_cuda_array_interface(self):
+        interface = self.buffer.__cuda_array_interface__
+        self.assertEqual(interface['version'], 3)
+        self.assertEqual(interface['shape'], (2, 3, 4))
+        self.assertEqual(interface['typestr'], '<f4')
+        self.assertEqual(interface['data'], (0x7f0000001000, False))
+        self.assertIsNone(interface['strides'])
+        self.assertFalse(hasattr(FakeBuffer(b'1234'), '__cuda_array_interface__'))
 
 
 class TestKernelCallConversions(unittest.TestCase):

@@ -1,0 +1,412 @@
+/* cugi-kernel-signature.c: what a kernel's parameters are, and whether
+ * launch arguments fit them.
+ *
+ * Pure: a signature is made from the sizes the driver reports
+ * (cuFuncGetParamInfo) and the types the mangled name tells, so that the
+ * checks and conversions of launches are tested without a GPU.
+ */
+#include "config.h"
+
+#include <glib/gi18n-lib.h>
+
+#include "cugi-private.h"
+
+/* @n_sizes is -1 when the driver cannot tell the sizes. When both the
+ * driver and the mangled name speak and disagree, the driver wins: the name
+ * reader misread something, and sizes are all that is checked. */
+CugiKernelSignature *
+cugi_kernel_signature_new (const char  *name,
+                           const char  *mangled_name,
+                           const gsize *sizes,
+                           gint         n_sizes)
+{
+  CugiKernelSignature *self = g_new0 (CugiKernelSignature, 1);
+  g_autoptr(GPtrArray) types = mangled_name != NULL ? cugi_mangle_read_parameters (mangled_name) : NULL;
+  gboolean have_sizes = n_sizes >= 0;
+
+  self->name = g_strdup (name);
+  self->n_params = -1;
+
+  if (types != NULL && have_sizes)
+    {
+      if (types->len != (guint) n_sizes)
+        g_clear_pointer (&types, g_ptr_array_unref);
+      for (guint i = 0; types != NULL && i < types->len; i++)
+        {
+          const CugiMangledParam *param = g_ptr_array_index (types, i);
+          gsize type_size = cugi_param_type_get_size (param->type);
+
+          if (type_size != 0 && type_size != sizes[i])
+            g_clear_pointer (&types, g_ptr_array_unref);
+        }
+    }
+  if (!have_sizes && types == NULL)
+    return self;
+
+  self->n_params = have_sizes ? n_sizes : (gint) types->len;
+  self->params = g_new0 (CugiKernelParam, MAX (self->n_params, 1));
+  self->have_types = types != NULL;
+  for (gint i = 0; i < self->n_params; i++)
+    {
+      CugiKernelParam *param = &self->params[i];
+
+      if (types != NULL)
+        {
+          const CugiMangledParam *mangled = g_ptr_array_index (types, i);
+          param->type = mangled->type;
+          param->spelling = g_strdup (mangled->spelling);
+          param->size = cugi_param_type_get_size (mangled->type);
+        }
+      if (have_sizes)
+        param->size = sizes[i];
+    }
+  return self;
+}
+
+void
+cugi_kernel_signature_free (CugiKernelSignature *self)
+{
+  for (gint i = 0; i < self->n_params; i++)
+    g_free (self->params[i].spelling);
+  g_free (self->params);
+  g_free (self->name);
+  g_free (self);
+}
+
+/* How messages name a parameter: its C++ type, or its size. */
+static char *
+describe_param (const CugiKernelParam *param)
+{
+  if (param->spelling != NULL)
+    return g_strdup (param->spelling);
+  if (param->size != 0)
+    return g_strdup_printf (_("%" G_GSIZE_FORMAT " bytes"), param->size);
+  return g_strdup (_("unknown type"));
+}
+
+static gboolean
+param_error (const CugiKernelSignature *self,
+             guint                      index,
+             GError                   **error,
+             const char                *format,
+             ...) G_GNUC_PRINTF (4, 5);
+
+static gboolean
+param_error (const CugiKernelSignature *self,
+             guint                      index,
+             GError                   **error,
+             const char                *format,
+             ...)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *param = describe_param (&self->params[index]);
+  va_list ap;
+
+  va_start (ap, format);
+  message = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Kernel “%s”, parameter %u (%s): %s"), self->name, index, param, message);
+  return FALSE;
+}
+
+static gboolean
+is_integer (CugiArgType type)
+{
+  return type == CUGI_ARG_INT32 || type == CUGI_ARG_UINT32 ||
+         type == CUGI_ARG_INT64 || type == CUGI_ARG_UINT64;
+}
+
+/* Whether an argument of @arg may go to a parameter of @param, sizes aside:
+ * integers of either sign go to integers, floats to floats, addresses to
+ * pointers, bytes anywhere. */
+static gboolean
+param_accepts (CugiParamType param,
+               CugiArgType   arg)
+{
+  if (arg == CUGI_ARG_BYTES || param == CUGI_PARAM_TYPE_OTHER)
+    return TRUE;
+  switch (param)
+    {
+    case CUGI_PARAM_TYPE_POINTER:
+      return arg == CUGI_ARG_BUFFER || arg == CUGI_ARG_POINTER;
+    case CUGI_PARAM_TYPE_FLOAT:
+      return arg == CUGI_ARG_FLOAT;
+    case CUGI_PARAM_TYPE_DOUBLE:
+      return arg == CUGI_ARG_DOUBLE;
+    case CUGI_PARAM_TYPE_OTHER:
+    case CUGI_PARAM_TYPE_BOOL:
+    case CUGI_PARAM_TYPE_INT8:
+    case CUGI_PARAM_TYPE_UINT8:
+    case CUGI_PARAM_TYPE_INT16:
+    case CUGI_PARAM_TYPE_UINT16:
+    case CUGI_PARAM_TYPE_INT32:
+    case CUGI_PARAM_TYPE_UINT32:
+    case CUGI_PARAM_TYPE_INT64:
+    case CUGI_PARAM_TYPE_UINT64:
+    default:
+      return is_integer (arg);
+    }
+}
+
+static const char *
+hint_for (CugiParamType param)
+{
+  switch (param)
+    {
+    case CUGI_PARAM_TYPE_POINTER:
+      return _("pass a CugiBuffer (or a raw device address with cugi_kernel_args_add_pointer())");
+    case CUGI_PARAM_TYPE_FLOAT:
+      return _("pass a float");
+    case CUGI_PARAM_TYPE_DOUBLE:
+      return _("pass a double");
+    case CUGI_PARAM_TYPE_OTHER:
+    case CUGI_PARAM_TYPE_BOOL:
+    case CUGI_PARAM_TYPE_INT8:
+    case CUGI_PARAM_TYPE_UINT8:
+    case CUGI_PARAM_TYPE_INT16:
+    case CUGI_PARAM_TYPE_UINT16:
+    case CUGI_PARAM_TYPE_INT32:
+    case CUGI_PARAM_TYPE_UINT32:
+    case CUGI_PARAM_TYPE_INT64:
+    case CUGI_PARAM_TYPE_UINT64:
+    default:
+      return _("pass an integer of the parameter's size, or its bytes");
+    }
+}
+
+gboolean
+cugi_kernel_signature_check (const CugiKernelSignature *self,
+                             CugiKernelArgs            *args,
+                             GError                   **error)
+{
+  if (self->n_params < 0)
+    return TRUE;
+  if (G_UNLIKELY (args->n_args != (guint) self->n_params))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   g_dngettext (GETTEXT_PACKAGE,
+                                "Kernel “%s” takes %d parameter, but %u arguments were given",
+                                "Kernel “%s” takes %d parameters, but %u arguments were given",
+                                self->n_params),
+                   self->name, self->n_params, args->n_args);
+      return FALSE;
+    }
+  for (guint i = 0; i < args->n_args; i++)
+    {
+      const CugiKernelParam *param = &self->params[i];
+      const CugiKernelArg *arg = &args->args[i];
+
+      if (self->have_types && G_UNLIKELY (!param_accepts (param->type, arg->type)))
+        return param_error (self, i, error, _("cannot take a %s argument; %s"),
+                            cugi_arg_type_to_string (arg->type), hint_for (param->type));
+      if (param->size != 0 && G_UNLIKELY (param->size != arg->size))
+        return param_error (self, i, error, _("takes %" G_GSIZE_FORMAT " bytes, but the %s argument has %u"),
+                            param->size, cugi_arg_type_to_string (arg->type), arg->size);
+    }
+  return TRUE;
+}
+
+/* ---- launches with GValues ------------------------------------------------ */
+
+static gboolean
+value_error (const CugiKernelSignature *self,
+             guint                      index,
+             GError                   **error,
+             const GValue              *value)
+{
+  g_autofree char *contents = g_strdup_value_contents (value);
+
+  if (self->n_params >= 0 && index < (guint) self->n_params)
+    return param_error (self, index, error, _("%s is out of range"), contents);
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Kernel “%s”, argument %u: %s is out of range"), self->name, index, contents);
+  return FALSE;
+}
+
+static void
+add_small_integer (CugiKernelArgs *args,
+                   gint64          value,
+                   gsize           size)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  union { gint8 i8; gint16 i16; } small;
+
+  if (size == 1)
+    small.i8 = (gint8) value;
+  else
+    small.i16 = (gint16) value;
+  bytes = g_bytes_new (&small, size);
+  cugi_kernel_args_add_bytes (args, bytes);
+}
+
+/* An integer, converted to the parameter's type: FALSE when it does not fit.
+ * Without a known type, the parameter's size and the value's sign decide. */
+static gboolean
+add_integer (const CugiKernelSignature *self,
+             CugiKernelArgs            *args,
+             guint                      index,
+             gboolean                   is_signed,
+             gint64                     signed_value,
+             guint64                    unsigned_value,
+             gboolean                   wide)
+{
+  const CugiKernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
+  CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
+  gsize size = param != NULL ? param->size : 0;
+  gboolean negative = is_signed && signed_value < 0;
+  gint64 low = G_MININT64;
+  guint64 high = G_MAXUINT64;
+  gint64 value;
+
+  if (type == CUGI_PARAM_TYPE_OTHER && size == 1)
+    type = is_signed ? CUGI_PARAM_TYPE_INT8 : CUGI_PARAM_TYPE_UINT8;
+  else if (type == CUGI_PARAM_TYPE_OTHER && size == 2)
+    type = is_signed ? CUGI_PARAM_TYPE_INT16 : CUGI_PARAM_TYPE_UINT16;
+  else if (type == CUGI_PARAM_TYPE_OTHER && (size == 4 || (size == 0 && !wide)))
+    type = is_signed ? CUGI_PARAM_TYPE_INT32 : CUGI_PARAM_TYPE_UINT32;
+  else if (type == CUGI_PARAM_TYPE_OTHER && (size == 8 || size == 0))
+    type = is_signed ? CUGI_PARAM_TYPE_INT64 : CUGI_PARAM_TYPE_UINT64;
+
+  switch (type)
+    {
+    case CUGI_PARAM_TYPE_BOOL:
+    case CUGI_PARAM_TYPE_UINT8: low = 0; high = G_MAXUINT8; break;
+    case CUGI_PARAM_TYPE_INT8: low = G_MININT8; high = G_MAXINT8; break;
+    case CUGI_PARAM_TYPE_UINT16: low = 0; high = G_MAXUINT16; break;
+    case CUGI_PARAM_TYPE_INT16: low = G_MININT16; high = G_MAXINT16; break;
+    case CUGI_PARAM_TYPE_INT32: low = G_MININT32; high = G_MAXINT32; break;
+    case CUGI_PARAM_TYPE_UINT32: low = 0; high = G_MAXUINT32; break;
+    case CUGI_PARAM_TYPE_INT64: high = G_MAXINT64; break;
+    case CUGI_PARAM_TYPE_UINT64: low = 0; break;
+    case CUGI_PARAM_TYPE_FLOAT:
+      /* An integer literal for a float is what Python callers write. */
+      cugi_kernel_args_add_float (args, negative ? (gfloat) signed_value : (gfloat) unsigned_value);
+      return TRUE;
+    case CUGI_PARAM_TYPE_DOUBLE:
+      cugi_kernel_args_add_double (args, negative ? (gdouble) signed_value : (gdouble) unsigned_value);
+      return TRUE;
+    case CUGI_PARAM_TYPE_POINTER:
+    case CUGI_PARAM_TYPE_OTHER:
+    default:
+      /* Passed as it is: the checks say what is wrong with it. */
+      if (is_signed)
+        cugi_kernel_args_add_int64 (args, signed_value);
+      else
+        cugi_kernel_args_add_uint64 (args, unsigned_value);
+      return TRUE;
+    }
+
+  if (negative ? signed_value < low : unsigned_value > high)
+    return FALSE;
+  /* In range: below G_MAXINT64 unless the parameter is a uint64. */
+  value = negative ? signed_value : (gint64) unsigned_value;
+
+  switch (type)
+    {
+    case CUGI_PARAM_TYPE_BOOL:
+    case CUGI_PARAM_TYPE_UINT8:
+    case CUGI_PARAM_TYPE_INT8:
+      add_small_integer (args, value, 1);
+      break;
+    case CUGI_PARAM_TYPE_UINT16:
+    case CUGI_PARAM_TYPE_INT16:
+      add_small_integer (args, value, 2);
+      break;
+    case CUGI_PARAM_TYPE_INT32:
+      cugi_kernel_args_add_int32 (args, (gint32) value);
+      break;
+    case CUGI_PARAM_TYPE_UINT32:
+      cugi_kernel_args_add_uint32 (args, (guint32) value);
+      break;
+    case CUGI_PARAM_TYPE_INT64:
+      cugi_kernel_args_add_int64 (args, value);
+      break;
+    case CUGI_PARAM_TYPE_UINT64:
+    default:
+      cugi_kernel_args_add_uint64 (args, unsigned_value);
+      break;
+    }
+  return TRUE;
+}
+
+gboolean
+cugi_kernel_signature_add_value (const CugiKernelSignature *self,
+                                 CugiKernelArgs            *args,
+                                 guint                      index,
+                                 const GValue              *value,
+                                 GError                   **error)
+{
+  const CugiKernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
+  CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
+  gboolean is_signed = TRUE, wide = FALSE;
+  gint64 signed_value = 0;
+  guint64 unsigned_value = 0;
+
+  if (G_VALUE_HOLDS_OBJECT (value))
+    {
+      /* The value's type may be GObject itself: what counts is the object. */
+      GObject *object = g_value_get_object (value);
+      if (!CUGI_IS_BUFFER (object))
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                       _("Kernel “%s”, argument %u: a %s cannot be passed to a kernel, only a CugiBuffer"),
+                       self->name, index, object != NULL ? G_OBJECT_TYPE_NAME (object) : "NULL");
+          return FALSE;
+        }
+      cugi_kernel_args_add_buffer (args, CUGI_BUFFER (object));
+      return TRUE;
+    }
+  if (G_VALUE_HOLDS (value, G_TYPE_BYTES))
+    {
+      GBytes *bytes = g_value_get_boxed (value);
+      if (bytes == NULL)
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                       _("Kernel “%s”, argument %u: the bytes are NULL"), self->name, index);
+          return FALSE;
+        }
+      cugi_kernel_args_add_bytes (args, bytes);
+      return TRUE;
+    }
+  if (G_VALUE_HOLDS_FLOAT (value) || G_VALUE_HOLDS_DOUBLE (value))
+    {
+      gdouble number = G_VALUE_HOLDS_FLOAT (value) ? g_value_get_float (value) : g_value_get_double (value);
+      gsize size = param != NULL ? param->size : 0;
+
+      if (type == CUGI_PARAM_TYPE_FLOAT || (type == CUGI_PARAM_TYPE_OTHER && size == 4) ||
+          (type == CUGI_PARAM_TYPE_OTHER && size == 0 && G_VALUE_HOLDS_FLOAT (value)))
+        cugi_kernel_args_add_float (args, (gfloat) number);
+      else
+        /* A double, or a float where something else is expected: the
+         * checks then say what. */
+        cugi_kernel_args_add_double (args, number);
+      return TRUE;
+    }
+
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value)))
+    {
+    case G_TYPE_BOOLEAN: signed_value = g_value_get_boolean (value); break;
+    case G_TYPE_CHAR: signed_value = g_value_get_schar (value); break;
+    case G_TYPE_UCHAR: is_signed = FALSE; unsigned_value = g_value_get_uchar (value); break;
+    case G_TYPE_INT: signed_value = g_value_get_int (value); break;
+    case G_TYPE_UINT: is_signed = FALSE; unsigned_value = g_value_get_uint (value); break;
+    case G_TYPE_LONG: wide = TRUE; signed_value = g_value_get_long (value); break;
+    case G_TYPE_ULONG: wide = TRUE; is_signed = FALSE; unsigned_value = g_value_get_ulong (value); break;
+    case G_TYPE_INT64: wide = TRUE; signed_value = g_value_get_int64 (value); break;
+    case G_TYPE_UINT64: wide = TRUE; is_signed = FALSE; unsigned_value = g_value_get_uint64 (value); break;
+    case G_TYPE_ENUM: signed_value = g_value_get_enum (value); break;
+    case G_TYPE_FLAGS: is_signed = FALSE; unsigned_value = g_value_get_flags (value); break;
+    default:
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Kernel “%s”, argument %u: a %s cannot be passed to a kernel"),
+                   self->name, index, G_VALUE_TYPE_NAME (value));
+      return FALSE;
+    }
+  if (is_signed && signed_value >= 0)
+    unsigned_value = (guint64) signed_value;
+
+  if (!add_integer (self, args, index, is_signed, signed_value, unsigned_value, wide))
+    return value_error (self, index, error, value);
+  return TRUE;
+}

@@ -1,0 +1,349 @@
+/* bench-launch.c: cugi's launch path beside the raw driver API, in one
+ * process, on the same kernel, stream and arguments:
+ *  - a 4-argument kernel launched through cuLaunchKernel (prepared
+ *    parameters) and through cugi_kernel_launch(): throughput over many
+ *    launches with a synchronization every SYNC_EVERY (below the queue
+ *    depth), and the host cost alone, timing only the launch calls of
+ *    batches of BATCH launches that are each synchronized afterwards;
+ *  - a graph of GRAPH_KERNELS such launches replayed through cuGraphLaunch
+ *    and through cugi_graph_exec_launch(), the same two ways.
+ * Each figure is the median of REPETITIONS runs, raw and cugi interleaved
+ * (and taking turns going first) so that drift cancels out.
+ *
+ * Goals (issue 4): launch throughput and host cost at least 0.97 of raw;
+ * graph replay at least 0.98 of raw. Exits 1 when one is missed, 77 without
+ * a GPU. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+
+#include "cugi-private.h"
+
+#define REPETITIONS 7
+#define WARM_UP 2000
+#define THROUGHPUT_LAUNCHES 200000
+#define SYNC_EVERY 1024
+#define BATCH 512
+#define BATCHES 100
+#define GRAPH_KERNELS 100
+#define GRAPH_LAUNCHES 2000
+#define GRAPH_SYNC_EVERY 10
+#define GRAPH_BATCH 16
+#define GRAPH_BATCHES 50
+#define N_ELEMENTS 32
+
+#define GOAL_LAUNCH 0.97
+#define GOAL_GRAPH 0.98
+
+static const char source[] =
+  "extern \"C\" __global__ void axpy4 (float a, const float *x, float *y, unsigned int n)\n"
+  "{\n"
+  "  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+  "  if (i < n)\n"
+  "    y[i] = a * x[i] + y[i];\n"
+  "}\n";
+
+typedef struct
+{
+  CugiStream       *stream;
+  CUstream          handle;
+
+  /* cugi's side */
+  CugiKernel       *kernel;
+  CugiLaunchConfig *config;
+  CugiKernelArgs   *args;
+  CugiGraphExec    *exec;
+
+  /* the raw side: the same function, arguments and graph */
+  CUfunction        function;
+  float             a;
+  CUdeviceptr       x;
+  CUdeviceptr       y;
+  unsigned int      n;
+  void             *params[4];
+  CUgraphExec       raw_exec;
+} Bench;
+
+typedef void (*LaunchFunc) (Bench *bench);
+
+static void
+check (CUresult    result,
+       const char *what)
+{
+  if (G_UNLIKELY (result != CUDA_SUCCESS))
+    g_error ("%s failed with CUDA error %d", what, (int) result);
+}
+
+static void
+check_error (gboolean ok,
+             GError  *error)
+{
+  if (G_UNLIKELY (!ok))
+    g_error ("%s", error->message);
+}
+
+static void
+launch_raw (Bench *bench)
+{
+  check (cugi_cuda.cuLaunchKernel (bench->function, 1, 1, 1, N_ELEMENTS, 1, 1, 0, bench->handle,
+                                   bench->params, NULL), "cuLaunchKernel");
+}
+
+static void
+launch_cugi (Bench *bench)
+{
+  GError *error = NULL;
+
+  check_error (cugi_kernel_launch (bench->kernel, bench->config, bench->args, &error), error);
+}
+
+static void
+graph_raw (Bench *bench)
+{
+  check (cugi_cuda.cuGraphLaunch (bench->raw_exec, bench->handle), "cuGraphLaunch");
+}
+
+static void
+graph_cugi (Bench *bench)
+{
+  GError *error = NULL;
+
+  check_error (cugi_graph_exec_launch (bench->exec, bench->stream, &error), error);
+}
+
+static void
+synchronize (Bench *bench)
+{
+  check (cugi_cuda.cuStreamSynchronize (bench->handle), "cuStreamSynchronize");
+}
+
+/* Launches a second, by the wall clock, synchronizing every @sync_every. */
+static double
+throughput (Bench     *bench,
+            LaunchFunc launch,
+            guint      total,
+            guint      sync_every)
+{
+  gint64 start;
+
+  synchronize (bench);
+  start = g_get_monotonic_time ();
+  for (guint i = 1; i <= total; i++)
+    {
+      launch (bench);
+      if (i % sync_every == 0)
+        synchronize (bench);
+    }
+  synchronize (bench);
+  return total / ((g_get_monotonic_time () - start) / 1e6);
+}
+
+/* Launches a second counting only the launch calls: each batch is short
+ * enough never to fill the queue, and is synchronized untimed. */
+static double
+host_rate (Bench     *bench,
+           LaunchFunc launch,
+           guint      batch,
+           guint      batches)
+{
+  gint64 spent = 0;
+
+  synchronize (bench);
+  for (guint b = 0; b < batches; b++)
+    {
+      gint64 start = g_get_monotonic_time ();
+
+      for (guint i = 0; i < batch; i++)
+        launch (bench);
+      spent += g_get_monotonic_time () - start;
+      synchronize (bench);
+    }
+  return (double) batch * batches / (MAX (spent, 1) / 1e6);
+}
+
+static double
+launch_throughput (Bench *bench, LaunchFunc launch)
+{
+  return throughput (bench, launch, THROUGHPUT_LAUNCHES, SYNC_EVERY);
+}
+
+static double
+launch_host (Bench *bench, LaunchFunc launch)
+{
+  return host_rate (bench, launch, BATCH, BATCHES);
+}
+
+static double
+graph_throughput (Bench *bench, LaunchFunc launch)
+{
+  return throughput (bench, launch, GRAPH_LAUNCHES, GRAPH_SYNC_EVERY);
+}
+
+static double
+graph_host (Bench *bench, LaunchFunc launch)
+{
+  return host_rate (bench, launch, GRAPH_BATCH, GRAPH_BATCHES);
+}
+
+static int
+compare_doubles (gconstpointer a,
+                 gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+static double
+median (double *values)
+{
+  qsort (values, REPETITIONS, sizeof (double), compare_doubles);
+  return values[REPETITIONS / 2];
+}
+
+/* Prints raw and cugi rates and their ratio; FALSE when @goal (0: none) is
+ * missed. */
+static gboolean
+compare (Bench       *bench,
+         const char  *what,
+         double     (*measure) (Bench *, LaunchFunc),
+         LaunchFunc   raw,
+         LaunchFunc   cugi,
+         double       goal)
+{
+  double raw_rates[REPETITIONS], cugi_rates[REPETITIONS];
+  double raw_median, cugi_median, ratio;
+  g_autofree char *goal_text = goal > 0 ? g_strdup_printf (">= %.2f", goal) : g_strdup ("(for information)");
+
+  for (guint rep = 0; rep < REPETITIONS; rep++)
+    {
+      if (rep % 2 == 0)
+        {
+          raw_rates[rep] = measure (bench, raw);
+          cugi_rates[rep] = measure (bench, cugi);
+        }
+      else
+        {
+          cugi_rates[rep] = measure (bench, cugi);
+          raw_rates[rep] = measure (bench, raw);
+        }
+    }
+  raw_median = median (raw_rates);
+  cugi_median = median (cugi_rates);
+  ratio = cugi_median / raw_median;
+  g_print ("%-36s %14.0f %14.0f %8.3f  %s\n", what, raw_median, cugi_median, ratio, goal_text);
+  return goal <= 0 || ratio >= goal;
+}
+
+static void
+set_up (Bench *bench)
+{
+  g_autoptr(GError) error = NULL;
+  float zeros[N_ELEMENTS] = { 0 };
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  g_autoptr(CugiGraph) graph = NULL;
+
+  bench->kernel = cugi_kernel_new_from_source (NULL, source, "axpy4", NULL, &error);
+  check_error (bench->kernel != NULL, error);
+  bench->stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  check_error (bench->stream != NULL, error);
+  bench->handle = cugi_stream_get_handle (bench->stream);
+  x = cugi_buffer_new (NULL, sizeof zeros, &error);
+  check_error (x != NULL, error);
+  y = cugi_buffer_new (NULL, sizeof zeros, &error);
+  check_error (y != NULL, error);
+  check_error (cugi_buffer_upload (x, 0, (const guint8 *) zeros, sizeof zeros, &error), error);
+  check_error (cugi_buffer_upload (y, 0, (const guint8 *) zeros, sizeof zeros, &error), error);
+
+  bench->a = 0.5f;
+  bench->n = N_ELEMENTS;
+  bench->config = cugi_launch_config_new (1, N_ELEMENTS);
+  cugi_launch_config_set_stream (bench->config, bench->stream);
+  bench->args = cugi_kernel_args_new ();
+  cugi_kernel_args_add_float (bench->args, bench->a);
+  cugi_kernel_args_add_buffer (bench->args, x);
+  cugi_kernel_args_add_buffer (bench->args, y);
+  cugi_kernel_args_add_uint32 (bench->args, bench->n);
+
+  bench->function = cugi_kernel_get_function (bench->kernel);
+  check_error (cugi_buffer_get_address (x, &bench->x, &error), error);
+  check_error (cugi_buffer_get_address (y, &bench->y, &error), error);
+  bench->params[0] = &bench->a;
+  bench->params[1] = &bench->x;
+  bench->params[2] = &bench->y;
+  bench->params[3] = &bench->n;
+
+  /* One graph of GRAPH_KERNELS launches, instantiated by each side. */
+  check_error (cugi_graph_capture_begin (bench->stream, CUGI_CAPTURE_MODE_GLOBAL, &error), error);
+  for (guint i = 0; i < GRAPH_KERNELS; i++)
+    launch_cugi (bench);
+  graph = cugi_graph_capture_end (bench->stream, &error);
+  check_error (graph != NULL, error);
+  bench->exec = cugi_graph_instantiate (graph, &error);
+  check_error (bench->exec != NULL, error);
+  check (cugi_cuda.cuGraphInstantiateWithFlags (&bench->raw_exec, cugi_graph_get_handle (graph), 0),
+         "cuGraphInstantiateWithFlags");
+  check_error (cugi_graph_exec_upload (bench->exec, bench->stream, &error), error);
+  check (cugi_cuda.cuGraphUpload (bench->raw_exec, bench->handle), "cuGraphUpload");
+
+  for (guint i = 0; i < WARM_UP; i++)
+    {
+      launch_raw (bench);
+      launch_cugi (bench);
+    }
+  synchronize (bench);
+}
+
+static void
+tear_down (Bench *bench)
+{
+  synchronize (bench);
+  check (cugi_cuda.cuGraphExecDestroy (bench->raw_exec), "cuGraphExecDestroy");
+  g_clear_object (&bench->exec);
+  g_clear_pointer (&bench->args, cugi_kernel_args_unref);
+  g_clear_pointer (&bench->config, cugi_launch_config_unref);
+  g_clear_object (&bench->stream);
+  g_clear_object (&bench->kernel);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(CugiContext) context = NULL;
+  Bench bench = { 0 };
+  gboolean met = TRUE;
+
+  setlocale (LC_ALL, "C.UTF-8");
+  if (!cugi_init (&error) || (device = cugi_device_get_default (&error)) == NULL)
+    {
+      g_printerr ("bench-launch: no GPU usable: %s\n", error->message);
+      return 77;
+    }
+  /* The raw calls need the context current, as cugi's make it. */
+  context = cugi_context_get_default (&error);
+  check_error (context != NULL, error);
+  check_error (cugi_context_enter (context, &scope, &error), error);
+
+  set_up (&bench);
+  g_print ("bench-launch on %s: a 4-argument kernel (1 block of %u threads); medians of %u runs, "
+           "launches a second\n", cugi_device_get_name (device), N_ELEMENTS, REPETITIONS);
+  g_print ("%-36s %14s %14s %8s  %s\n", "", "raw", "cugi", "ratio", "goal");
+  met &= compare (&bench, "launch throughput (sync every 1024)", launch_throughput,
+                  launch_raw, launch_cugi, GOAL_LAUNCH);
+  met &= compare (&bench, "launch host cost (batches of 512)", launch_host,
+                  launch_raw, launch_cugi, GOAL_LAUNCH);
+  met &= compare (&bench, "graph replay, 100 kernels", graph_throughput,
+                  graph_raw, graph_cugi, GOAL_GRAPH);
+  met &= compare (&bench, "graph launch host cost (batches of 16)", graph_host,
+                  graph_raw, graph_cugi, 0);
+  tear_down (&bench);
+
+  g_print ("%s\n", met ? "goals met" : "GOALS MISSED");
+  return met ? 0 : 1;
+}

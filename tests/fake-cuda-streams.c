@@ -1,0 +1,495 @@
+/* fake-cuda-streams.c: a stand-in libcuda with streams, events and host
+ * functions, so that streams, events and the main-loop bridge run without a
+ * GPU. Devices and contexts come from the stand-in that FAKE_CUDA_BASE names
+ * (fake-cuda-devices); this one adds what it lacks.
+ *
+ * Each stream is a queue served by a thread of its own, as CUDA runs host
+ * functions on threads of its own. A test stands for a kernel with a host
+ * function that sleeps. fake_cuda_streams_fail() makes the context fail as a
+ * faulted kernel would: queries and synchronizations report
+ * CUDA_ERROR_ILLEGAL_ADDRESS and host functions stop running (CUDA drops
+ * them; here they are held back until the failure is lifted, so that a test
+ * can end without leaking what they carry). A reset of a primary context
+ * destroys the streams and events made so far, as CUDA's does. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda.h>
+
+#define EXPORT __attribute__((visibility ("default")))
+
+typedef struct FakeEvent FakeEvent;
+
+struct FakeEvent
+{
+  FakeEvent     *next_live;       /* in live_events while the handle is */
+  int            refs;            /* the handle's, and one per queued operation */
+  unsigned int   flags;
+  unsigned long  recorded;        /* recordings made */
+  unsigned long  completed;       /* recordings the stream got past */
+  double         completed_at_ms; /* when the last one completed */
+};
+
+typedef enum
+{
+  OP_HOST_FUNC,
+  OP_RECORD,
+  OP_WAIT,
+} OpKind;
+
+typedef struct Op
+{
+  OpKind         kind;
+  CUhostFn       fn;
+  void          *data;
+  FakeEvent     *event;
+  unsigned long  recording;  /* RECORD: the one it completes; WAIT: the one it waits for */
+  struct Op     *next;
+} Op;
+
+typedef struct FakeStream FakeStream;
+
+struct FakeStream
+{
+  FakeStream    *next_live;  /* in live_streams until destroyed */
+  pthread_t      thread;
+  Op            *head;
+  Op            *tail;
+  int            busy;       /* the thread runs an operation */
+  int            destroyed;  /* cuStreamDestroy'd: the thread frees it once drained */
+  unsigned int   flags;
+  int            priority;
+};
+
+/* One lock and condition for all: streams, events and the failure. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
+static FakeStream *legacy;
+static FakeStream *live_streams;
+static FakeEvent *live_events;
+static int failed;
+
+static void *base;
+static CUresult (*base_get_proc_address) (const char *, void **, int, cuuint64_t,
+                                          CUdriverProcAddressQueryResult *);
+
+static double
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Called with the lock held. */
+static void
+event_unref (FakeEvent *event)
+{
+  if (--event->refs == 0)
+    free (event);
+}
+
+static void *
+serve (void *data)
+{
+  FakeStream *stream = data;
+
+  pthread_mutex_lock (&lock);
+  for (;;)
+    {
+      Op *op = stream->head;
+
+      if (op == NULL && stream->destroyed)
+        break;
+      if (op == NULL || (failed && op->kind == OP_HOST_FUNC) ||
+          (op->kind == OP_WAIT && op->event->completed < op->recording))
+        {
+          pthread_cond_wait (&changed, &lock);
+          continue;
+        }
+
+      stream->busy = 1;
+      if (op->kind == OP_HOST_FUNC)
+        {
+          pthread_mutex_unlock (&lock);
+          op->fn (op->data);
+          pthread_mutex_lock (&lock);
+        }
+      else if (op->kind == OP_RECORD && op->event->completed < op->recording)
+        {
+          op->event->completed = op->recording;
+          op->event->completed_at_ms = now_ms ();
+        }
+      stream->busy = 0;
+
+      stream->head = op->next;
+      if (stream->head == NULL)
+        stream->tail = NULL;
+      if (op->event != NULL)
+        event_unref (op->event);
+      free (op);
+      pthread_cond_broadcast (&changed);
+    }
+  pthread_mutex_unlock (&lock);
+  free (stream);
+  return NULL;
+}
+
+static FakeStream *
+stream_new (unsigned int flags,
+            int          priority)
+{
+  FakeStream *stream = calloc (1, sizeof *stream);
+
+  stream->flags = flags;
+  stream->priority = priority;
+  pthread_create (&stream->thread, NULL, serve, stream);
+  pthread_detach (stream->thread);
+  return stream;
+}
+
+/* Called with the lock held. */
+static FakeStream *
+resolve (CUstream handle)
+{
+  if (handle != NULL && handle != CU_STREAM_LEGACY && handle != CU_STREAM_PER_THREAD)
+    return (FakeStream *) handle;
+  if (legacy == NULL)
+    legacy = stream_new (0, 0);
+  return legacy;
+}
+
+/* Called with the lock held. */
+static void
+push (CUstream handle,
+      Op      *op)
+{
+  FakeStream *stream = resolve (handle);
+
+  if (op->event != NULL)
+    op->event->refs++;
+  if (stream->tail != NULL)
+    stream->tail->next = op;
+  else
+    stream->head = op;
+  stream->tail = op;
+  pthread_cond_broadcast (&changed);
+}
+
+static CUresult
+fake_cuStreamCreateWithPriority (CUstream *handle, unsigned int flags, int priority)
+{
+  if (flags > CU_STREAM_NON_BLOCKING)
+    return CUDA_ERROR_INVALID_VALUE;
+  FakeStream *stream;
+
+  pthread_mutex_lock (&lock);
+  stream = stream_new (flags, priority);
+  stream->next_live = live_streams;
+  live_streams = stream;
+  pthread_mutex_unlock (&lock);
+  *handle = (CUstream) stream;
+  return CUDA_SUCCESS;
+}
+
+/* Called with the lock held. */
+static void
+stream_destroy (FakeStream *stream)
+{
+  for (FakeStream **link = &live_streams; *link != NULL; link = &(*link)->next_live)
+    if (*link == stream)
+      {
+        *link = stream->next_live;
+        break;
+      }
+  stream->destroyed = 1;
+  pthread_cond_broadcast (&changed);
+}
+
+static CUresult
+fake_cuStreamDestroy (CUstream handle)
+{
+  if (handle == NULL)
+    return CUDA_ERROR_INVALID_HANDLE;
+  pthread_mutex_lock (&lock);
+  stream_destroy ((FakeStream *) handle);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuStreamQuery (CUstream handle)
+{
+  CUresult result;
+  FakeStream *stream;
+
+  pthread_mutex_lock (&lock);
+  stream = resolve (handle);
+  result = failed ? CUDA_ERROR_ILLEGAL_ADDRESS
+                  : stream->head == NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuStreamSynchronize (CUstream handle)
+{
+  FakeStream *stream;
+
+  pthread_mutex_lock (&lock);
+  stream = resolve (handle);
+  while (stream->head != NULL && !failed)
+    pthread_cond_wait (&changed, &lock);
+  pthread_mutex_unlock (&lock);
+  return failed ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuStreamGetFlags (CUstream handle, unsigned int *flags)
+{
+  pthread_mutex_lock (&lock);
+  *flags = resolve (handle)->flags;
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuStreamGetPriority (CUstream handle, int *priority)
+{
+  pthread_mutex_lock (&lock);
+  *priority = resolve (handle)->priority;
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuStreamIsCapturing (CUstream handle, CUstreamCaptureStatus *status)
+{
+  *status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return failed ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuLaunchHostFunc (CUstream handle, CUhostFn fn, void *data)
+{
+  Op *op;
+
+  if (failed)
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  op = calloc (1, sizeof *op);
+  op->kind = OP_HOST_FUNC;
+  op->fn = fn;
+  op->data = data;
+  pthread_mutex_lock (&lock);
+  push (handle, op);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuEventCreate (CUevent *handle, unsigned int flags)
+{
+  FakeEvent *event = calloc (1, sizeof *event);
+
+  event->refs = 1;
+  event->flags = flags;
+  pthread_mutex_lock (&lock);
+  event->next_live = live_events;
+  live_events = event;
+  pthread_mutex_unlock (&lock);
+  *handle = (CUevent) event;
+  return CUDA_SUCCESS;
+}
+
+/* Called with the lock held. */
+static void
+event_destroy (FakeEvent *event)
+{
+  for (FakeEvent **link = &live_events; *link != NULL; link = &(*link)->next_live)
+    if (*link == event)
+      {
+        *link = event->next_live;
+        break;
+      }
+  event_unref (event);
+}
+
+static CUresult
+fake_cuEventDestroy (CUevent handle)
+{
+  pthread_mutex_lock (&lock);
+  event_destroy ((FakeEvent *) handle);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult (*base_primary_ctx_reset) (CUdevice device);
+
+/* The fake has one context's worth of streams and events: all go. */
+static CUresult
+fake_cuDevicePrimaryCtxReset (CUdevice device)
+{
+  CUresult result = base_primary_ctx_reset (device);
+
+  if (result != CUDA_SUCCESS)
+    return result;
+  pthread_mutex_lock (&lock);
+  while (live_streams != NULL)
+    stream_destroy (live_streams);
+  while (live_events != NULL)
+    event_destroy (live_events);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuEventRecord (CUevent handle, CUstream stream)
+{
+  FakeEvent *event = (FakeEvent *) handle;
+  Op *op = calloc (1, sizeof *op);
+
+  op->kind = OP_RECORD;
+  op->event = event;
+  pthread_mutex_lock (&lock);
+  op->recording = ++event->recorded;
+  push (stream, op);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuEventQuery (CUevent handle)
+{
+  FakeEvent *event = (FakeEvent *) handle;
+  CUresult result;
+
+  pthread_mutex_lock (&lock);
+  result = failed ? CUDA_ERROR_ILLEGAL_ADDRESS
+                  : event->completed == event->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuEventSynchronize (CUevent handle)
+{
+  FakeEvent *event = (FakeEvent *) handle;
+
+  pthread_mutex_lock (&lock);
+  while (event->completed < event->recorded && !failed)
+    pthread_cond_wait (&changed, &lock);
+  pthread_mutex_unlock (&lock);
+  return failed ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuEventElapsedTime (float *milliseconds, CUevent start_handle, CUevent end_handle)
+{
+  FakeEvent *start = (FakeEvent *) start_handle;
+  FakeEvent *end = (FakeEvent *) end_handle;
+  CUresult result = CUDA_SUCCESS;
+
+  pthread_mutex_lock (&lock);
+  if (start->recorded == 0 || end->recorded == 0 ||
+      ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING) != 0)
+    result = CUDA_ERROR_INVALID_HANDLE;
+  else if (start->completed < start->recorded || end->completed < end->recorded)
+    result = CUDA_ERROR_NOT_READY;
+  else
+    *milliseconds = (float) (end->completed_at_ms - start->completed_at_ms);
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuStreamWaitEvent (CUstream stream, CUevent handle, unsigned int flags)
+{
+  FakeEvent *event = (FakeEvent *) handle;
+  Op *op = calloc (1, sizeof *op);
+
+  op->kind = OP_WAIT;
+  op->event = event;
+  pthread_mutex_lock (&lock);
+  op->recording = event->recorded;
+  push (stream, op);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+/* Makes the context fail (@fail non-zero) or recover. */
+EXPORT void
+fake_cuda_streams_fail (int fail)
+{
+  pthread_mutex_lock (&lock);
+  failed = fail;
+  pthread_cond_broadcast (&changed);
+  pthread_mutex_unlock (&lock);
+}
+
+static const struct
+{
+  const char *name;
+  void       *function;
+} entry_points[] = {
+#define ENTRY(name) { #name, (void *) fake_##name },
+  ENTRY (cuStreamCreateWithPriority)
+  ENTRY (cuStreamDestroy)
+  ENTRY (cuStreamQuery)
+  ENTRY (cuStreamSynchronize)
+  ENTRY (cuStreamGetFlags)
+  ENTRY (cuStreamGetPriority)
+  ENTRY (cuStreamIsCapturing)
+  ENTRY (cuStreamWaitEvent)
+  ENTRY (cuLaunchHostFunc)
+  ENTRY (cuEventCreate)
+  ENTRY (cuEventDestroy)
+  ENTRY (cuEventRecord)
+  ENTRY (cuEventQuery)
+  ENTRY (cuEventSynchronize)
+  ENTRY (cuEventElapsedTime)
+  ENTRY (cuDevicePrimaryCtxReset)
+#undef ENTRY
+};
+
+EXPORT CUresult
+cuInit (unsigned int flags)
+{
+  CUresult (*base_init) (unsigned int);
+  const char *path = getenv ("FAKE_CUDA_BASE");
+
+  if (base == NULL && (path == NULL || (base = dlopen (path, RTLD_NOW | RTLD_LOCAL)) == NULL))
+    return CUDA_ERROR_NOT_INITIALIZED;
+  base_init = (CUresult (*) (unsigned int)) dlsym (base, "cuInit");
+  base_get_proc_address = (__typeof__ (base_get_proc_address)) dlsym (base, "cuGetProcAddress_v2");
+  if (base_init == NULL || base_get_proc_address == NULL ||
+      base_get_proc_address ("cuDevicePrimaryCtxReset", (void **) &base_primary_ctx_reset,
+                             CUDA_VERSION, 0, NULL) != CUDA_SUCCESS)
+    return CUDA_ERROR_NOT_INITIALIZED;
+  return base_init (flags);
+}
+
+EXPORT CUresult
+cuDriverGetVersion (int *version)
+{
+  *version = CUDA_VERSION;
+  return CUDA_SUCCESS;
+}
+
+EXPORT CUresult
+cuGetProcAddress_v2 (const char *symbol, void **pfn, int version, cuuint64_t flags,
+                     CUdriverProcAddressQueryResult *status)
+{
+  for (size_t i = 0; i < sizeof entry_points / sizeof entry_points[0]; i++)
+    if (strcmp (entry_points[i].name, symbol) == 0)
+      {
+        *pfn = entry_points[i].function;
+        if (status != NULL)
+          *status = CU_GET_PROC_ADDRESS_SUCCESS;
+        return CUDA_SUCCESS;
+      }
+  return base_get_proc_address (symbol, pfn, version, flags, status);
+}
