@@ -10,7 +10,11 @@
 #include <gmodule.h>
 
 #include "cugi-loader.h"
+#include "cugi-driver-abi.h"
 #include "cugi-error.h"
+
+/* cuGetProcAddress_v2 and the versioned entry points appeared in CUDA 12.0. */
+#define CUGI_MIN_DRIVER_VERSION 12000
 
 CugiDriverTable cugi_cuda;
 CugiNvrtcTable cugi_nvrtc;
@@ -110,20 +114,24 @@ load_driver_once (CugiLibrary *lib)
     }
 
   driver_get_version (&lib->version);
-  if (lib->version < CUDA_VERSION)
+  if (lib->version < CUGI_MIN_DRIVER_VERSION)
     {
       g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,
-                   _("The NVIDIA driver supports CUDA %d.%d but cugi was built for CUDA %d.%d: "
-                     "update the driver, or rebuild cugi against an older toolkit."),
+                   _("The NVIDIA driver supports CUDA %d.%d but cugi needs CUDA %d.%d or newer: "
+                     "update the driver."),
                    lib->version / 1000, (lib->version % 1000) / 10,
-                   CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10);
+                   CUGI_MIN_DRIVER_VERSION / 1000, (CUGI_MIN_DRIVER_VERSION % 1000) / 10);
       return FALSE;
     }
 
+  /* Each entry point is asked for at the version whose ABI cuda.h declares
+   * (the newest can differ: cuCtxGetDevice 13000 takes two arguments). */
 #define RESOLVE_DRIVER(entry_point, required)                                                  \
   {                                                                                            \
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;               \
-    if (get_proc_address (#entry_point, (void **) &cugi_cuda.entry_point, CUDA_VERSION,         \
+    G_STATIC_ASSERT (CUGI_ABI_VERSION_##entry_point != 0);                                     \
+    if (get_proc_address (#entry_point, (void **) &cugi_cuda.entry_point,                       \
+                          CUGI_ABI_VERSION_##entry_point,                                      \
                           CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS ||             \
         status != CU_GET_PROC_ADDRESS_SUCCESS)                                                 \
       cugi_cuda.entry_point = NULL;                                                            \

@@ -91,7 +91,7 @@ test_old_driver (void)
   if (g_test_subprocess ())
     {
       with_fake_driver ("0", "11080");
-      assert_not_available ("supports CUDA 11.8");
+      assert_not_available ("supports CUDA 11.8 but cugi needs CUDA 12.0");
       return;
     }
   run_in_subprocess ("/loader/old-driver");
