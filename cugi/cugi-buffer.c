@@ -854,6 +854,16 @@ cugi_buffer_free (CugiBuffer  *self,
 
 /* ---- linear transfers ----------------------------------------------------- */
 
+/* A synchronous copy from pageable memory returns once the data is staged,
+ * possibly before its DMA lands: work on a non-blocking stream could then
+ * read old data. Waiting for the legacy stream, where the copy ran, makes
+ * the synchronous uploads complete when they return. */
+static gboolean
+wait_for_pageable_upload (GError **error)
+{
+  return CUGI_CALL (cuStreamSynchronize, (CU_STREAM_LEGACY), error);
+}
+
 /**
  * cugi_buffer_upload:
  * @self: a #CugiBuffer
@@ -863,7 +873,8 @@ cugi_buffer_free (CugiBuffer  *self,
  * @error: return location for a #GError
  *
  * Copies @len bytes from the host into @self at @offset (`cuMemcpyHtoD`).
- * @data may be reused as soon as this returns.
+ * The data is on the device when this returns, so work on any stream sees
+ * it, and @data may be reused at once.
  *
  * Returns: %TRUE on success
  */
@@ -885,7 +896,8 @@ cugi_buffer_upload (CugiBuffer    *self,
   if (len == 0)
     return TRUE;
   return cugi_context_enter (self->context, &scope, error) &&
-         CUGI_CALL (cuMemcpyHtoD, (self->address + offset, data, len), error);
+         CUGI_CALL (cuMemcpyHtoD, (self->address + offset, data, len), error) &&
+         wait_for_pageable_upload (error);
 }
 
 /**
@@ -1695,7 +1707,8 @@ upload_region (const PitchedRegion  *dst,
     return TRUE;
   set_device_destination (&copy, dst);
   return cugi_context_enter (dst->buffer->context, &scope, error) &&
-         CUGI_CALL (cuMemcpy3D, (&copy), error);
+         CUGI_CALL (cuMemcpy3D, (&copy), error) &&
+         wait_for_pageable_upload (error);
 }
 
 static GBytes *
