@@ -362,7 +362,7 @@ cugi_module_class_init (CugiModuleClass *klass)
   object_class->get_property = cugi_module_get_property;
 
   /**
-   * CugiModule:context: (nullable)
+   * CugiModule:context:
    *
    * The context the module is loaded into; %NULL only for a module made
    * with g_object_new(), which holds no code.

@@ -698,7 +698,7 @@ cugi_program_class_init (CugiProgramClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
-   * CugiProgram:name: (nullable)
+   * CugiProgram:name:
    *
    * The program's file name, as NVRTC's messages and debug information give
    * it; %NULL for NVRTC's default, "default_program".
@@ -708,7 +708,7 @@ cugi_program_class_init (CugiProgramClass *klass)
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
-   * CugiProgram:log: (nullable)
+   * CugiProgram:log:
    *
    * NVRTC's log of the last compile (warnings, or the errors of a failed
    * one); %NULL before any. Notified after each compile.
