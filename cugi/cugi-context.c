@@ -60,7 +60,7 @@ struct _CugiContext
   int              generation;  /* atomic: cugi_context_reset() calls */
 
   GMutex           null_stream_lock;
-  CugiStream      *null_stream; /* made on first use */
+  CugiStream      *null_stream; /* made on first use; atomic */
 };
 
 G_DEFINE_FINAL_TYPE (CugiContext, cugi_context, G_TYPE_OBJECT)
@@ -262,26 +262,41 @@ check_handle (CugiContext *self,
   return FALSE;
 }
 
-gboolean
-cugi_context_enter (CugiContext      *self,
-                    CugiContextScope *scope,
-                    GError          **error)
+/* cugi_context_enter() beyond its common case: @self is not current, or
+ * cuCtxGetCurrent() failed with @result. */
+static G_GNUC_NO_INLINE gboolean
+push_context (CugiContext      *self,
+              CugiContextScope *scope,
+              CUresult          result,
+              GError          **error)
 {
-  CUcontext current = NULL;
-
-  scope->pushed = FALSE;
-  if (!check_handle (self, error) ||
-      !CUGI_CALL (cuCtxGetCurrent, (&current), error))
-    return FALSE;
-  if (current == self->handle)
-    return TRUE;
-  if (!CUGI_CALL (cuCtxPushCurrent, (self->handle), error))
+  if (!cugi_check_result (result, "cuCtxGetCurrent", error) ||
+      !CUGI_CALL (cuCtxPushCurrent, (self->handle), error))
     return FALSE;
   scope->pushed = TRUE;
   return TRUE;
 }
 
-void
+CUGI_LAUNCH_PATH gboolean
+cugi_context_enter (CugiContext      *self,
+                    CugiContextScope *scope,
+                    GError          **error)
+{
+  CUcontext current = NULL;
+  CUresult result;
+
+  scope->pushed = FALSE;
+  if (!check_handle (self, error))
+    return FALSE;
+  /* Every call of cugi comes here: the common case, the context current
+   * already, calls nothing else. */
+  result = cugi_cuda.cuCtxGetCurrent (&current);
+  if (G_LIKELY (result == CUDA_SUCCESS && current == self->handle))
+    return TRUE;
+  return push_context (self, scope, result, error);
+}
+
+CUGI_LAUNCH_PATH void
 cugi_context_leave (CugiContextScope *scope)
 {
   CUcontext popped = NULL;
@@ -298,7 +313,7 @@ cugi_context_get_handle (CugiContext *self)
   return self->handle;
 }
 
-guint
+CUGI_LAUNCH_PATH guint
 cugi_context_get_generation (CugiContext *self)
 {
   return (guint) g_atomic_int_get (&self->generation);
@@ -316,10 +331,15 @@ cugi_context_resolve (CugiContext *context_or_null,
 CugiStream *
 cugi_context_get_null_stream (CugiContext *self)
 {
-  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->null_stream_lock);
+  /* Every launch without a stream asks: no lock once it exists. */
+  CugiStream *stream = g_atomic_pointer_get (&self->null_stream);
+  g_autoptr(GMutexLocker) locker = NULL;
 
+  if (G_LIKELY (stream != NULL))
+    return stream;
+  locker = g_mutex_locker_new (&self->null_stream_lock);
   if (self->null_stream == NULL)
-    self->null_stream = cugi_stream_new_null (self);
+    g_atomic_pointer_set (&self->null_stream, cugi_stream_new_null (self));
   return self->null_stream;
 }
 
@@ -1059,6 +1079,7 @@ cugi_context_reset (CugiContext *self,
     return FALSE;
   /* Everything made so far is gone: objects compare this to refuse use. */
   g_atomic_int_inc (&self->generation);
+  cugi_memory_invalidate_addresses ();
 
   /* Resetting keeps the retain cugi holds; release it and retain again,
    * which activates the primary context afresh whatever other holders do. */

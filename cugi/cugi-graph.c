@@ -135,6 +135,12 @@ get_capture_id (CUstream    stream,
   return TRUE;
 }
 
+CUGI_LAUNCH_PATH gboolean
+cugi_graph_has_captures (void)
+{
+  return g_atomic_int_get (&n_captures) != 0;
+}
+
 void
 cugi_graph_track_launch (CugiStream *stream,
                          CugiKernel *kernel,

@@ -104,6 +104,15 @@ cugi_host_memory_pool_return_block (CugiHostMemoryPool  *self,
                                     (guintptr) address, size, generation, error);
 }
 
+void
+cugi_host_memory_pool_set_max_held_bytes (CugiHostMemoryPool *self,
+                                          gsize               max_held_bytes)
+{
+  g_return_if_fail (CUGI_IS_HOST_MEMORY_POOL (self) && self->blocks != NULL);
+
+  cugi_block_pool_set_max_held_bytes (self->blocks, max_held_bytes);
+}
+
 static void
 cugi_host_memory_pool_finalize (GObject *object)
 {

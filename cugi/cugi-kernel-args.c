@@ -20,7 +20,8 @@
  * until the kernel has run, whatever the caller drops or frees. A list that
  * was launched also holds the memory of its buffers, for the launches to
  * come: a cugi_buffer_free() takes effect once the list is cleared, changed
- * or dropped. Scalars and #GBytes are copied when added.
+ * or dropped, and its launches have run. Scalars and #GBytes are copied when
+ * added.
  *
  * An argument list may be reused for any number of launches, changed with
  * cugi_kernel_args_clear() and the adders in between; launches already made
@@ -42,6 +43,7 @@ cugi_kernel_args_new (void)
   CugiKernelArgs *self = g_new0 (CugiKernelArgs, 1);
 
   g_atomic_ref_count_init (&self->ref_count);
+  g_mutex_init (&self->pin_lock);
   self->capacity = CUGI_KERNEL_ARGS_INLINE;
   self->args = self->inline_args;
   self->params = self->inline_params;
@@ -63,11 +65,31 @@ cugi_kernel_args_ref (CugiKernelArgs *self)
   return self;
 }
 
-/* Launches already made keep their own reference to the resources. */
+/* Lets go of the buffers: launches made keep them until they complete,
+ * through the pinned stream or their own reference to the resources. */
 static void
 drop_resources (CugiKernelArgs *self)
 {
-  g_clear_pointer (&self->resources, g_ptr_array_unref);
+  CugiStream *stream;
+  GPtrArray *resources;
+
+  g_mutex_lock (&self->pin_lock);
+  stream = g_atomic_pointer_exchange (&self->pinned_stream, NULL);
+  resources = g_steal_pointer (&self->resources);
+  g_mutex_unlock (&self->pin_lock);
+
+  if (stream != NULL)
+    cugi_stream_unpin (stream, resources);
+  else if (resources != NULL)
+    g_ptr_array_unref (resources);
+}
+
+/* The arguments changed: what launches checked must be checked again. */
+static void
+forget_checks (CugiKernelArgs *self)
+{
+  g_atomic_pointer_set (&self->checked_signature, 0);
+  g_atomic_pointer_set (&self->resolved_epoch, 0);
 }
 
 static void
@@ -85,6 +107,7 @@ release_objects (CugiKernelArgs *self)
     }
   self->n_buffers = 0;
   drop_resources (self);
+  forget_checks (self);
 }
 
 /**
@@ -107,6 +130,7 @@ cugi_kernel_args_unref (CugiKernelArgs *self)
       g_free (self->args);
       g_free (self->params);
     }
+  g_mutex_clear (&self->pin_lock);
   g_free (self);
 }
 
@@ -141,6 +165,7 @@ append (CugiKernelArgs *self,
 {
   CugiKernelArg *arg;
 
+  forget_checks (self);
   if (self->n_args == self->capacity)
     {
       guint capacity = self->capacity * 2;
@@ -451,12 +476,13 @@ cugi_kernel_args_get_arg_size (CugiKernelArgs *self,
   return index < self->n_args ? self->args[index].size : 0;
 }
 
-gboolean
-cugi_kernel_args_resolve (CugiKernelArgs *self,
-                          GError        **error)
+/* Kept apart from cugi_kernel_args_resolve(), whose common case then stays
+ * a few instructions. */
+static G_GNUC_NO_INLINE gboolean
+resolve_addresses (CugiKernelArgs *self,
+                   gsize           epoch,
+                   GError        **error)
 {
-  if (self->n_buffers == 0)
-    return TRUE;
   for (guint i = 0; i < self->n_args; i++)
     {
       CugiKernelArg *arg = &self->args[i];
@@ -469,7 +495,39 @@ cugi_kernel_args_resolve (CugiKernelArgs *self,
                    _("Kernel argument %u: %s"), i, local_error->message);
       return FALSE;
     }
+  g_atomic_pointer_set (&self->resolved_epoch, epoch);
   return TRUE;
+}
+
+CUGI_LAUNCH_PATH gboolean
+cugi_kernel_args_resolve (CugiKernelArgs *self,
+                          GError        **error)
+{
+  gsize epoch;
+
+  if (self->n_buffers == 0)
+    return TRUE;
+  /* Read before the checks: a free while they run ends this epoch, and the
+   * next launch checks again. */
+  epoch = cugi_memory_get_address_epoch ();
+  if (G_LIKELY (g_atomic_pointer_get (&self->resolved_epoch) == epoch))
+    return TRUE;
+  return resolve_addresses (self, epoch, error);
+}
+
+/* Called with pin_lock held. */
+static GPtrArray *
+ensure_resources_locked (CugiKernelArgs *self)
+{
+  if (self->resources == NULL)
+    {
+      self->resources = cugi_work_resources_new ();
+      for (guint i = 0; i < self->n_args; i++)
+        if (self->args[i].type == CUGI_ARG_BUFFER)
+          cugi_work_resources_add (self->resources, cugi_buffer_begin_work (self->args[i].object),
+                                   cugi_buffer_end_work);
+    }
+  return self->resources;
 }
 
 GPtrArray *
@@ -479,22 +537,49 @@ cugi_kernel_args_share_buffers (CugiKernelArgs *self)
 
   if (self->n_buffers == 0)
     return NULL;
-  resources = g_atomic_pointer_get (&self->resources);
-  if (resources == NULL)
+  /* Two threads may launch the same list at once. */
+  g_mutex_lock (&self->pin_lock);
+  resources = g_ptr_array_ref (ensure_resources_locked (self));
+  g_mutex_unlock (&self->pin_lock);
+  return resources;
+}
+
+/* The launches go to @stream from now on: the resources are handed to the
+ * stream they went to so far, for those to complete, and will go to @stream. */
+static void
+move_pin (CugiKernelArgs *self,
+          CugiStream     *stream)
+{
+  CugiStream *previous = NULL;
+  GPtrArray *handed_over = NULL;
+
+  g_mutex_lock (&self->pin_lock);
+  if (self->pinned_stream != stream)
     {
-      resources = cugi_work_resources_new ();
-      for (guint i = 0; i < self->n_args; i++)
-        if (self->args[i].type == CUGI_ARG_BUFFER)
-          cugi_work_resources_add (resources, cugi_buffer_begin_work (self->args[i].object),
-                                   cugi_buffer_end_work);
-      /* Two threads launching the same list at once: one array wins. */
-      if (!g_atomic_pointer_compare_and_exchange (&self->resources, NULL, resources))
-        {
-          g_ptr_array_unref (resources);
-          resources = g_atomic_pointer_get (&self->resources);
-        }
+      ensure_resources_locked (self);
+      previous = self->pinned_stream;
+      if (previous != NULL)
+        handed_over = g_ptr_array_ref (self->resources);
+      g_atomic_pointer_set (&self->pinned_stream, cugi_stream_pin (stream));
     }
-  return g_ptr_array_ref (resources);
+  g_mutex_unlock (&self->pin_lock);
+
+  if (previous != NULL)
+    cugi_stream_unpin (previous, handed_over);
+}
+
+CUGI_LAUNCH_PATH gboolean
+cugi_kernel_args_track_launch (CugiKernelArgs *self,
+                               CugiStream     *stream)
+{
+  if (self->n_buffers == 0)
+    return FALSE;
+  /* Tracked before the pin is read: a launch in another thread that moves
+   * the pin away then hands the resources over behind this work. */
+  cugi_stream_track_pinned_work (stream);
+  if (G_UNLIKELY (g_atomic_pointer_get (&self->pinned_stream) != stream))
+    move_pin (self, stream);
+  return TRUE;
 }
 
 const char *

@@ -20,11 +20,15 @@ cugi_kernel_signature_new (const char  *name,
                            const gsize *sizes,
                            gint         n_sizes)
 {
+  /* gsize, so that serials are never reused in practice: an argument list
+   * that fits a freed signature must not pass for fitting a new one. */
+  static gsize last_serial;
   CugiKernelSignature *self = g_new0 (CugiKernelSignature, 1);
   g_autoptr(GPtrArray) types = mangled_name != NULL ? cugi_mangle_read_parameters (mangled_name) : NULL;
   gboolean have_sizes = n_sizes >= 0;
 
   self->name = g_strdup (name);
+  self->serial = (gsize) g_atomic_pointer_add (&last_serial, 1) + 1;
   self->n_params = -1;
 
   if (types != NULL && have_sizes)
@@ -175,13 +179,13 @@ hint_for (CugiParamType param)
     }
 }
 
-gboolean
-cugi_kernel_signature_check (const CugiKernelSignature *self,
-                             CugiKernelArgs            *args,
-                             GError                   **error)
+/* Kept apart from cugi_kernel_signature_check(), whose common case then
+ * stays a few instructions. */
+static G_GNUC_NO_INLINE gboolean
+check_args (const CugiKernelSignature *self,
+            CugiKernelArgs            *args,
+            GError                   **error)
 {
-  if (self->n_params < 0)
-    return TRUE;
   if (G_UNLIKELY (args->n_args != (guint) self->n_params))
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
@@ -204,7 +208,18 @@ cugi_kernel_signature_check (const CugiKernelSignature *self,
         return param_error (self, i, error, _("takes %" G_GSIZE_FORMAT " bytes, but the %s argument has %u"),
                             param->size, cugi_arg_type_to_string (arg->type), arg->size);
     }
+  g_atomic_pointer_set (&args->checked_signature, self->serial);
   return TRUE;
+}
+
+CUGI_LAUNCH_PATH gboolean
+cugi_kernel_signature_check (const CugiKernelSignature *self,
+                             CugiKernelArgs            *args,
+                             GError                   **error)
+{
+  if (self->n_params < 0 || g_atomic_pointer_get (&args->checked_signature) == self->serial)
+    return TRUE;
+  return check_args (self, args, error);
 }
 
 /* ---- launches with GValues ------------------------------------------------ */

@@ -446,7 +446,16 @@ cugi_kernel_get_context (CugiKernel *self)
   return self->context;
 }
 
-static gboolean
+/* The common case of check_usable(), without its error messages: what the
+ * launch path runs. */
+static inline gboolean
+is_usable (CugiKernel *self)
+{
+  return self->function != NULL && self->setup_error == NULL &&
+         cugi_context_get_generation (self->context) == self->generation;
+}
+
+static G_GNUC_NO_INLINE gboolean
 check_usable (CugiKernel *self,
               GError    **error)
 {
@@ -479,7 +488,8 @@ enter (CugiKernel       *self,
        CugiContextScope *scope,
        GError          **error)
 {
-  return check_usable (self, error) && cugi_context_enter (self->context, scope, error);
+  return (G_LIKELY (is_usable (self)) || check_usable (self, error)) &&
+         cugi_context_enter (self->context, scope, error);
 }
 
 /**
@@ -741,10 +751,12 @@ config_error (GError    **error,
 
 static const char axes[] = "xyz";
 
-static gboolean
-check_config (CugiKernel             *self,
-              const CugiLaunchConfig *config,
-              GError                **error)
+/* Every check of check_config(), one by one, for the error that says what
+ * is wrong. */
+static G_GNUC_NO_INLINE gboolean
+check_config_fully (CugiKernel             *self,
+                    const CugiLaunchConfig *config,
+                    GError                **error)
 {
   guint64 threads = (guint64) config->block[0] * config->block[1] * config->block[2];
   gint max_threads = g_atomic_int_get (&self->attributes[CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK]);
@@ -815,6 +827,37 @@ check_config (CugiKernel             *self,
   return TRUE;
 }
 
+/* The common case of check_config(), in few instructions: TRUE when @config
+ * certainly fits @self; FALSE when it may not, for check_config_fully() to
+ * tell (cooperative and cluster launches always go there). */
+static inline gboolean
+config_fits (CugiKernel             *self,
+             const CugiLaunchConfig *config)
+{
+  guint64 threads = (guint64) config->block[0] * config->block[1] * config->block[2];
+  gint max_threads = g_atomic_int_get (&self->attributes[CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK]);
+  gint max_shared = g_atomic_int_get (&self->attributes[CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES]);
+  gboolean fits = TRUE;
+
+  /* A 0 wraps around to G_MAXUINT: "at least 1 and at most max" in one. */
+  for (guint i = 0; i < 3; i++)
+    fits &= config->grid[i] - 1 < self->max_grid[i] && config->block[i] - 1 < self->max_block[i];
+  return fits &&
+         threads <= (guint64) max_threads &&
+         config->shared_memory <= (guint) max_shared &&
+         (config->cluster[0] | config->cluster[1] | config->cluster[2]) == 0 &&
+         !config->cooperative &&
+         (config->stream == NULL || cugi_stream_is_usable_in (config->stream, self->context));
+}
+
+static gboolean
+check_config (CugiKernel             *self,
+              const CugiLaunchConfig *config,
+              GError                **error)
+{
+  return G_LIKELY (config_fits (self, config)) || check_config_fully (self, config, error);
+}
+
 gboolean
 cugi_kernel_check_args (CugiKernel     *self,
                         CugiKernelArgs *args,
@@ -825,8 +868,9 @@ cugi_kernel_check_args (CugiKernel     *self,
 
 /* ---- launches ------------------------------------------------------------- */
 
-/* Cooperative and cluster launches, through cuLaunchKernelEx. */
-static gboolean
+/* Cooperative and cluster launches, through cuLaunchKernelEx. Out of line:
+ * the code of common launches stays compact. */
+static G_GNUC_NO_INLINE gboolean
 enqueue_extended (CugiKernel             *self,
                   const CugiLaunchConfig *config,
                   void                  **params,
@@ -879,12 +923,30 @@ enqueue (CugiKernel             *self,
          CUstream                stream,
          GError                **error)
 {
+  CUresult result;
+
   if (G_UNLIKELY (config->cooperative || config->cluster[0] != 0))
     return enqueue_extended (self, config, params, stream, error);
-  return CUGI_CALL (cuLaunchKernel,
-                    (self->function, config->grid[0], config->grid[1], config->grid[2],
-                     config->block[0], config->block[1], config->block[2],
-                     config->shared_memory, stream, params, NULL), error);
+  result = cugi_cuda.cuLaunchKernel (self->function, config->grid[0], config->grid[1], config->grid[2],
+                                     config->block[0], config->block[1], config->block[2],
+                                     config->shared_memory, stream, params, NULL);
+  /* cugi_check_result() for failures only: its code is away from the rest
+   * of the launch path (see CUGI_LAUNCH_PATH). */
+  return G_LIKELY (result == CUDA_SUCCESS) || cugi_check_result (result, "cuLaunchKernel", error);
+}
+
+/* What a launch uses must outlive it. Outside captures, an argument list
+ * with buffers keeps them itself, at almost no cost when it is launched
+ * again and again on one stream; otherwise cugi_graph_track_launch()
+ * decides where they go. */
+static void
+track_launch (CugiKernel     *self,
+              CugiStream     *stream,
+              CugiKernelArgs *args)
+{
+  if (G_LIKELY (!cugi_graph_has_captures ()) && cugi_kernel_args_track_launch (args, stream))
+    return;
+  cugi_graph_track_launch (stream, self, cugi_kernel_args_share_buffers (args));
 }
 
 /**
@@ -906,7 +968,7 @@ enqueue (CugiKernel             *self,
  *
  * Returns: %TRUE when the launch was enqueued
  */
-gboolean
+CUGI_LAUNCH_PATH gboolean
 cugi_kernel_launch (CugiKernel       *self,
                     CugiLaunchConfig *config,
                     CugiKernelArgs   *args,
@@ -929,7 +991,7 @@ cugi_kernel_launch (CugiKernel       *self,
   stream = cugi_stream_resolve (config->stream, self->context);
   if (!enqueue (self, config, args->params, cugi_stream_get_handle (stream), error))
     return FALSE;
-  cugi_graph_track_launch (stream, self, cugi_kernel_args_share_buffers (args));
+  track_launch (self, stream, args);
   return TRUE;
 }
 

@@ -68,6 +68,7 @@ G_BEGIN_DECLS
   X (cuStreamIsCapturing, TRUE) \
   X (cuStreamGetCaptureInfo, FALSE) \
   X (cuLaunchHostFunc, TRUE) \
+  X (cuStreamWaitValue32, FALSE) \
   X (cuEventCreate, TRUE) \
   X (cuEventDestroy, TRUE) \
   X (cuEventRecord, TRUE) \

@@ -100,12 +100,9 @@ cugi_memory_lifetime_init (CugiMemoryLifetime   *self,
 gboolean
 cugi_memory_lifetime_is_freed (CugiMemoryLifetime *self)
 {
-  gboolean freed;
-
-  g_mutex_lock (&self->lock);
-  freed = self->freed;
-  g_mutex_unlock (&self->lock);
-  return freed;
+  /* No lock: every use of a buffer asks, and a free racing with a use is
+   * the caller's race whatever this returns. */
+  return g_atomic_int_get (&self->freed);
 }
 
 /* Called with the lock held; TRUE when the caller must release now. */
@@ -144,7 +141,7 @@ cugi_memory_lifetime_free (CugiMemoryLifetime  *self,
 
   g_mutex_lock (&self->lock);
   was_freed = self->freed;
-  self->freed = TRUE;
+  g_atomic_int_set (&self->freed, TRUE);
   release_now = claim_release (self);
   g_mutex_unlock (&self->lock);
 
@@ -153,6 +150,7 @@ cugi_memory_lifetime_free (CugiMemoryLifetime  *self,
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, freed_message);
       return FALSE;
     }
+  cugi_memory_invalidate_addresses ();
   return !release_now || run_release (self, error);
 }
 
@@ -185,13 +183,28 @@ cugi_memory_lifetime_clear (CugiMemoryLifetime *self)
   gboolean release_now;
 
   g_mutex_lock (&self->lock);
-  self->freed = TRUE;
+  g_atomic_int_set (&self->freed, TRUE);
   release_now = claim_release (self);
   g_mutex_unlock (&self->lock);
 
   if (release_now)
     run_release_unreported (self);
   g_mutex_clear (&self->lock);
+}
+
+/* gsize, so that it never wraps around in practice. */
+static gsize address_epoch = 1;
+
+CUGI_LAUNCH_PATH gsize
+cugi_memory_get_address_epoch (void)
+{
+  return g_atomic_pointer_get (&address_epoch);
+}
+
+void
+cugi_memory_invalidate_addresses (void)
+{
+  g_atomic_pointer_add (&address_epoch, 1);
 }
 
 /* ---- pool bins ------------------------------------------------------------ */
@@ -236,6 +249,8 @@ struct _CugiBlockPool
   GMutex               lock;
   GHashTable          *held;     /* bin size -> GArray of guint64 blocks */
   guint                n_held;
+  gsize                held_bytes;
+  gsize                max_held_bytes;
   guint                n_active;
   gboolean             holding;
   guint                epoch;    /* of the held blocks */
@@ -264,8 +279,18 @@ cugi_block_pool_new (CugiBlockAllocFunc   alloc,
   self->held = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL,
                                       (GDestroyNotify) g_array_unref);
   self->holding = TRUE;
+  self->max_held_bytes = G_MAXSIZE;
   self->epoch = epoch;
   return self;
+}
+
+void
+cugi_block_pool_set_max_held_bytes (CugiBlockPool *self,
+                                    gsize          max_held_bytes)
+{
+  g_mutex_lock (&self->lock);
+  self->max_held_bytes = max_held_bytes;
+  g_mutex_unlock (&self->lock);
 }
 
 static void
@@ -298,6 +323,7 @@ steal_held_locked (CugiBlockPool *self)
     }
   g_hash_table_remove_all (self->held);
   self->n_held = 0;
+  self->held_bytes = 0;
   return stolen;
 }
 
@@ -411,6 +437,7 @@ take_held (CugiBlockPool *self,
       *block = g_array_index (blocks, guint64, blocks->len - 1);
       g_array_set_size (blocks, blocks->len - 1);
       self->n_held--;
+      self->held_bytes -= bin_size;
       self->n_active++;
       found = TRUE;
     }
@@ -485,7 +512,8 @@ cugi_block_pool_give_back (CugiBlockPool  *self,
   self->n_active--;
   dropped = enter_epoch_locked (self, epoch);
   gone = block_epoch != epoch;
-  hold = self->holding && !gone;
+  hold = self->holding && !gone && self->held_bytes <= self->max_held_bytes &&
+         bin_size <= self->max_held_bytes - self->held_bytes;
   if (hold)
     {
       GArray *blocks = g_hash_table_lookup (self->held, GSIZE_TO_POINTER (bin_size));
@@ -497,6 +525,7 @@ cugi_block_pool_give_back (CugiBlockPool  *self,
         }
       g_array_append_val (blocks, block);
       self->n_held++;
+      self->held_bytes += bin_size;
     }
   g_mutex_unlock (&self->lock);
 

@@ -196,11 +196,28 @@ void            cugi_completion_discard   (CugiCompletion *completion);
 /* The CUhostFn of every marker; @completion is a CugiCompletion to post. */
 void CUDA_CB    cugi_completion_host_func (void *completion);
 
+/* Work whose resources their owner holds anyway (an argument list keeps its
+ * buffers in use from launch to launch) need not be tracked piece by piece.
+ * The owner pins the stream it enqueues on (a reference on the stream and its
+ * context), tracks each piece with cugi_stream_track_pinned_work(), which
+ * takes no lock in the common case and drives ::idle as tracked work does,
+ * and when it lets go of the resources or moves to another stream, hands them
+ * to cugi_stream_unpin() (transfer full, with the pin), which keeps them
+ * until the work tracked so far has completed. */
+CugiStream *cugi_stream_pin               (CugiStream *self);
+void        cugi_stream_track_pinned_work (CugiStream *self);
+void        cugi_stream_unpin             (CugiStream *self,
+                                           GPtrArray  *resources);
+
 /* FALSE with CUGI_ERROR_INVALID_STATE for an object a binding made with
  * g_object_new() instead of a constructor, or one whose context was reset
  * since (its CUDA handle is gone). */
 gboolean    cugi_stream_check             (CugiStream *self,
                                            GError    **error);
+/* Without an error, for the common case of launches: TRUE when
+ * cugi_stream_check() passes and @self belongs to @context (not NULL). */
+gboolean    cugi_stream_is_usable_in      (CugiStream  *self,
+                                           CugiContext *context);
 gboolean    cugi_event_check              (CugiEvent  *self,
                                            GError    **error);
 
@@ -255,7 +272,7 @@ typedef struct
 {
   GMutex                lock;
   guint                 uses;
-  gboolean              freed;
+  gboolean              freed;     /* atomic: written under the lock, read without */
   gboolean              released;
   CugiMemoryReleaseFunc release;   /* NULL: nothing to release */
   gpointer              owner;
@@ -274,6 +291,13 @@ void      cugi_memory_lifetime_begin_use (CugiMemoryLifetime *self);
 void      cugi_memory_lifetime_end_use (CugiMemoryLifetime   *self);
 /* From finalize: releases unless that happened already. */
 void      cugi_memory_lifetime_clear   (CugiMemoryLifetime   *self);
+
+/* Changes whenever an address cugi handed out may have stopped being usable
+ * (memory freed, a context reset), never otherwise: what was checked usable
+ * in one epoch stays so while the epoch lasts, so repeated launches check
+ * their buffers once. Read it before checking. Never 0. */
+gsize     cugi_memory_get_address_epoch (void);
+void      cugi_memory_invalidate_addresses (void);
 
 /* The size class a pool serves @size from (bins of a quarter octave, at least
  * 256 bytes); FALSE when @size is too large to round up. */
@@ -307,13 +331,18 @@ CugiBlockPool *cugi_block_pool_new     (CugiBlockAllocFunc   alloc,
 /* Frees the held blocks (errors are dropped); no block may be active. */
 void      cugi_block_pool_destroy      (CugiBlockPool  *self,
                                         guint           epoch);
+/* From now on, a block given back is freed instead of held when holding it
+ * would take the held blocks beyond @max_held_bytes (their bin sizes). No
+ * limit until this is called. */
+void      cugi_block_pool_set_max_held_bytes (CugiBlockPool *self,
+                                              gsize          max_held_bytes);
 gboolean  cugi_block_pool_take         (CugiBlockPool  *self,
                                         guint           epoch,
                                         gsize           size,
                                         guint64        *block,
                                         GError        **error);
 /* @block of a take() of @size in @block_epoch comes back: held, or freed
- * once the pool stopped holding. */
+ * once the pool stopped holding or when it holds its limit. */
 gboolean  cugi_block_pool_give_back    (CugiBlockPool  *self,
                                         guint           epoch,
                                         guint64         block,
@@ -377,6 +406,9 @@ gboolean  cugi_host_memory_pool_return_block (CugiHostMemoryPool *self,
                                               gsize               size,
                                               guint               generation,
                                               GError            **error);
+/* The limit of cugi_block_pool_set_max_held_bytes() for @self's blocks. */
+void      cugi_host_memory_pool_set_max_held_bytes (CugiHostMemoryPool *self,
+                                                    gsize               max_held_bytes);
 /* Buffers over a block of @pool, which they keep alive and give it back to. */
 CugiBuffer     *cugi_buffer_new_pooled       (CugiMemoryPool     *pool,
                                               CugiContext        *context,
@@ -448,6 +480,16 @@ CUmodule            cugi_module_get_handle         (CugiModule *self);
 
 /* ---- more: kernels, launches, occupancy, graphs --------------------------- */
 
+/* Marks the functions that every kernel launch runs, in whichever file they
+ * are: GCC keeps them together (its hot text section), so that a launch
+ * touches few instruction cache lines, which the driver's own work between
+ * two launches evicts. */
+#if defined(__GNUC__)
+#define CUGI_LAUNCH_PATH __attribute__ ((hot))
+#else
+#define CUGI_LAUNCH_PATH
+#endif
+
 /* Launch configurations and argument lists are read directly by the launch
  * path (cugi-kernel.c, cugi-graph-exec.c), which must stay cheap. */
 struct _CugiLaunchConfig
@@ -490,9 +532,20 @@ struct _CugiKernelArgs
   void          **params;        /* what cuLaunchKernel reads: into args */
   guint           n_buffers;
   /* What launches keep alive (cugi_work_resources_new(): the buffers, with
-   * their memory in use), made by the first launch and shared by the next
-   * ones until the buffers change. Immutable; NULL until needed. */
+   * their memory in use), made by the first launch and kept until the
+   * buffers change. Immutable; NULL until needed. */
   GPtrArray      *resources;
+  /* The stream of the launches since then (cugi_stream_pin()): resources go
+   * to it when let go, so that those launches need no tracking of their own
+   * (cugi_kernel_args_track_launch()). Atomic; NULL before a launch. */
+  CugiStream     *pinned_stream;
+  GMutex          pin_lock;      /* guards changes of the two above */
+  /* What launches checked already, so that launching the list again skips
+   * it: the serial of the signature the arguments fit, and the address epoch
+   * in which the buffers' addresses were resolved. 0: not yet; any change of
+   * the arguments clears them. Atomic. */
+  gsize           checked_signature;
+  gsize           resolved_epoch;
   CugiKernelArg   inline_args[CUGI_KERNEL_ARGS_INLINE];
   void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
 };
@@ -505,6 +558,12 @@ gboolean    cugi_kernel_args_resolve        (CugiKernelArgs *self,
  * reference, NULL when there are none. Parameter values themselves need not
  * stay alive: the driver copies them when the launch is enqueued. */
 GPtrArray  *cugi_kernel_args_share_buffers  (CugiKernelArgs *self);
+/* Keeps the buffers of @self alive for a launch just enqueued on @stream (not
+ * being captured) by pinning @stream (see cugi_stream_pin()): nearly free
+ * when the previous launch went there too. FALSE, doing nothing, when @self
+ * has no buffers. */
+gboolean    cugi_kernel_args_track_launch   (CugiKernelArgs *self,
+                                             CugiStream     *stream);
 const char *cugi_arg_type_to_string         (CugiArgType     type);
 
 /* What a kernel parameter is, as far as launches check it. */
@@ -548,6 +607,7 @@ typedef struct
 typedef struct
 {
   char            *name;         /* the kernel's, for messages */
+  gsize            serial;       /* unique to this signature, never 0 */
   gint             n_params;     /* -1 when unknown */
   gboolean         have_types;
   CugiKernelParam *params;
@@ -560,7 +620,8 @@ CugiKernelSignature *cugi_kernel_signature_new (const char  *name,
                                                 const gsize *sizes,
                                                 gint         n_sizes);
 void     cugi_kernel_signature_free      (CugiKernelSignature       *self);
-/* INVALID_ARGUMENT naming the parameter when @args do not fit. */
+/* INVALID_ARGUMENT naming the parameter when @args do not fit. Remembered in
+ * @args: checking the same arguments again costs nothing. */
 gboolean cugi_kernel_signature_check     (const CugiKernelSignature *self,
                                           CugiKernelArgs            *args,
                                           GError                   **error);
@@ -587,6 +648,9 @@ gboolean     cugi_kernel_check_args         (CugiKernel     *self,
 void         cugi_graph_track_launch        (CugiStream     *stream,
                                              CugiKernel     *kernel,
                                              GPtrArray      *resources);
+/* TRUE while a capture begun with cugi_graph_capture_begin() is under way,
+ * on any stream; until then launches need no cugi_graph_track_launch(). */
+gboolean     cugi_graph_has_captures        (void);
 /* INVALID_STATE for a graph made with g_object_new() or one whose context
  * was reset since. */
 gboolean     cugi_graph_check               (CugiGraph      *self,

@@ -58,6 +58,7 @@ typedef struct
 {
   guint pending_serial;
   guint length;
+  int   work_generation;
 } PendingMark;
 
 struct _CugiStream
@@ -75,12 +76,13 @@ struct _CugiStream
   GMainContext    *main_context;       /* where ::idle is emitted and bursts are flushed */
 
   int              work_generation;    /* atomic: bumped for each piece of tracked work */
+  int              idle_generation;    /* atomic: work_generation when its work was last seen done */
 
   GMutex           lock;               /* guards the four that follow */
   GPtrArray       *pending;            /* resources arrays not yet under a marker */
   guint            pending_serial;     /* bumped whenever resources leave pending */
   guint            unflushed_tracks;   /* resources tracked since the last flush */
-  gboolean         flush_scheduled;
+  gboolean         flush_scheduled;    /* atomic: also read without the lock */
 
   /* Releasing without a main loop: see stream_check_released(). */
   GMutex           check_lock;         /* guards the four that follow */
@@ -131,6 +133,14 @@ cugi_stream_check (CugiStream *self,
       return FALSE;
     }
   return TRUE;
+}
+
+CUGI_LAUNCH_PATH gboolean
+cugi_stream_is_usable_in (CugiStream  *self,
+                          CugiContext *context)
+{
+  return self->context == context &&
+         (self->survives_reset || cugi_context_get_generation (context) == self->context_generation);
 }
 
 static gboolean
@@ -259,6 +269,7 @@ stream_mark_pending (CugiStream *self)
   g_mutex_lock (&self->lock);
   mark.pending_serial = self->pending_serial;
   mark.length = self->pending->len;
+  mark.work_generation = g_atomic_int_get (&self->work_generation);
   g_mutex_unlock (&self->lock);
   return mark;
 }
@@ -275,6 +286,8 @@ stream_release_pending (CugiStream *self,
   guint n_released = 0;
 
   g_mutex_lock (&self->lock);
+  /* For cugi_stream_unpin(), whatever was released. */
+  g_atomic_int_set (&self->idle_generation, mark.work_generation);
   if (mark.pending_serial == self->pending_serial && mark.length > 0)
     {
       gsize n_pending = 0;
@@ -363,6 +376,29 @@ burst_free (gpointer data)
   g_free (burst);
 }
 
+static gboolean stream_flush (gpointer data);
+
+/* Called with the lock held: makes the current main-loop iteration of the
+ * stream's main context end with a flush, if nothing did yet. */
+static void
+schedule_flush_locked (CugiStream *self)
+{
+  GSource *source;
+
+  if (self->flush_scheduled)
+    return;
+  source = g_idle_source_new ();
+  /* High priority: the marker goes in as soon as the current iteration is
+   * over, before other sources can start a new burst. */
+  g_source_set_priority (source, G_PRIORITY_HIGH);
+  g_source_set_static_name (source, "[cugi] stream burst flush");
+  g_source_set_callback (source, stream_flush, stream_ref_with_context (self),
+                         stream_unref_with_context);
+  g_source_attach (source, self->main_context);
+  g_source_unref (source);
+  g_atomic_int_set (&self->flush_scheduled, TRUE);
+}
+
 /* Runs in the stream's main context once per iteration that tracked work:
  * one marker covers all of it. */
 static gboolean
@@ -380,7 +416,7 @@ stream_flush (gpointer data)
   capturing = stream_enter (self, &scope, NULL) && stream_is_capturing (self, NULL);
 
   g_mutex_lock (&self->lock);
-  self->flush_scheduled = FALSE;
+  g_atomic_int_set (&self->flush_scheduled, FALSE);
   if (!capturing && self->pending->len > 0)
     {
       resources = g_steal_pointer (&self->pending);
@@ -397,7 +433,8 @@ stream_flush (gpointer data)
   burst = g_new0 (Burst, 1);
   burst->stream = self;
   /* Read after clearing flush_scheduled: work tracked from now on schedules
-   * a flush of its own, so none is left without a marker. */
+   * a flush of its own, so none is left without a marker. (Pinned work bumps
+   * work_generation before it reads flush_scheduled, without the lock.) */
   burst->work_generation = g_atomic_int_get (&self->work_generation);
   burst->resources = resources;
   if (!cugi_stream_add_completion (self, self->main_context, burst_completed, burst, burst_free, &error))
@@ -430,24 +467,48 @@ cugi_stream_track_work (CugiStream *self,
       g_ptr_array_add (self->pending, resources);
       check_released = ++self->unflushed_tracks % RELEASE_CHECK_INTERVAL == 0;
     }
-  if (!self->flush_scheduled)
-    {
-      GSource *source = g_idle_source_new ();
-
-      /* High priority: the marker goes in as soon as the current iteration is
-       * over, before other sources can start a new burst. */
-      g_source_set_priority (source, G_PRIORITY_HIGH);
-      g_source_set_static_name (source, "[cugi] stream burst flush");
-      g_source_set_callback (source, stream_flush, stream_ref_with_context (self),
-                             stream_unref_with_context);
-      g_source_attach (source, self->main_context);
-      g_source_unref (source);
-      self->flush_scheduled = TRUE;
-    }
+  schedule_flush_locked (self);
   g_mutex_unlock (&self->lock);
 
   if (check_released)
     stream_check_released (self);
+}
+
+CugiStream *
+cugi_stream_pin (CugiStream *self)
+{
+  g_return_val_if_fail (CUGI_IS_STREAM (self), NULL);
+
+  return stream_ref_with_context (self);
+}
+
+CUGI_LAUNCH_PATH void
+cugi_stream_track_pinned_work (CugiStream *self)
+{
+  /* Bumped before flush_scheduled is read: a flush that clears it afterwards
+   * reads this work's generation (see stream_flush()). */
+  g_atomic_int_inc (&self->work_generation);
+  /* Nothing to keep: ::idle only needs the iteration's flush, which tracked
+   * work always schedules (whether a handler is connected is asked there,
+   * once, instead of at each launch). */
+  if (G_LIKELY (g_atomic_int_get (&self->flush_scheduled)))
+    return;
+  g_mutex_lock (&self->lock);
+  schedule_flush_locked (self);
+  g_mutex_unlock (&self->lock);
+}
+
+void
+cugi_stream_unpin (CugiStream *self,
+                   GPtrArray  *resources)
+{
+  /* Nothing was tracked since the work was last seen done (a synchronize,
+   * say): the pinned work is over, and the resources can go now. */
+  if (g_atomic_int_get (&self->work_generation) == g_atomic_int_get (&self->idle_generation))
+    g_ptr_array_unref (resources);
+  else
+    cugi_stream_track_work (self, resources);
+  stream_unref_with_context (self);
 }
 
 /* ---- tasks ----------------------------------------------------------------- */
@@ -744,15 +805,14 @@ cugi_stream_new_null (CugiContext *context)
                      g_main_context_ref (g_main_context_default ()));
 }
 
-CUstream
+/* No type check: every launch asks, and cugi's own callers pass streams. */
+CUGI_LAUNCH_PATH CUstream
 cugi_stream_get_handle (CugiStream *self)
 {
-  g_return_val_if_fail (CUGI_IS_STREAM (self), NULL);
-
   return self->handle;
 }
 
-CugiStream *
+CUGI_LAUNCH_PATH CugiStream *
 cugi_stream_resolve (CugiStream  *stream_or_null,
                      CugiContext *context)
 {

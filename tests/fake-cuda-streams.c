@@ -1,6 +1,7 @@
 /* fake-cuda-streams.c: a stand-in libcuda with streams, events and host
  * functions, so that streams, events and the main-loop bridge run without a
- * GPU. Devices and contexts come from the stand-in that FAKE_CUDA_BASE names
+ * GPU, and with kernels that do nothing, so that the launch path does too.
+ * Devices and contexts come from the stand-in that FAKE_CUDA_BASE names
  * (fake-cuda-devices); this one adds what it lacks.
  *
  * Each stream is a queue served by a thread of its own, as CUDA runs host
@@ -13,6 +14,7 @@
  * destroys the streams and events made so far, as CUDA's does. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -420,6 +422,114 @@ fake_cuStreamWaitEvent (CUstream stream, CUevent handle, unsigned int flags)
   return CUDA_SUCCESS;
 }
 
+/* Modules and launches, as much as the launch path needs: a module image is
+ * text, a line per kernel giving its name and its parameters' sizes
+ * ("axpy4 4 8 8 4"). A kernel does nothing, at once: a launch checks its
+ * handles and returns. */
+#define FAKE_MAX_FUNCTIONS 8
+#define FAKE_MAX_PARAMS 16
+
+typedef struct
+{
+  char   name[64];
+  int    n_params;
+  size_t sizes[FAKE_MAX_PARAMS];
+} FakeFunction;
+
+typedef struct
+{
+  int          n_functions;
+  FakeFunction functions[FAKE_MAX_FUNCTIONS];
+} FakeModule;
+
+static CUresult
+fake_cuModuleLoadDataEx (CUmodule *handle, const void *image, unsigned int n_options,
+                         CUjit_option *options, void **values)
+{
+  FakeModule *module = calloc (1, sizeof *module);
+  const char *line = image;
+
+  while (*line != '\0' && module->n_functions < FAKE_MAX_FUNCTIONS)
+    {
+      FakeFunction *function = &module->functions[module->n_functions];
+      int used = 0;
+
+      if (sscanf (line, "%63s%n", function->name, &used) != 1)
+        break;
+      for (line += used; function->n_params < FAKE_MAX_PARAMS &&
+                         sscanf (line, " %zu%n", &function->sizes[function->n_params], &used) == 1;
+           line += used)
+        function->n_params++;
+      module->n_functions++;
+      line += strspn (line, " \n");
+    }
+  if (module->n_functions == 0)
+    {
+      free (module);
+      return CUDA_ERROR_INVALID_IMAGE;
+    }
+  *handle = (CUmodule) module;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuModuleUnload (CUmodule handle)
+{
+  free (handle);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuModuleGetFunction (CUfunction *handle, CUmodule module_handle, const char *name)
+{
+  FakeModule *module = (FakeModule *) module_handle;
+
+  for (int i = 0; i < module->n_functions; i++)
+    if (strcmp (module->functions[i].name, name) == 0)
+      {
+        *handle = (CUfunction) &module->functions[i];
+        return CUDA_SUCCESS;
+      }
+  return CUDA_ERROR_NOT_FOUND;
+}
+
+static CUresult
+fake_cuFuncGetAttribute (int *value, CUfunction_attribute attribute, CUfunction function)
+{
+  switch (attribute)
+    {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *value = 1024; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *value = 48 << 10; break;
+    default: *value = 0;
+    }
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuFuncGetParamInfo (CUfunction handle, size_t index, size_t *offset, size_t *size)
+{
+  FakeFunction *function = (FakeFunction *) handle;
+
+  if (index >= (size_t) function->n_params)
+    return CUDA_ERROR_INVALID_VALUE;
+  *offset = 0;
+  for (size_t i = 0; i < index; i++)
+    *offset += function->sizes[i];
+  *size = function->sizes[index];
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuLaunchKernel (CUfunction function, unsigned int grid_x, unsigned int grid_y,
+                     unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                     unsigned int block_z, unsigned int shared_memory, CUstream stream,
+                     void **params, void **extra)
+{
+  if (function == NULL || (params == NULL && ((FakeFunction *) function)->n_params > 0))
+    return CUDA_ERROR_INVALID_VALUE;
+  return failed ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+}
+
 /* Makes the context fail (@fail non-zero) or recover. */
 EXPORT void
 fake_cuda_streams_fail (int fail)
@@ -452,6 +562,12 @@ static const struct
   ENTRY (cuEventSynchronize)
   ENTRY (cuEventElapsedTime)
   ENTRY (cuDevicePrimaryCtxReset)
+  ENTRY (cuModuleLoadDataEx)
+  ENTRY (cuModuleUnload)
+  ENTRY (cuModuleGetFunction)
+  ENTRY (cuFuncGetAttribute)
+  ENTRY (cuFuncGetParamInfo)
+  ENTRY (cuLaunchKernel)
 #undef ENTRY
 };
 

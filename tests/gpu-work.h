@@ -20,6 +20,27 @@ spin_kernel_new (void)
   return kernel;
 }
 
+/* The spin kernel of this process: compiled at the first call (threads may
+ * race for it) and kept until the process exits. */
+static inline CugiKernel *
+spinner (void)
+{
+  static CugiKernel *kernel;
+
+  if (g_once_init_enter (&kernel))
+    g_once_init_leave (&kernel, spin_kernel_new ());
+  return kernel;
+}
+
+/* cugi_test_require_gpu(), then spinner() compiled at once, so that no test
+ * case times the compilation. */
+static inline void
+require_gpu_with_spinner (void)
+{
+  cugi_test_require_gpu ();
+  spinner ();
+}
+
 /* SM cycles in @ms milliseconds at the device's nominal clock. */
 static inline gint64
 spin_cycles (double ms)

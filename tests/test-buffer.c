@@ -9,68 +9,6 @@
 
 /* ---- helpers -------------------------------------------------------------- */
 
-/* A recognizable byte pattern; different seeds give different patterns. */
-static GBytes *
-make_pattern (gsize size,
-              guint seed)
-{
-  guint8 *data = g_malloc (size);
-
-  for (gsize i = 0; i < size; i++)
-    data[i] = (guint8) (i * 7 + i / 251 + seed * 13 + 1);
-  return g_bytes_new_take (data, size);
-}
-
-static CugiBuffer *
-new_buffer (gsize size)
-{
-  g_autoptr(GError) error = NULL;
-  CugiBuffer *buffer = cugi_buffer_new (NULL, size, &error);
-
-  g_assert_no_error (error);
-  g_assert_true (CUGI_IS_BUFFER (buffer));
-  return buffer;
-}
-
-static CugiBuffer *
-new_buffer_with (GBytes *contents)
-{
-  g_autoptr(GError) error = NULL;
-  CugiBuffer *buffer = new_buffer (g_bytes_get_size (contents));
-
-  g_assert_true (cugi_buffer_upload_bytes (buffer, 0, contents, &error));
-  g_assert_no_error (error);
-  return buffer;
-}
-
-static GBytes *
-download (CugiBuffer *buffer,
-          gsize       offset,
-          gsize       size)
-{
-  g_autoptr(GError) error = NULL;
-  GBytes *bytes = cugi_buffer_download (buffer, offset, size, &error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (bytes);
-  g_assert_cmpuint (g_bytes_get_size (bytes), ==, size);
-  return bytes;
-}
-
-static GBytes *
-download_all (CugiBuffer *buffer)
-{
-  return download (buffer, 0, cugi_buffer_get_size (buffer));
-}
-
-static void
-assert_bytes_equal (GBytes *actual,
-                    GBytes *expected)
-{
-  g_assert_cmpmem (g_bytes_get_data (actual, NULL), g_bytes_get_size (actual),
-                   g_bytes_get_data (expected, NULL), g_bytes_get_size (expected));
-}
-
 /* Part of @bytes, for comparisons. */
 static GBytes *
 slice (GBytes *bytes,
@@ -80,69 +18,14 @@ slice (GBytes *bytes,
   return g_bytes_new_from_bytes (bytes, offset, size);
 }
 
-static CugiContext *
-default_context (void)
-{
-  g_autoptr(GError) error = NULL;
-  CugiContext *context = cugi_context_get_default (&error);
-
-  g_assert_no_error (error);
-  return context;
-}
-
-/* Waits for the work on @stream (NULL: the default stream) and runs what its
- * completion releases. */
-static void
-settle (CugiStream *stream)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = default_context ();
-
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_true (cugi_stream_synchronize (stream != NULL ? stream : cugi_context_get_null_stream (context),
-                                          &error));
-  g_assert_no_error (error);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
-static void
-count_notify (GObject    *object,
-              GParamSpec *pspec,
-              gpointer    data)
-{
-  (*(guint *) data)++;
-}
-
-static CugiKernel *
-spinner (void)
-{
-  static CugiKernel *kernel;
-
-  if (kernel == NULL)
-    kernel = spin_kernel_new ();
-  return kernel;
-}
-
-static gboolean
-is_pinned_host_memory (gconstpointer data)
-{
-  CUmemorytype type = 0;
-
-  return cugi_cuda.cuPointerGetAttribute (&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                          (CUdeviceptr) (guintptr) data) == CUDA_SUCCESS &&
-         type == CU_MEMORYTYPE_HOST;
-}
-
 /* ---- basics --------------------------------------------------------------- */
 
 static void
 test_properties (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = default_context ();
-  g_autoptr(CugiBuffer) buffer = new_buffer (1024);
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (1024);
   g_autoptr(CugiContext) property_context = NULL;
   g_autoptr(CugiBuffer) parent = NULL;
   guint64 size = 0, device_pointer = 0, pitch = 1;
@@ -183,32 +66,32 @@ static void
 test_round_trip (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) pattern = make_pattern (1 << 20, 1);
-  g_autoptr(GBytes) patch = make_pattern (100, 2);
-  g_autoptr(CugiBuffer) buffer = new_buffer_with (pattern);
-  g_autoptr(GBytes) whole = download_all (buffer);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (1 << 20, 1);
+  g_autoptr(GBytes) patch = cugi_test_pattern_new (100, 2);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(GBytes) whole = cugi_test_download_all (buffer);
   g_autoptr(GBytes) patched = NULL;
   g_autoptr(GBytes) before = NULL;
   g_autoptr(GBytes) after = NULL;
   g_autoptr(GBytes) expected_before = slice (pattern, 0, 1000);
   g_autoptr(GBytes) expected_after = slice (pattern, 1100, (1 << 20) - 1100);
 
-  assert_bytes_equal (whole, pattern);
+  cugi_test_assert_bytes_equal (whole, pattern);
 
   /* Writing at an offset changes those bytes only. */
   g_assert_true (cugi_buffer_upload (buffer, 1000, g_bytes_get_data (patch, NULL), 100, &error));
   g_assert_no_error (error);
-  patched = download (buffer, 1000, 100);
-  assert_bytes_equal (patched, patch);
-  before = download (buffer, 0, 1000);
-  assert_bytes_equal (before, expected_before);
-  after = download (buffer, 1100, (1 << 20) - 1100);
-  assert_bytes_equal (after, expected_after);
+  patched = cugi_test_download (buffer, 1000, 100);
+  cugi_test_assert_bytes_equal (patched, patch);
+  before = cugi_test_download (buffer, 0, 1000);
+  cugi_test_assert_bytes_equal (before, expected_before);
+  after = cugi_test_download (buffer, 1100, (1 << 20) - 1100);
+  cugi_test_assert_bytes_equal (after, expected_after);
 
   /* The last byte, and a download of nothing at the end. */
   {
-    g_autoptr(GBytes) last = download (buffer, (1 << 20) - 1, 1);
-    g_autoptr(GBytes) nothing = download (buffer, 1 << 20, 0);
+    g_autoptr(GBytes) last = cugi_test_download (buffer, (1 << 20) - 1, 1);
+    g_autoptr(GBytes) nothing = cugi_test_download (buffer, 1 << 20, 0);
 
     g_assert_cmpint (((const guint8 *) g_bytes_get_data (last, NULL))[0], ==,
                      ((const guint8 *) g_bytes_get_data (pattern, NULL))[(1 << 20) - 1]);
@@ -220,9 +103,9 @@ static void
 test_views (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) pattern = make_pattern (4096, 3);
-  g_autoptr(GBytes) patch = make_pattern (512, 4);
-  CugiBuffer *parent = new_buffer_with (pattern);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (4096, 3);
+  g_autoptr(GBytes) patch = cugi_test_pattern_new (512, 4);
+  CugiBuffer *parent = cugi_test_buffer_new_with (pattern);
   g_autoptr(CugiBuffer) view = NULL;
   g_autoptr(CugiBuffer) inner = NULL;
   g_autoptr(GBytes) through_parent = NULL;
@@ -241,34 +124,32 @@ test_views (void)
   /* Writes through the view land in the parent. */
   g_assert_true (cugi_buffer_upload_bytes (view, 0, patch, &error));
   g_assert_no_error (error);
-  through_parent = download (parent, 1024, 512);
-  assert_bytes_equal (through_parent, patch);
-  through_view = download_all (view);
-  assert_bytes_equal (through_view, patch);
+  through_parent = cugi_test_download (parent, 1024, 512);
+  cugi_test_assert_bytes_equal (through_parent, patch);
+  through_view = cugi_test_download_all (view);
+  cugi_test_assert_bytes_equal (through_view, patch);
 
   /* A view of a view is a view of the parent. */
   inner = cugi_buffer_new_view (view, 256, 256, &error);
   g_assert_no_error (error);
   g_assert_true (cugi_buffer_get_parent (inner) == parent);
   g_assert_cmpuint (cugi_buffer_get_device_pointer (inner), ==, cugi_buffer_get_device_pointer (parent) + 1280);
-  through_inner = download_all (inner);
-  assert_bytes_equal (through_inner, expected_inner);
+  through_inner = cugi_test_download_all (inner);
+  cugi_test_assert_bytes_equal (through_inner, expected_inner);
 
   /* Views are checked against their own size. */
   g_assert_null (cugi_buffer_new_view (view, 256, 257, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   g_assert_null (cugi_buffer_download (view, 500, 13, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   /* A view keeps its parent alive. */
   g_object_add_weak_pointer (G_OBJECT (parent), &weak_parent);
   g_object_unref (parent);
   g_assert_nonnull (weak_parent);
   g_clear_pointer (&through_view, g_bytes_unref);
-  through_view = download_all (view);
-  assert_bytes_equal (through_view, patch);
+  through_view = cugi_test_download_all (view);
+  cugi_test_assert_bytes_equal (through_view, patch);
   g_clear_object (&view);
   g_assert_nonnull (weak_parent);
   g_clear_object (&inner);
@@ -279,7 +160,7 @@ static void
 test_view_of_freed_parent (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiBuffer) parent = new_buffer (4096);
+  g_autoptr(CugiBuffer) parent = cugi_test_buffer_new (4096);
   g_autoptr(CugiBuffer) view = cugi_buffer_new_view (parent, 16, 64, &error);
 
   g_assert_no_error (error);
@@ -287,14 +168,11 @@ test_view_of_freed_parent (void)
   g_assert_no_error (error);
 
   g_assert_null (cugi_buffer_download (view, 0, 64, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_false (cugi_buffer_memset_d8 (view, 0, 1, 64, NULL, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_null (cugi_buffer_new_view (view, 0, 8, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_cmpuint (cugi_buffer_get_device_pointer (view), ==, 0);
 }
 
@@ -302,9 +180,9 @@ static void
 test_copy (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) pattern = make_pattern (4096, 5);
-  g_autoptr(CugiBuffer) src = new_buffer_with (pattern);
-  g_autoptr(CugiBuffer) dst = new_buffer (4096);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (4096, 5);
+  g_autoptr(CugiBuffer) src = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiBuffer) dst = cugi_test_buffer_new (4096);
   g_autoptr(GBytes) copied = NULL;
   g_autoptr(GBytes) untouched = NULL;
   g_autoptr(GBytes) expected = slice (pattern, 200, 1000);
@@ -315,35 +193,34 @@ test_copy (void)
   g_assert_true (cugi_buffer_copy (dst, 100, src, 200, 1000, NULL, &error));
   g_assert_no_error (error);
 
-  copied = download (dst, 100, 1000);
-  assert_bytes_equal (copied, expected);
-  untouched = download (dst, 0, 100);
+  copied = cugi_test_download (dst, 100, 1000);
+  cugi_test_assert_bytes_equal (copied, expected);
+  untouched = cugi_test_download (dst, 0, 100);
   g_assert_cmpmem (g_bytes_get_data (untouched, NULL), 100, zeros, 100);
 
   /* Within one buffer, between ranges that do not overlap. */
   g_assert_true (cugi_buffer_copy (src, 3000, src, 0, 1000, NULL, &error));
   g_assert_no_error (error);
   {
-    g_autoptr(GBytes) moved = download (src, 3000, 1000);
+    g_autoptr(GBytes) moved = cugi_test_download (src, 3000, 1000);
     g_autoptr(GBytes) head = slice (pattern, 0, 1000);
 
-    assert_bytes_equal (moved, head);
+    cugi_test_assert_bytes_equal (moved, head);
   }
-  settle (NULL);
+  cugi_test_settle (NULL);
 }
 
 static void
 test_copy_on_stream (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
-  g_autoptr(GBytes) pattern = make_pattern (8 << 20, 6);
-  CugiBuffer *src = new_buffer_with (pattern);
-  g_autoptr(CugiBuffer) dst = new_buffer (8 << 20);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (8 << 20, 6);
+  CugiBuffer *src = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiBuffer) dst = cugi_test_buffer_new (8 << 20);
   g_autoptr(GBytes) copied = NULL;
   gpointer weak_src = src;
 
-  g_assert_no_error (error);
   g_object_add_weak_pointer (G_OBJECT (src), &weak_src);
 
   /* The copy waits behind 50 ms of work; the source is dropped meanwhile. */
@@ -353,23 +230,22 @@ test_copy_on_stream (void)
   g_object_unref (src);
   g_assert_nonnull (weak_src);
 
-  settle (stream);
+  cugi_test_settle (stream);
   iterate_until_finalized (&weak_src, 10000);
-  copied = download_all (dst);
-  assert_bytes_equal (copied, pattern);
+  copied = cugi_test_download_all (dst);
+  cugi_test_assert_bytes_equal (copied, pattern);
 }
 
 static void
 test_free_during_copy (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
-  g_autoptr(GBytes) pattern = make_pattern (8 << 20, 7);
-  g_autoptr(CugiBuffer) src = new_buffer_with (pattern);
-  g_autoptr(CugiBuffer) dst = new_buffer (8 << 20);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (8 << 20, 7);
+  g_autoptr(CugiBuffer) src = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiBuffer) dst = cugi_test_buffer_new (8 << 20);
   g_autoptr(GBytes) copied = NULL;
 
-  g_assert_no_error (error);
   spin (spinner (), stream, 50);
   g_assert_true (cugi_buffer_copy (dst, 0, src, 0, 8 << 20, stream, &error));
   g_assert_no_error (error);
@@ -379,9 +255,9 @@ test_free_during_copy (void)
   g_assert_no_error (error);
   g_assert_true (cugi_buffer_is_freed (src));
 
-  settle (stream);
-  copied = download_all (dst);
-  assert_bytes_equal (copied, pattern);
+  cugi_test_settle (stream);
+  copied = cugi_test_download_all (dst);
+  cugi_test_assert_bytes_equal (copied, pattern);
 }
 
 static void
@@ -389,10 +265,10 @@ test_peer_copy (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiContext) other = cugi_context_new (NULL, CUGI_CONTEXT_FLAGS_NONE, &error);
-  g_autoptr(GBytes) pattern = make_pattern (1 << 20, 8);
-  g_autoptr(CugiBuffer) here = new_buffer_with (pattern);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (1 << 20, 8);
+  g_autoptr(CugiBuffer) here = cugi_test_buffer_new_with (pattern);
   g_autoptr(CugiBuffer) there = NULL;
-  g_autoptr(CugiBuffer) back = new_buffer (1 << 20);
+  g_autoptr(CugiBuffer) back = cugi_test_buffer_new (1 << 20);
   g_autoptr(GBytes) in_other = NULL;
   g_autoptr(GBytes) round_trip = NULL;
 
@@ -405,13 +281,13 @@ test_peer_copy (void)
   /* Contexts differ: a peer copy each way. */
   g_assert_true (cugi_buffer_copy (there, 0, here, 0, 1 << 20, NULL, &error));
   g_assert_no_error (error);
-  in_other = download_all (there);
-  assert_bytes_equal (in_other, pattern);
+  in_other = cugi_test_download_all (there);
+  cugi_test_assert_bytes_equal (in_other, pattern);
 
   g_assert_true (cugi_buffer_copy (back, 0, there, 0, 1 << 20, NULL, &error));
   g_assert_no_error (error);
-  round_trip = download_all (back);
-  assert_bytes_equal (round_trip, pattern);
+  round_trip = cugi_test_download_all (back);
+  cugi_test_assert_bytes_equal (round_trip, pattern);
   g_assert_true (cugi_stream_synchronize (cugi_context_get_null_stream (other), &error));
   g_assert_no_error (error);
 
@@ -421,16 +297,13 @@ test_peer_copy (void)
 
     g_assert_no_error (error);
     g_assert_false (cugi_buffer_copy (back, 0, here, 0, 64, foreign, &error));
-    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT);
-    g_clear_error (&error);
+    cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
     g_assert_false (cugi_buffer_memset_d8 (here, 0, 0, 64, foreign, &error));
-    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT);
-    g_clear_error (&error);
+    cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
     /* The destination's context decides, even for a peer copy. */
     g_assert_true (cugi_buffer_copy (there, 0, here, 0, 64, foreign, &error));
     g_assert_no_error (error);
-    g_assert_true (cugi_stream_synchronize (foreign, &error));
-    g_assert_no_error (error);
+    cugi_test_synchronize (foreign);
   }
 
   /* And a 2D copy between contexts: 16 rows of 64 bytes, 128 apart. */
@@ -439,14 +312,14 @@ test_peer_copy (void)
   g_assert_true (cugi_buffer_copy_2d (back, 0, 64, there, 0, 128, 64, 16, NULL, &error));
   g_assert_no_error (error);
   {
-    g_autoptr(GBytes) rows = download (back, 0, 64 * 16);
+    g_autoptr(GBytes) rows = cugi_test_download (back, 0, 64 * 16);
     const guint8 *got = g_bytes_get_data (rows, NULL);
     const guint8 *want = g_bytes_get_data (pattern, NULL);
 
     for (gsize row = 0; row < 16; row++)
       g_assert_cmpmem (got + row * 64, 64, want + row * 128, 64);
   }
-  settle (NULL);
+  cugi_test_settle (NULL);
 }
 
 /* ---- errors --------------------------------------------------------------- */
@@ -455,18 +328,15 @@ static void
 assert_invalid_argument (GError    **error,
                          const char *fragment)
 {
-  g_assert_error (*error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  if (fragment != NULL && strstr ((*error)->message, fragment) == NULL)
-    g_error ("expected \"%s\" in: %s", fragment, (*error)->message);
-  g_clear_error (error);
+  cugi_test_assert_error (error, CUGI_ERROR_INVALID_ARGUMENT, fragment);
 }
 
 static void
 test_out_of_range (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiBuffer) buffer = new_buffer (1024);
-  g_autoptr(CugiBuffer) other = new_buffer (1024);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (1024);
+  g_autoptr(CugiBuffer) other = cugi_test_buffer_new (1024);
   guint8 data[100] = { 0 };
 
   g_assert_false (cugi_buffer_upload (buffer, 1000, data, 100, &error));
@@ -509,15 +379,15 @@ static void
 test_use_after_free (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiBuffer) buffer = new_buffer (4096);
-  g_autoptr(CugiBuffer) other = new_buffer (4096);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (4096);
+  g_autoptr(CugiBuffer) other = cugi_test_buffer_new (4096);
   g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, 4096, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
   guint8 data[16] = { 0 };
   guint notifications = 0;
   CUdeviceptr address = 0;
 
   g_assert_no_error (error);
-  g_signal_connect (buffer, "notify::freed", G_CALLBACK (count_notify), &notifications);
+  g_signal_connect (buffer, "notify::freed", G_CALLBACK (cugi_test_count_notify), &notifications);
   g_assert_true (cugi_buffer_free (buffer, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (notifications, ==, 1);
@@ -526,13 +396,7 @@ test_use_after_free (void)
   /* The size is still what it was. */
   g_assert_cmpuint (cugi_buffer_get_size (buffer), ==, 4096);
 
-#define ASSERT_FREED(call)                                                \
-  G_STMT_START {                                                          \
-    g_assert_false ((call));                                              \
-    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);         \
-    g_assert_nonnull (strstr (error->message, "freed"));                  \
-    g_clear_error (&error);                                               \
-  } G_STMT_END
+#define ASSERT_FREED(call) cugi_test_assert_fails ((call), &error, CUGI_ERROR_INVALID_STATE, "freed")
 
   ASSERT_FREED (cugi_buffer_get_address (buffer, &address, &error));
   ASSERT_FREED (cugi_buffer_upload (buffer, 0, data, 16, &error));
@@ -569,77 +433,37 @@ test_use_after_free (void)
 #undef ASSERT_FREED
 }
 
-typedef struct
-{
-  guint    calls;
-  GBytes  *bytes;
-  gboolean uploaded;
-  GError  *error;
-  GThread *thread;
-} AsyncOutcome;
-
-static void
-async_outcome_clear (AsyncOutcome *outcome)
-{
-  g_clear_pointer (&outcome->bytes, g_bytes_unref);
-  g_clear_error (&outcome->error);
-}
-
-static void
-on_downloaded (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  AsyncOutcome *outcome = user_data;
-
-  outcome->calls++;
-  outcome->thread = g_thread_self ();
-  outcome->bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &outcome->error);
-}
-
-static void
-on_uploaded (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  AsyncOutcome *outcome = user_data;
-
-  outcome->calls++;
-  outcome->thread = g_thread_self ();
-  outcome->uploaded = cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &outcome->error);
-}
-
 static void
 test_async_after_free (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiBuffer) buffer = new_buffer (4096);
-  g_autoptr(GBytes) bytes = make_pattern (16, 9);
-  AsyncOutcome downloaded = { 0 };
-  AsyncOutcome uploaded = { 0 };
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (4096);
+  g_autoptr(GBytes) bytes = cugi_test_pattern_new (16, 9);
+  CugiTestTransfer downloaded = { 0 };
+  CugiTestTransfer uploaded = { 0 };
 
   g_assert_true (cugi_buffer_free (buffer, &error));
-  cugi_buffer_download_async (buffer, 0, 16, NULL, NULL, on_downloaded, &downloaded);
-  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, on_uploaded, &uploaded);
+  cugi_buffer_download_async (buffer, 0, 16, NULL, NULL, cugi_test_on_downloaded, &downloaded);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, cugi_test_on_uploaded, &uploaded);
   iterate_until (&downloaded.calls, 1, 5000);
   iterate_until (&uploaded.calls, 1, 5000);
   g_assert_error (downloaded.error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
   g_assert_null (downloaded.bytes);
   g_assert_error (uploaded.error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
   g_assert_false (uploaded.uploaded);
-  async_outcome_clear (&downloaded);
-  async_outcome_clear (&uploaded);
+  cugi_test_transfer_clear (&downloaded);
+  cugi_test_transfer_clear (&uploaded);
 }
 
 static void
 test_zero_size (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiBuffer) empty = new_buffer (0);
-  g_autoptr(CugiBuffer) other = new_buffer (64);
+  g_autoptr(CugiBuffer) empty = cugi_test_buffer_new (0);
+  g_autoptr(CugiBuffer) other = cugi_test_buffer_new (64);
   g_autoptr(CugiBuffer) view = NULL;
   g_autoptr(GBytes) nothing = NULL;
-  AsyncOutcome downloaded = { 0 };
+  CugiTestTransfer downloaded = { 0 };
 
   g_assert_cmpuint (cugi_buffer_get_size (empty), ==, 0);
   g_assert_cmpuint (cugi_buffer_get_device_pointer (empty), ==, 0);
@@ -665,22 +489,19 @@ test_zero_size (void)
 
   /* But not beyond the end. */
   g_assert_null (cugi_buffer_download (empty, 1, 0, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   g_assert_false (cugi_buffer_upload (empty, 0, (const guint8 *) "x", 1, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   /* Nothing to export. */
   g_assert_null (cugi_buffer_get_ipc_handle (empty, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
-  cugi_buffer_download_async (empty, 0, 0, NULL, NULL, on_downloaded, &downloaded);
+  cugi_buffer_download_async (empty, 0, 0, NULL, NULL, cugi_test_on_downloaded, &downloaded);
   iterate_until (&downloaded.calls, 1, 5000);
   g_assert_no_error (downloaded.error);
   g_assert_cmpuint (g_bytes_get_size (downloaded.bytes), ==, 0);
-  async_outcome_clear (&downloaded);
+  cugi_test_transfer_clear (&downloaded);
 
   /* Views of 0 bytes fit anywhere up to the end of a buffer. */
   g_clear_object (&view);
@@ -691,8 +512,7 @@ test_zero_size (void)
   g_assert_true (cugi_buffer_free (empty, &error));
   g_assert_no_error (error);
   g_assert_false (cugi_buffer_free (empty, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_false (cugi_buffer_upload (empty, 0, NULL, 0, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
 }
@@ -703,14 +523,13 @@ static void
 test_memset (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiBuffer) buffer = new_buffer (4096);
-  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (4096);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
   g_autoptr(GBytes) result = NULL;
   guint8 expected[4096];
   const guint16 half = 0x1234;
   const guint32 word = 0xdeadbeef;
 
-  g_assert_no_error (error);
   g_assert_true (cugi_buffer_memset_d8 (buffer, 0, 0xab, 4096, NULL, &error));
   g_assert_no_error (error);
   memset (expected, 0xab, sizeof expected);
@@ -729,9 +548,9 @@ test_memset (void)
   g_assert_true (cugi_buffer_memset_d8 (buffer, 4000, 0x11, 96, stream, &error));
   g_assert_no_error (error);
   memset (expected + 4000, 0x11, 96);
-  settle (stream);
+  cugi_test_settle (stream);
 
-  result = download_all (buffer);
+  result = cugi_test_download_all (buffer);
   g_assert_cmpmem (g_bytes_get_data (result, NULL), 4096, expected, 4096);
 
   /* Misaligned starts. */
@@ -757,13 +576,13 @@ test_memset (void)
     g_assert_true (cugi_buffer_memset_d16 (odd, 1, half, 2, NULL, &error));
     g_assert_no_error (error);
   }
-  settle (NULL);
+  cugi_test_settle (NULL);
 
   /* Nothing changed by the failed calls; the last one wrote bytes 2..5. */
   memcpy (expected + 2, &half, 2);
   memcpy (expected + 4, &half, 2);
   g_clear_pointer (&result, g_bytes_unref);
-  result = download_all (buffer);
+  result = cugi_test_download_all (buffer);
   g_assert_cmpmem (g_bytes_get_data (result, NULL), 4096, expected, 4096);
 }
 
@@ -775,9 +594,9 @@ test_pitched_2d (void)
   const gsize width = 100, height = 8;
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiBuffer) pitched = NULL;
-  g_autoptr(CugiBuffer) packed = new_buffer (width * height);
-  g_autoptr(CugiBuffer) rectangle = new_buffer (50 * 4);
-  g_autoptr(GBytes) rows = make_pattern (width * height, 10);
+  g_autoptr(CugiBuffer) packed = cugi_test_buffer_new (width * height);
+  g_autoptr(CugiBuffer) rectangle = cugi_test_buffer_new (50 * 4);
+  g_autoptr(GBytes) rows = cugi_test_pattern_new (width * height, 10);
   g_autoptr(GBytes) back = NULL;
   g_autoptr(GBytes) whole = NULL;
   g_autoptr(GBytes) repacked = NULL;
@@ -800,10 +619,10 @@ test_pitched_2d (void)
   g_assert_no_error (error);
   back = cugi_buffer_download_2d (pitched, 0, pitch, width, height, &error);
   g_assert_no_error (error);
-  assert_bytes_equal (back, rows);
+  cugi_test_assert_bytes_equal (back, rows);
 
   /* In the buffer, each row starts at a multiple of the pitch. */
-  whole = download_all (pitched);
+  whole = cugi_test_download_all (pitched);
   for (gsize row = 0; row < height; row++)
     g_assert_cmpmem ((const guint8 *) g_bytes_get_data (whole, NULL) + row * pitch, width,
                      expected + row * width, width);
@@ -811,13 +630,13 @@ test_pitched_2d (void)
   /* Device to device: pitched to packed. */
   g_assert_true (cugi_buffer_copy_2d (packed, 0, width, pitched, 0, pitch, width, height, NULL, &error));
   g_assert_no_error (error);
-  repacked = download_all (packed);
-  assert_bytes_equal (repacked, rows);
+  repacked = cugi_test_download_all (packed);
+  cugi_test_assert_bytes_equal (repacked, rows);
 
   /* A 50 x 4 rectangle from row 2, column 10. */
   g_assert_true (cugi_buffer_copy_2d (rectangle, 0, 50, pitched, 2 * pitch + 10, pitch, 50, 4, NULL, &error));
   g_assert_no_error (error);
-  part = download_all (rectangle);
+  part = cugi_test_download_all (rectangle);
   for (gsize row = 0; row < 4; row++)
     g_assert_cmpmem ((const guint8 *) g_bytes_get_data (part, NULL) + row * 50, 50,
                      expected + (row + 2) * width + 10, 50);
@@ -834,7 +653,7 @@ test_pitched_2d (void)
   assert_invalid_argument (&error, NULL);
   g_assert_null (cugi_buffer_new_pitched (NULL, width, height, 3, &pitch, &error));
   assert_invalid_argument (&error, "3");
-  settle (NULL);
+  cugi_test_settle (NULL);
 }
 
 static void
@@ -842,9 +661,9 @@ test_3d (void)
 {
   const gsize width = 32, height = 3, depth = 3, pitch = 64, slice_height = 4;
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiBuffer) box = new_buffer (pitch * slice_height * depth);
-  g_autoptr(CugiBuffer) packed = new_buffer (width * height * depth);
-  g_autoptr(GBytes) contents = make_pattern (width * height * depth, 11);
+  g_autoptr(CugiBuffer) box = cugi_test_buffer_new (pitch * slice_height * depth);
+  g_autoptr(CugiBuffer) packed = cugi_test_buffer_new (width * height * depth);
+  g_autoptr(GBytes) contents = cugi_test_pattern_new (width * height * depth, 11);
   g_autoptr(GBytes) back = NULL;
   g_autoptr(GBytes) whole = NULL;
   g_autoptr(GBytes) repacked = NULL;
@@ -855,10 +674,10 @@ test_3d (void)
   g_assert_no_error (error);
   back = cugi_buffer_download_3d (box, 0, pitch, slice_height, width, height, depth, &error);
   g_assert_no_error (error);
-  assert_bytes_equal (back, contents);
+  cugi_test_assert_bytes_equal (back, contents);
 
   /* Row y of slice z lies at (z * slice_height + y) * pitch. */
-  whole = download_all (box);
+  whole = cugi_test_download_all (box);
   for (gsize z = 0; z < depth; z++)
     for (gsize y = 0; y < height; y++)
       g_assert_cmpmem ((const guint8 *) g_bytes_get_data (whole, NULL) + (z * slice_height + y) * pitch, width,
@@ -867,14 +686,14 @@ test_3d (void)
   g_assert_true (cugi_buffer_copy_3d (packed, 0, width, height, box, 0, pitch, slice_height,
                                       width, height, depth, NULL, &error));
   g_assert_no_error (error);
-  repacked = download_all (packed);
-  assert_bytes_equal (repacked, contents);
+  repacked = cugi_test_download_all (packed);
+  cugi_test_assert_bytes_equal (repacked, contents);
 
   /* More rows than a slice has. */
   g_assert_false (cugi_buffer_copy_3d (packed, 0, width, height, box, 0, pitch, 2,
                                        width, height, depth, NULL, &error));
   assert_invalid_argument (&error, NULL);
-  settle (NULL);
+  cugi_test_settle (NULL);
 }
 
 /* ---- managed memory ------------------------------------------------------- */
@@ -885,10 +704,10 @@ test_managed (void)
   const gsize size = 1 << 20;
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiDevice) device = cugi_device_get_default (&error);
-  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiBuffer) managed = NULL;
-  g_autoptr(CugiBuffer) plain = new_buffer (64);
-  g_autoptr(GBytes) pattern = make_pattern (size, 12);
+  g_autoptr(CugiBuffer) plain = cugi_test_buffer_new (64);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 12);
   g_autoptr(GBytes) back = NULL;
   gboolean concurrent;
   guint8 *host;
@@ -918,8 +737,8 @@ test_managed (void)
       g_assert_true (cugi_buffer_advise (managed, CUGI_MEM_ADVICE_SET_PREFERRED_LOCATION, device, &error));
       g_assert_no_error (error);
     }
-  back = download_all (managed);
-  assert_bytes_equal (back, pattern);
+  back = cugi_test_download_all (managed);
+  cugi_test_assert_bytes_equal (back, pattern);
 
   /* Written by the device, read by the host. */
   g_assert_true (cugi_buffer_memset_d8 (managed, 0, 0x5a, size, NULL, &error));
@@ -945,7 +764,7 @@ test_managed (void)
   assert_invalid_argument (&error, "99");
   g_assert_null (cugi_buffer_new_managed (NULL, 64, (CugiMemAttach) 3, &error));
   assert_invalid_argument (&error, NULL);
-  settle (NULL);
+  cugi_test_settle (NULL);
 }
 
 /* ---- IPC ------------------------------------------------------------------ */
@@ -958,7 +777,7 @@ static void
 ipc_child (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) pattern = make_pattern (IPC_SIZE, 13);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (IPC_SIZE, 13);
   g_autoptr(GBytes) handle = NULL;
   g_autoptr(CugiBuffer) imported = NULL;
   g_autoptr(GBytes) contents = NULL;
@@ -970,23 +789,21 @@ ipc_child (void)
 
   /* More than was exported is refused. */
   g_assert_null (cugi_buffer_new_from_ipc_handle (NULL, handle, (gsize) 1 << 40, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   imported = cugi_buffer_new_from_ipc_handle (NULL, handle, IPC_SIZE, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (cugi_buffer_get_size (imported), ==, IPC_SIZE);
-  contents = download_all (imported);
-  assert_bytes_equal (contents, pattern);
+  contents = cugi_test_download_all (imported);
+  cugi_test_assert_bytes_equal (contents, pattern);
 
   /* Imported memory has no handle of its own to give. */
   g_assert_null (cugi_buffer_get_ipc_handle (imported, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   g_assert_true (cugi_buffer_memset_d8 (imported, 0, 0x77, 16, NULL, &error));
   g_assert_no_error (error);
-  settle (NULL);
+  cugi_test_settle (NULL);
   g_assert_true (cugi_buffer_free (imported, &error));
   g_assert_no_error (error);
 }
@@ -1009,19 +826,17 @@ test_ipc (void)
       return;
     }
 
-  pattern = make_pattern (IPC_SIZE, 13);
-  exported = new_buffer_with (pattern);
+  pattern = cugi_test_pattern_new (IPC_SIZE, 13);
+  exported = cugi_test_buffer_new_with (pattern);
   handle = cugi_buffer_get_ipc_handle (exported, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_bytes_get_size (handle), ==, 64);
 
   /* A process cannot open its own handle: the driver's rule. */
   g_assert_null (cugi_buffer_new_from_ipc_handle (NULL, handle, IPC_SIZE, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
   g_assert_null (cugi_buffer_new_from_ipc_handle (NULL, short_handle, IPC_SIZE, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   /* Views have no handle. */
   {
@@ -1029,8 +844,7 @@ test_ipc (void)
 
     g_assert_no_error (error);
     g_assert_null (cugi_buffer_get_ipc_handle (view, &error));
-    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-    g_clear_error (&error);
+    cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   }
 
   /* Another process opens it, reads it and writes to it. */
@@ -1039,7 +853,7 @@ test_ipc (void)
   g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
 
-  written = download (exported, 0, 16);
+  written = cugi_test_download (exported, 0, 16);
   memset (sevens, 0x77, sizeof sevens);
   g_assert_cmpmem (g_bytes_get_data (written, NULL), 16, sevens, 16);
 }
@@ -1050,16 +864,16 @@ static void
 test_download_async (void)
 {
   const gsize size = 32 << 20;
-  g_autoptr(GBytes) pattern = make_pattern (size, 14);
-  CugiBuffer *buffer = new_buffer_with (pattern);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 14);
+  CugiBuffer *buffer = cugi_test_buffer_new_with (pattern);
   gpointer weak_buffer = buffer;
-  AsyncOutcome outcome = { 0 };
+  CugiTestTransfer outcome = { 0 };
 
   g_object_add_weak_pointer (G_OBJECT (buffer), &weak_buffer);
 
   /* The copy waits behind 50 ms of work, and the caller drops the buffer. */
   spin (spinner (), NULL, 50);
-  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, on_downloaded, &outcome);
+  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, cugi_test_on_downloaded, &outcome);
   g_object_unref (buffer);
   g_assert_nonnull (weak_buffer);
   g_assert_cmpuint (outcome.calls, ==, 0);
@@ -1067,10 +881,10 @@ test_download_async (void)
   iterate_until (&outcome.calls, 1, 10000);
   g_assert_no_error (outcome.error);
   g_assert_true (outcome.thread == g_thread_self ());
-  assert_bytes_equal (outcome.bytes, pattern);
+  cugi_test_assert_bytes_equal (outcome.bytes, pattern);
   /* The bytes are the pinned staging memory itself, not a copy. */
-  g_assert_true (is_pinned_host_memory (g_bytes_get_data (outcome.bytes, NULL)));
-  async_outcome_clear (&outcome);
+  g_assert_true (cugi_test_is_pinned_host_memory (g_bytes_get_data (outcome.bytes, NULL)));
+  cugi_test_transfer_clear (&outcome);
 
   iterate_until_finalized (&weak_buffer, 10000);
 }
@@ -1078,63 +892,42 @@ test_download_async (void)
 static void
 test_download_async_range (void)
 {
-  g_autoptr(GBytes) pattern = make_pattern (8192, 15);
-  g_autoptr(CugiBuffer) buffer = new_buffer_with (pattern);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (8192, 15);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
   g_autoptr(GBytes) expected = slice (pattern, 1000, 3000);
-  AsyncOutcome outcome = { 0 };
+  CugiTestTransfer outcome = { 0 };
 
-  cugi_buffer_download_async (buffer, 1000, 3000, NULL, NULL, on_downloaded, &outcome);
+  cugi_buffer_download_async (buffer, 1000, 3000, NULL, NULL, cugi_test_on_downloaded, &outcome);
   iterate_until (&outcome.calls, 1, 10000);
   g_assert_no_error (outcome.error);
-  assert_bytes_equal (outcome.bytes, expected);
-  async_outcome_clear (&outcome);
+  cugi_test_assert_bytes_equal (outcome.bytes, expected);
+  cugi_test_transfer_clear (&outcome);
 
-  cugi_buffer_download_async (buffer, 8000, 193, NULL, NULL, on_downloaded, &outcome);
+  cugi_buffer_download_async (buffer, 8000, 193, NULL, NULL, cugi_test_on_downloaded, &outcome);
   iterate_until (&outcome.calls, 2, 10000);
   g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
   g_assert_null (outcome.bytes);
-  async_outcome_clear (&outcome);
-}
-
-typedef struct
-{
-  guint8 *data;
-  gsize   size;
-} Pageable;
-
-/* What the caller's memory looks like once the caller is done with it. */
-static void
-poison_and_free (gpointer data)
-{
-  Pageable *pageable = data;
-
-  memset (pageable->data, 0xee, pageable->size);
-  g_free (pageable->data);
-  g_free (pageable);
+  cugi_test_transfer_clear (&outcome);
 }
 
 static void
 test_upload_async_pageable (void)
 {
   const gsize size = 16 << 20;
-  g_autoptr(GBytes) pattern = make_pattern (size, 16);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 16);
   g_autoptr(GBytes) back = NULL;
-  CugiBuffer *buffer = new_buffer (size);
+  CugiBuffer *buffer = cugi_test_buffer_new (size);
   CugiBuffer *kept = g_object_ref (buffer);
   gpointer weak_buffer = buffer;
-  Pageable *pageable = g_new (Pageable, 1);
-  GBytes *bytes;
-  AsyncOutcome outcome = { 0 };
+  GBytes *bytes = cugi_test_pageable_copy (pattern);
+  CugiTestTransfer outcome = { 0 };
 
-  pageable->data = g_memdup2 (g_bytes_get_data (pattern, NULL), size);
-  pageable->size = size;
-  bytes = g_bytes_new_with_free_func (pageable->data, size, poison_and_free, pageable);
   g_object_add_weak_pointer (G_OBJECT (buffer), &weak_buffer);
 
   /* The caller drops its bytes (poisoned and freed at once) and its
    * reference to the buffer while the copy waits behind 50 ms of work. */
   spin (spinner (), NULL, 50);
-  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, on_uploaded, &outcome);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, cugi_test_on_uploaded, &outcome);
   g_bytes_unref (bytes);
   g_object_unref (buffer);
 
@@ -1142,8 +935,8 @@ test_upload_async_pageable (void)
   g_assert_no_error (outcome.error);
   g_assert_true (outcome.uploaded);
   g_assert_true (outcome.thread == g_thread_self ());
-  back = download_all (kept);
-  assert_bytes_equal (back, pattern);
+  back = cugi_test_download_all (kept);
+  cugi_test_assert_bytes_equal (back, pattern);
 
   g_object_unref (kept);
   iterate_until_finalized (&weak_buffer, 10000);
@@ -1154,13 +947,13 @@ test_upload_async_pinned (void)
 {
   const gsize size = 16 << 20;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) pattern = make_pattern (size, 17);
-  g_autoptr(CugiBuffer) buffer = new_buffer (size);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 17);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (size);
   g_autoptr(GBytes) back = NULL;
   CugiHostBuffer *host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
   gpointer weak_host = host;
   GBytes *bytes;
-  AsyncOutcome outcome = { 0 };
+  CugiTestTransfer outcome = { 0 };
 
   g_assert_no_error (error);
   g_assert_true (cugi_host_buffer_write (host, 0, g_bytes_get_data (pattern, NULL), size, &error));
@@ -1172,15 +965,15 @@ test_upload_async_pinned (void)
 
   /* Pinned bytes are sent as they are, so they must outlive the copy. */
   spin (spinner (), NULL, 50);
-  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, on_uploaded, &outcome);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, NULL, NULL, cugi_test_on_uploaded, &outcome);
   g_bytes_unref (bytes);
   g_assert_nonnull (weak_host);
 
   iterate_until (&outcome.calls, 1, 10000);
   g_assert_no_error (outcome.error);
   g_assert_true (outcome.uploaded);
-  back = download_all (buffer);
-  assert_bytes_equal (back, pattern);
+  back = cugi_test_download_all (buffer);
+  cugi_test_assert_bytes_equal (back, pattern);
   iterate_until_finalized (&weak_host, 10000);
 }
 
@@ -1188,28 +981,27 @@ static void
 test_upload_async_on_stream (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_autoptr(GBytes) pattern = make_pattern (1 << 20, 18);
-  g_autoptr(CugiBuffer) buffer = new_buffer (2 << 20);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (1 << 20, 18);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (2 << 20);
   g_autoptr(GBytes) back = NULL;
-  AsyncOutcome uploaded = { 0 };
-  AsyncOutcome downloaded = { 0 };
+  CugiTestTransfer uploaded = { 0 };
+  CugiTestTransfer downloaded = { 0 };
 
-  g_assert_no_error (error);
   /* Ordered on one stream: the upload, then the download of what it wrote. */
-  cugi_buffer_upload_bytes_async (buffer, 1 << 20, pattern, stream, NULL, on_uploaded, &uploaded);
-  cugi_buffer_download_async (buffer, 1 << 20, 1 << 20, stream, NULL, on_downloaded, &downloaded);
+  cugi_buffer_upload_bytes_async (buffer, 1 << 20, pattern, stream, NULL, cugi_test_on_uploaded, &uploaded);
+  cugi_buffer_download_async (buffer, 1 << 20, 1 << 20, stream, NULL, cugi_test_on_downloaded, &downloaded);
   iterate_until (&uploaded.calls, 1, 10000);
   iterate_until (&downloaded.calls, 1, 10000);
   g_assert_no_error (uploaded.error);
   g_assert_no_error (downloaded.error);
-  assert_bytes_equal (downloaded.bytes, pattern);
-  async_outcome_clear (&uploaded);
-  async_outcome_clear (&downloaded);
+  cugi_test_assert_bytes_equal (downloaded.bytes, pattern);
+  cugi_test_transfer_clear (&uploaded);
+  cugi_test_transfer_clear (&downloaded);
 
-  back = download (buffer, 1 << 20, 1 << 20);
-  assert_bytes_equal (back, pattern);
-  settle (stream);
+  back = cugi_test_download (buffer, 1 << 20, 1 << 20);
+  cugi_test_assert_bytes_equal (back, pattern);
+  cugi_test_settle (stream);
 }
 
 static void
@@ -1219,26 +1011,26 @@ test_async_cancelled (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GCancellable) cancelled = g_cancellable_new ();
-  g_autoptr(GBytes) pattern = make_pattern (size, 19);
-  g_autoptr(CugiBuffer) buffer = new_buffer (size);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 19);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (size);
   g_autoptr(GBytes) back = NULL;
-  AsyncOutcome downloaded = { 0 };
-  AsyncOutcome uploaded = { 0 };
+  CugiTestTransfer downloaded = { 0 };
+  CugiTestTransfer uploaded = { 0 };
   gint64 start;
 
   /* Cancelled before the call: nothing is enqueued. */
   g_cancellable_cancel (cancelled);
-  cugi_buffer_download_async (buffer, 0, size, NULL, cancelled, on_downloaded, &downloaded);
+  cugi_buffer_download_async (buffer, 0, size, NULL, cancelled, cugi_test_on_downloaded, &downloaded);
   iterate_until (&downloaded.calls, 1, 5000);
   g_assert_error (downloaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_null (downloaded.bytes);
-  async_outcome_clear (&downloaded);
+  cugi_test_transfer_clear (&downloaded);
 
   /* Cancelled while the GPU is busy for 500 ms: the call completes at once,
    * the copies go on. */
   spin (spinner (), NULL, 500);
-  cugi_buffer_upload_bytes_async (buffer, 0, pattern, NULL, cancellable, on_uploaded, &uploaded);
-  cugi_buffer_download_async (buffer, 0, size, NULL, cancellable, on_downloaded, &downloaded);
+  cugi_buffer_upload_bytes_async (buffer, 0, pattern, NULL, cancellable, cugi_test_on_uploaded, &uploaded);
+  cugi_buffer_download_async (buffer, 0, size, NULL, cancellable, cugi_test_on_downloaded, &downloaded);
   start = g_get_monotonic_time ();
   g_cancellable_cancel (cancellable);
   iterate_until (&uploaded.calls, 1, 5000);
@@ -1250,14 +1042,14 @@ test_async_cancelled (void)
   g_assert_null (downloaded.bytes);
 
   /* The upload still happened, and no callback comes twice. */
-  settle (NULL);
+  cugi_test_settle (NULL);
   iterate_for (50);
   g_assert_cmpuint (uploaded.calls, ==, 1);
   g_assert_cmpuint (downloaded.calls, ==, 2);
-  back = download_all (buffer);
-  assert_bytes_equal (back, pattern);
-  async_outcome_clear (&downloaded);
-  async_outcome_clear (&uploaded);
+  back = cugi_test_download_all (buffer);
+  cugi_test_assert_bytes_equal (back, pattern);
+  cugi_test_transfer_clear (&downloaded);
+  cugi_test_transfer_clear (&uploaded);
 }
 
 int

@@ -6,17 +6,6 @@
 #include "cugi-test-utils.h"
 
 static CugiContext *
-get_default_context (void)
-{
-  g_autoptr(GError) error = NULL;
-  CugiContext *context = cugi_context_get_default (&error);
-
-  g_assert_no_error (error);
-  g_assert_true (CUGI_IS_CONTEXT (context));
-  return context;
-}
-
-static CugiContext *
 new_context (CugiContextFlags flags)
 {
   g_autoptr(GError) error = NULL;
@@ -35,6 +24,13 @@ current_handle (void)
 
   g_assert_cmpint (cugi_cuda.cuCtxGetCurrent (&current), ==, CUDA_SUCCESS);
   return current;
+}
+
+/* Asserts that @context is the calling thread's current context. */
+static void
+assert_current (CugiContext *context)
+{
+  g_assert_true (current_handle () == cugi_context_get_handle (context));
 }
 
 static void
@@ -59,8 +55,8 @@ static void
 test_default_is_primary (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = get_default_context ();
-  g_autoptr(CugiContext) again = get_default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
+  g_autoptr(CugiContext) again = cugi_test_default_context ();
   g_autoptr(CugiDevice) device = cugi_device_get_default (&error);
   g_autoptr(CugiContext) primary = NULL;
   g_autoptr(CugiContext) resolved = NULL;
@@ -95,7 +91,7 @@ static void
 test_created (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) primary = get_default_context ();
+  g_autoptr(CugiContext) primary = cugi_test_default_context ();
   CUcontext before = current_handle ();
   g_autoptr(CugiContext) context = new_context (CUGI_CONTEXT_FLAGS_SCHED_BLOCKING_SYNC);
   g_autoptr(CugiDevice) device = cugi_device_get (0, &error);
@@ -159,24 +155,24 @@ static void
 test_enter_leave_restores (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) primary = get_default_context ();
+  g_autoptr(CugiContext) primary = cugi_test_default_context ();
   g_autoptr(CugiContext) created = new_context (CUGI_CONTEXT_FLAGS_NONE);
   CUcontext before = current_handle ();
   guint64 free_bytes = 0, total_bytes = 0;
   guint64 stack_size = 0;
 
   push (created);
-  g_assert_true (current_handle () == cugi_context_get_handle (created));
+  assert_current (created);
 
   g_assert_true (cugi_context_get_memory_info (primary, &free_bytes, &total_bytes, &error));
   g_assert_no_error (error);
-  g_assert_true (current_handle () == cugi_context_get_handle (created));
+  assert_current (created);
   g_assert_true (cugi_context_get_limit (primary, CUGI_LIMIT_STACK_SIZE, &stack_size, &error));
   g_assert_no_error (error);
-  g_assert_true (current_handle () == cugi_context_get_handle (created));
+  assert_current (created);
   g_assert_true (cugi_context_synchronize (primary, &error));
   g_assert_no_error (error);
-  g_assert_true (current_handle () == cugi_context_get_handle (created));
+  assert_current (created);
 
   /* The scope itself: a push only where needed, undone by leave. */
   {
@@ -185,10 +181,10 @@ test_enter_leave_restores (void)
     g_assert_true (cugi_context_enter (primary, &scope, &error));
     g_assert_no_error (error);
     g_assert_true (scope.pushed);
-    g_assert_true (current_handle () == cugi_context_get_handle (primary));
+    assert_current (primary);
     cugi_context_leave (&scope);
     g_assert_false (scope.pushed);
-    g_assert_true (current_handle () == cugi_context_get_handle (created));
+    assert_current (created);
   }
   {
     g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
@@ -197,7 +193,7 @@ test_enter_leave_restores (void)
     g_assert_no_error (error);
     g_assert_false (scope.pushed);
   }
-  g_assert_true (current_handle () == cugi_context_get_handle (created));
+  assert_current (created);
 
   pop (created);
   g_assert_true (current_handle () == before);
@@ -207,15 +203,15 @@ static void
 test_push_pop (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) primary = get_default_context ();
+  g_autoptr(CugiContext) primary = cugi_test_default_context ();
   g_autoptr(CugiContext) created = new_context (CUGI_CONTEXT_FLAGS_NONE);
   CUcontext before = current_handle ();
 
   push (primary);
   push (created);
-  g_assert_true (current_handle () == cugi_context_get_handle (created));
+  assert_current (created);
   pop (created);
-  g_assert_true (current_handle () == cugi_context_get_handle (primary));
+  assert_current (primary);
   pop (primary);
   g_assert_true (current_handle () == before);
 
@@ -223,7 +219,7 @@ test_push_pop (void)
   push (created);
   push (created);
   pop (created);
-  g_assert_true (current_handle () == cugi_context_get_handle (created));
+  assert_current (created);
   pop (created);
   g_assert_true (current_handle () == before);
   g_assert_no_error (error);
@@ -233,25 +229,21 @@ static void
 test_pop_without_push (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) primary = get_default_context ();
+  g_autoptr(CugiContext) primary = cugi_test_default_context ();
   g_autoptr(CugiContext) created = new_context (CUGI_CONTEXT_FLAGS_NONE);
   CUcontext before = current_handle ();
   CUcontext popped = NULL;
 
   g_assert_false (cugi_context_pop (primary, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_assert_nonnull (strstr (error->message, "pop without push"));
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "pop without push");
   g_assert_true (current_handle () == before);
 
   /* Out of order: the newer push must go first. */
   push (primary);
   push (created);
   g_assert_false (cugi_context_pop (primary, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_assert_nonnull (strstr (error->message, "not the current context"));
-  g_clear_error (&error);
-  g_assert_true (current_handle () == cugi_context_get_handle (created));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "not the current context");
+  assert_current (created);
   pop (created);
   pop (primary);
 
@@ -259,18 +251,14 @@ test_pop_without_push (void)
   push (created);
   g_assert_cmpint (cugi_cuda.cuCtxPushCurrent (cugi_context_get_handle (primary)), ==, CUDA_SUCCESS);
   g_assert_false (cugi_context_pop (created, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_assert_nonnull (strstr (error->message, "not the current context"));
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "not the current context");
   g_assert_cmpint (cugi_cuda.cuCtxPopCurrent (&popped), ==, CUDA_SUCCESS);
   g_assert_true (popped == cugi_context_get_handle (primary));
   pop (created);
 
   /* Popped already. */
   g_assert_false (cugi_context_pop (created, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_assert_nonnull (strstr (error->message, "pop without push"));
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "pop without push");
 
   /* The library is still usable. */
   g_assert_true (current_handle () == before);
@@ -293,7 +281,7 @@ test_get_current (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GError) thread_error = NULL;
-  g_autoptr(CugiContext) primary = get_default_context ();
+  g_autoptr(CugiContext) primary = cugi_test_default_context ();
   g_autoptr(CugiContext) created = new_context (CUGI_CONTEXT_FLAGS_NONE);
   g_autoptr(CugiDevice) device = cugi_device_get (0, &error);
   CUcontext foreign = NULL;
@@ -337,7 +325,7 @@ static void
 test_limits (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = get_default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   guint64 original = 0, changed = 0, restored = 0;
 
   g_assert_true (cugi_context_get_limit (context, CUGI_LIMIT_STACK_SIZE, &original, &error));
@@ -365,8 +353,7 @@ test_limits (void)
   g_assert_cmpuint (changed, >, 0);
 
   g_assert_false (cugi_context_get_limit (context, (CugiLimit) 1000, &changed, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   g_assert_false (cugi_context_set_limit (context, (CugiLimit) -1, 1, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
 }
@@ -375,7 +362,7 @@ static void
 test_cache_config (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = get_default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   CugiCacheConfig original = CUGI_CACHE_CONFIG_PREFER_EQUAL;
   CugiCacheConfig changed = CUGI_CACHE_CONFIG_PREFER_NONE;
 
@@ -397,7 +384,7 @@ static void
 test_stream_priority_range (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = get_default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   int least = 1000, greatest = 1000;
 
   g_assert_true (cugi_context_get_stream_priority_range (context, &least, &greatest, &error));
@@ -413,7 +400,7 @@ static void
 test_memory_info (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = get_default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiContext) created = new_context (CUGI_CONTEXT_FLAGS_NONE);
   guint64 free_bytes = 0, total_bytes = 0, created_total = 0;
 
@@ -466,7 +453,7 @@ static void
 test_synchronize (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = get_default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiContext) created = new_context (CUGI_CONTEXT_FLAGS_SCHED_BLOCKING_SYNC);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   CUcontext before = current_handle ();
@@ -502,16 +489,14 @@ static void
 test_peer_access (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = get_default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiDevice) device = cugi_device_get (0, &error);
   int count = cugi_device_get_count (NULL);
 
   g_assert_false (cugi_context_enable_peer_access (context, context, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   g_assert_false (cugi_context_disable_peer_access (context, context, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   for (int ordinal = 1; ordinal < count; ordinal++)
     {
@@ -523,20 +508,17 @@ test_peer_access (void)
         {
           g_assert_no_error (error);
           g_assert_false (cugi_context_enable_peer_access (context, peer, &error));
-          g_assert_error (error, CUGI_ERROR, CUGI_ERROR_PEER_ACCESS);
-          g_clear_error (&error);
+          cugi_test_assert_error (&error, CUGI_ERROR_PEER_ACCESS, NULL);
           continue;
         }
       g_assert_true (cugi_context_enable_peer_access (context, peer, &error));
       g_assert_no_error (error);
       g_assert_false (cugi_context_enable_peer_access (context, peer, &error));
-      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_PEER_ACCESS);
-      g_clear_error (&error);
+      cugi_test_assert_error (&error, CUGI_ERROR_PEER_ACCESS, NULL);
       g_assert_true (cugi_context_disable_peer_access (context, peer, &error));
       g_assert_no_error (error);
       g_assert_false (cugi_context_disable_peer_access (context, peer, &error));
-      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_PEER_ACCESS);
-      g_clear_error (&error);
+      cugi_test_assert_error (&error, CUGI_ERROR_PEER_ACCESS, NULL);
     }
 }
 
@@ -574,7 +556,7 @@ test_unref_order (void)
   push (context);
   g_object_unref (context);
   g_assert_nonnull (context);
-  g_assert_true (current_handle () == cugi_context_get_handle (context));
+  assert_current (context);
   pop (context);
   g_assert_null (context);
   g_assert_true (current_handle () == before);
@@ -585,15 +567,14 @@ test_reset (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiContext) created = new_context (CUGI_CONTEXT_FLAGS_NONE);
-  g_autoptr(CugiContext) primary = get_default_context ();
+  g_autoptr(CugiContext) primary = cugi_test_default_context ();
   g_autoptr(CugiContext) after = NULL;
   guint generation = cugi_context_get_generation (primary);
   guint64 stack_size = 0;
 
   /* A created context cannot be reset: make a new one. */
   g_assert_false (cugi_context_reset (created, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_NOT_SUPPORTED, NULL);
   g_assert_cmpuint (cugi_context_get_generation (created), ==, 0);
 
   g_assert_true (cugi_context_reset (primary, &error));
@@ -601,7 +582,7 @@ test_reset (void)
   g_assert_cmpuint (cugi_context_get_generation (primary), ==, generation + 1);
 
   /* The same object is usable again, and is still the default. */
-  after = get_default_context ();
+  after = cugi_test_default_context ();
   g_assert_true (after == primary);
   g_assert_true (cugi_context_get_is_primary (primary));
   g_assert_true (cugi_context_synchronize (primary, &error));

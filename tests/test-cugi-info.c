@@ -3,56 +3,28 @@
 
 #include "cugi-test-utils.h"
 
-typedef struct
-{
-  char *out;
-  char *err;
-  int   status;
-} Run;
+#define NO_LIBCUDA "/nonexistent/libcuda.so.1"
 
+/* Runs cugi-info with @arguments and CUGI_LIBCUDA set to @libcuda: it
+ * fails, saying so on stderr as the tool's own message. */
 static void
-run_clear (Run *run)
+run_failing (const char         *libcuda,
+             const char * const *arguments,
+             CugiTestRun        *run)
 {
-  g_clear_pointer (&run->out, g_free);
-  g_clear_pointer (&run->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-/* Runs cugi-info (CUGI_INFO, set by tests/meson.build) with @argument
- * (may be NULL) and CUGI_LIBCUDA set to @libcuda. */
-static void
-run_cugi_info (const char *libcuda,
-               const char *argument,
-               Run        *run)
-{
-  const char *cugi_info = g_getenv ("CUGI_INFO");
-  const char *argv[] = { cugi_info, argument, NULL };
-  g_auto (GStrv) envp = g_get_environ ();
-  g_autoptr(GError) error = NULL;
-
-  if (cugi_info == NULL)
-    g_error ("CUGI_INFO is not set: run this test through meson test");
-  envp = g_environ_setenv (envp, "CUGI_LIBCUDA", libcuda, TRUE);
-  envp = g_environ_setenv (envp, "LC_ALL", "C.UTF-8", TRUE);
-  g_spawn_sync (NULL, (char **) argv, envp, G_SPAWN_DEFAULT, NULL, NULL,
-                &run->out, &run->err, &run->status, &error);
-  g_assert_no_error (error);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", run->out, run->err);
+  cugi_test_run_cugi_info (libcuda, arguments, run);
+  cugi_test_run_assert_exit (run, 1);
+  g_assert_true (g_str_has_prefix (run->err, "cugi-info: "));
 }
 
 static void
 test_no_driver (void)
 {
-  g_auto (Run) run = { 0 };
-  g_autoptr(GError) error = NULL;
+  const char *arguments[] = { NULL };
+  g_auto (CugiTestRun) run = { 0 };
 
-  run_cugi_info ("/nonexistent/libcuda.so.1", NULL, &run);
-  g_spawn_check_wait_status (run.status, &error);
-  g_assert_error (error, G_SPAWN_EXIT_ERROR, 1);
-
-  /* Plainly on stderr, as the tool's own message. */
-  g_assert_true (g_str_has_prefix (run.err, "cugi-info: "));
+  run_failing (NO_LIBCUDA, arguments, &run);
+  /* The reason, and how to point cugi at a driver. */
   g_assert_nonnull (strstr (run.err, "No NVIDIA driver found"));
   g_assert_nonnull (strstr (run.err, "CUGI_LIBCUDA"));
   /* NVRTC needs no GPU: its line comes first, found or not. */
@@ -66,13 +38,10 @@ test_no_driver (void)
 static void
 test_no_driver_json (void)
 {
-  g_auto (Run) run = { 0 };
-  g_autoptr(GError) error = NULL;
+  const char *arguments[] = { "--json", NULL };
+  g_auto (CugiTestRun) run = { 0 };
 
-  run_cugi_info ("/nonexistent/\"quoted\"\\dir/libcuda.so.1", "--json", &run);
-  g_spawn_check_wait_status (run.status, &error);
-  g_assert_error (error, G_SPAWN_EXIT_ERROR, 1);
-
+  run_failing ("/nonexistent/\"quoted\"\\dir/libcuda.so.1", arguments, &run);
   g_assert_true (g_str_has_prefix (run.out, "{\n"));
   g_assert_true (g_str_has_suffix (run.out, "}\n"));
   g_assert_nonnull (strstr (run.out, "\n  \"cugi_version\": \""));
@@ -80,19 +49,15 @@ test_no_driver_json (void)
   g_assert_nonnull (strstr (run.out, "\n  \"error\": \"No NVIDIA driver found"));
   g_assert_nonnull (strstr (run.out, "/nonexistent/\\\"quoted\\\"\\\\dir/libcuda.so.1"));
   g_assert_null (strstr (run.out, "\"devices\""));
-  g_assert_true (g_str_has_prefix (run.err, "cugi-info: "));
 }
 
 static void
 test_bad_option (void)
 {
-  g_auto (Run) run = { 0 };
-  g_autoptr(GError) error = NULL;
+  const char *arguments[] = { "--no-such-option", NULL };
+  g_auto (CugiTestRun) run = { 0 };
 
-  run_cugi_info ("/nonexistent/libcuda.so.1", "--no-such-option", &run);
-  g_spawn_check_wait_status (run.status, &error);
-  g_assert_error (error, G_SPAWN_EXIT_ERROR, 1);
-  g_assert_true (g_str_has_prefix (run.err, "cugi-info: "));
+  run_failing (NO_LIBCUDA, arguments, &run);
   g_assert_nonnull (strstr (run.err, "--no-such-option"));
   g_assert_cmpstr (run.out, ==, "");
 }

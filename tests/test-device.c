@@ -206,8 +206,7 @@ test_aliases (void)
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_assert_null (cugi_device_get_by_alias (bad[i], &error));
-      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-      g_clear_error (&error);
+      cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
     }
 
   /* Well formed, but no such device. */
@@ -230,16 +229,23 @@ test_out_of_range (void)
   g_clear_error (&error);
 
   g_assert_null (cugi_device_get (get_count (), &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   g_assert_null (cugi_device_get (-1, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   /* The library is still usable. */
   g_autoptr(CugiDevice) device = get_device (0);
   g_assert_cmpint (cugi_device_get_ordinal (device), ==, 0);
+}
+
+/* The default device, with CUGI_DEVICE set to @value. */
+static CugiDevice *
+get_default_for (const char *value,
+                 GError    **error)
+{
+  g_setenv ("CUGI_DEVICE", value, TRUE);
+  return cugi_device_get_default (error);
 }
 
 /* CUGI_DEVICE picks the default device; a bad value is an error naming it.
@@ -256,11 +262,9 @@ test_default_from_environment (void)
       for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
         {
           g_autoptr(GError) error = NULL;
-          g_autoptr(CugiDevice) device = NULL;
+          g_autoptr(CugiDevice) device = get_default_for (good[i], &error);
           g_autoptr(CugiDevice) by_alias = NULL;
 
-          g_setenv ("CUGI_DEVICE", good[i], TRUE);
-          device = cugi_device_get_default (&error);
           g_assert_no_error (error);
           g_assert_true (device == device0);
           by_alias = cugi_device_get_by_alias ("cuda", &error);
@@ -271,11 +275,9 @@ test_default_from_environment (void)
       for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
         {
           g_autoptr(GError) error = NULL;
-          g_autoptr(CugiDevice) device = NULL;
+          g_autoptr(CugiDevice) device = get_default_for (bad[i], &error);
           g_autoptr(CugiContext) context = NULL;
 
-          g_setenv ("CUGI_DEVICE", bad[i], TRUE);
-          device = cugi_device_get_default (&error);
           g_assert_null (device);
           g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
           g_test_message ("CUGI_DEVICE=%s: %s", bad[i], error->message);
@@ -353,41 +355,6 @@ test_primary_context (void)
   g_assert_true (cugi_context_get_device (first) == device);
 }
 
-typedef struct
-{
-  char *out;
-  char *err;
-  int   status;
-} Run;
-
-static void
-run_clear (Run *run)
-{
-  g_clear_pointer (&run->out, g_free);
-  g_clear_pointer (&run->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-run_cugi_info (const char * const *arguments,
-               Run                *run)
-{
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  g_auto (GStrv) argv = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *cugi_info = g_getenv ("CUGI_INFO");
-
-  if (cugi_info == NULL)
-    g_error ("CUGI_INFO is not set: run this test through meson test");
-  g_strv_builder_add (builder, cugi_info);
-  g_strv_builder_addv (builder, (const char **) arguments);
-  argv = g_strv_builder_end (builder);
-  g_spawn_sync (NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &run->out, &run->err, &run->status, &error);
-  g_assert_no_error (error);
-  g_test_message ("stdout:\n%s\nstderr:\n%s", run->out, run->err);
-}
-
 static void
 assert_names_device (const char *out,
                      CugiDevice *device,
@@ -405,6 +372,24 @@ assert_names_device (const char *out,
   g_assert_nonnull (strstr (out, name));
 }
 
+/* Runs cugi-info with @arguments: it succeeds and names every device. */
+static void
+run_report (const char * const *arguments,
+            gboolean            json,
+            CugiTestRun        *run)
+{
+  int count = get_count ();
+
+  cugi_test_run_cugi_info (NULL, arguments, run);
+  cugi_test_run_assert_exit (run, 0);
+  for (int ordinal = 0; ordinal < count; ordinal++)
+    {
+      g_autoptr(CugiDevice) device = get_device (ordinal);
+
+      assert_names_device (run->out, device, json);
+    }
+}
+
 /* cugi-info reports every device, in text and JSON. */
 static void
 test_cugi_info (void)
@@ -413,49 +398,30 @@ test_cugi_info (void)
   const char *json_args[] = { "--json", NULL };
   const char *one_args[] = { "--json", "--device", "0", NULL };
   const char *bad_args[] = { "--device", "99", NULL };
-  g_autoptr(GError) error = NULL;
-  int count = get_count ();
 
   {
-    g_auto (Run) run = { 0 };
+    g_auto (CugiTestRun) run = { 0 };
 
-    run_cugi_info (text_args, &run);
-    g_spawn_check_wait_status (run.status, &error);
-    g_assert_no_error (error);
+    run_report (text_args, FALSE, &run);
     g_assert_true (g_str_has_prefix (run.out, "cugi "));
     g_assert_nonnull (strstr (run.out, "Peer access"));
-    for (int ordinal = 0; ordinal < count; ordinal++)
-      {
-        g_autoptr(CugiDevice) device = get_device (ordinal);
-
-        assert_names_device (run.out, device, FALSE);
-      }
   }
   {
-    g_auto (Run) run = { 0 };
+    g_auto (CugiTestRun) run = { 0 };
 
-    run_cugi_info (json_args, &run);
-    g_spawn_check_wait_status (run.status, &error);
-    g_assert_no_error (error);
+    run_report (json_args, TRUE, &run);
     g_assert_true (g_str_has_prefix (run.out, "{\n"));
     g_assert_true (g_str_has_suffix (run.out, "}\n"));
     g_assert_nonnull (strstr (run.out, "\"peer_access\": ["));
     g_assert_null (strstr (run.out, "\"error\""));
-    for (int ordinal = 0; ordinal < count; ordinal++)
-      {
-        g_autoptr(CugiDevice) device = get_device (ordinal);
-
-        assert_names_device (run.out, device, TRUE);
-      }
   }
   {
-    g_auto (Run) run = { 0 };
+    g_auto (CugiTestRun) run = { 0 };
     g_autoptr(CugiDevice) device = get_device (0);
     const char *first;
 
-    run_cugi_info (one_args, &run);
-    g_spawn_check_wait_status (run.status, &error);
-    g_assert_no_error (error);
+    cugi_test_run_cugi_info (NULL, one_args, &run);
+    cugi_test_run_assert_exit (&run, 0);
     assert_names_device (run.out, device, TRUE);
     first = strstr (run.out, "\"ordinal\": ");
     g_assert_nonnull (first);
@@ -463,11 +429,10 @@ test_cugi_info (void)
     g_assert_nonnull (strstr (run.out, "\"peer_access\": [\n    [null]\n  ]"));
   }
   {
-    g_auto (Run) run = { 0 };
+    g_auto (CugiTestRun) run = { 0 };
 
-    run_cugi_info (bad_args, &run);
-    g_spawn_check_wait_status (run.status, &error);
-    g_assert_error (error, G_SPAWN_EXIT_ERROR, 1);
+    cugi_test_run_cugi_info (NULL, bad_args, &run);
+    cugi_test_run_assert_exit (&run, 1);
     g_assert_true (g_str_has_prefix (run.err, "cugi-info: "));
     g_assert_nonnull (strstr (run.err, "no device 99"));
   }

@@ -33,9 +33,8 @@ zeroed_buffer (void)
 {
   g_autoptr(GError) error = NULL;
   g_autofree float *zeros = g_new0 (float, N_ELEMENTS);
-  g_autoptr(CugiBuffer) buffer = cugi_buffer_new (NULL, N_ELEMENTS * sizeof (float), &error);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (N_ELEMENTS * sizeof (float));
 
-  g_assert_no_error (error);
   g_assert_true (cugi_buffer_upload (buffer, 0, (const guint8 *) zeros, N_ELEMENTS * sizeof (float), &error));
   g_assert_no_error (error);
   return g_steal_pointer (&buffer);
@@ -49,8 +48,7 @@ fixture_set_up (Fixture      *fixture,
 
   fixture->kernel = cugi_kernel_new_from_source (NULL, add_source, "add<float>", NULL, &error);
   g_assert_no_error (error);
-  fixture->stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
+  fixture->stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   fixture->config = cugi_launch_config_new (N_ELEMENTS / 256, 256);
   cugi_launch_config_set_stream (fixture->config, fixture->stream);
   fixture->x = zeroed_buffer ();
@@ -114,8 +112,7 @@ assert_all (Fixture    *fixture,
   g_autoptr(GBytes) bytes = NULL;
   const float *values;
 
-  g_assert_true (cugi_stream_synchronize (fixture->stream, &error));
-  g_assert_no_error (error);
+  cugi_test_synchronize (fixture->stream);
   bytes = cugi_buffer_download (data, 0, N_ELEMENTS * sizeof (float), &error);
   g_assert_no_error (error);
   values = g_bytes_get_data (bytes, NULL);
@@ -205,16 +202,13 @@ test_set_kernel_args (Fixture      *fixture,
   cugi_kernel_args_add_int32 (args, 5);
   cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
   g_assert_false (cugi_graph_exec_set_kernel_args (exec, 1, args, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_assert_nonnull (strstr (error->message, "parameter 1 (float)"));
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 1 (float)");
 
   /* ... and the node must exist. */
   g_clear_pointer (&args, cugi_kernel_args_unref);
   args = add_args (fixture->x, 1.0f);
   g_assert_false (cugi_graph_exec_set_kernel_args (exec, N_LAUNCHES, args, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   /* The refused changes changed nothing. */
   launch (exec, fixture->stream);
@@ -252,8 +246,7 @@ test_update (Fixture      *fixture,
 
   /* Five launches are not the shape of ten: refused, nothing changes. */
   g_assert_false (cugi_graph_exec_update (exec, other_shape, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   launch (exec, fixture->stream);
   assert_all (fixture, fixture->y, 40.0f);
 
@@ -278,19 +271,16 @@ test_misuse (Fixture      *fixture,
   /* Ending a capture that never began. */
   graph = cugi_graph_capture_end (fixture->stream, &error);
   g_assert_null (graph);
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
 
   /* The legacy default stream cannot be captured. */
   g_assert_false (cugi_graph_capture_begin (cugi_context_get_null_stream (cugi_kernel_get_context (fixture->kernel)),
                                             CUGI_CAPTURE_MODE_GLOBAL, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   /* A graph a binding made with g_object_new() stands for nothing. */
   g_assert_null (cugi_graph_instantiate (unmade, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
 
   /* Ordinary launches go on after a capture. */
   {

@@ -8,17 +8,6 @@
 #include "cugi-private.h"
 #include "gpu-work.h"
 
-static GBytes *
-make_pattern (gsize size,
-              guint seed)
-{
-  guint8 *data = g_malloc (size);
-
-  for (gsize i = 0; i < size; i++)
-    data[i] = (guint8) (i * 3 + i / 253 + seed * 17 + 1);
-  return g_bytes_new_take (data, size);
-}
-
 static CugiHostBuffer *
 new_host_buffer (gsize               size,
                  CugiHostBufferFlags flags)
@@ -43,57 +32,10 @@ data_of (CugiHostBuffer *host)
   return data;
 }
 
-static CugiBuffer *
-new_buffer (gsize size)
-{
-  g_autoptr(GError) error = NULL;
-  CugiBuffer *buffer = cugi_buffer_new (NULL, size, &error);
-
-  g_assert_no_error (error);
-  return buffer;
-}
-
-static GBytes *
-download_all (CugiBuffer *buffer)
-{
-  g_autoptr(GError) error = NULL;
-  GBytes *bytes = cugi_buffer_download (buffer, 0, cugi_buffer_get_size (buffer), &error);
-
-  g_assert_no_error (error);
-  return bytes;
-}
-
-static void
-settle (CugiStream *stream)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = cugi_context_get_default (&error);
-
-  g_assert_no_error (error);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_true (cugi_stream_synchronize (stream != NULL ? stream : cugi_context_get_null_stream (context),
-                                          &error));
-  g_assert_no_error (error);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
-static gboolean
-is_pinned_host_memory (gconstpointer data)
-{
-  CUmemorytype type = 0;
-
-  return cugi_cuda.cuPointerGetAttribute (&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                          (CUdeviceptr) (guintptr) data) == CUDA_SUCCESS &&
-         type == CU_MEMORYTYPE_HOST;
-}
-
 static void
 test_properties (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = cugi_context_get_default (&error);
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiHostBuffer) host = new_host_buffer (4096, CUGI_HOST_BUFFER_FLAGS_NONE);
   g_autoptr(CugiContext) property_context = NULL;
   CugiHostBufferFlags flags = CUGI_HOST_BUFFER_FLAGS_MAPPED;
@@ -101,7 +43,6 @@ test_properties (void)
   gboolean freed = TRUE;
   guint8 *data;
 
-  g_assert_no_error (error);
   g_object_get (host, "size", &size, "flags", &flags, "device-pointer", &device_pointer,
                 "context", &property_context, "freed", &freed, NULL);
   g_assert_cmpuint (size, ==, 4096);
@@ -112,8 +53,8 @@ test_properties (void)
 
   data = data_of (host);
   g_assert_nonnull (data);
-  g_assert_true (is_pinned_host_memory (data));
-  g_assert_true (is_pinned_host_memory (data + 4095));
+  g_assert_true (cugi_test_is_pinned_host_memory (data));
+  g_assert_true (cugi_test_is_pinned_host_memory (data + 4095));
   /* The memory is ours to write. */
   memset (data, 0x3c, 4096);
   g_assert_cmpint (data[4095], ==, 0x3c);
@@ -130,7 +71,7 @@ test_flags (void)
   g_assert_cmpint (cugi_host_buffer_get_flags (portable), ==,
                    CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED);
   g_assert_cmpuint (cugi_host_buffer_get_device_pointer (portable), ==, 0);
-  g_assert_true (is_pinned_host_memory (data_of (portable)));
+  g_assert_true (cugi_test_is_pinned_host_memory (data_of (portable)));
 
   g_assert_cmpint (cugi_host_buffer_get_flags (mapped), ==, CUGI_HOST_BUFFER_FLAGS_MAPPED);
   g_assert_cmpuint (cugi_host_buffer_get_device_pointer (mapped), !=, 0);
@@ -143,11 +84,11 @@ static void
 test_mapped_device_buffer (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) pattern = make_pattern (4096, 1);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (4096, 1);
   CugiHostBuffer *mapped = new_host_buffer (4096, CUGI_HOST_BUFFER_FLAGS_MAPPED);
   g_autoptr(CugiHostBuffer) unmapped = new_host_buffer (64, CUGI_HOST_BUFFER_FLAGS_NONE);
   g_autoptr(CugiBuffer) device_view = NULL;
-  g_autoptr(CugiBuffer) dst = new_buffer (4096);
+  g_autoptr(CugiBuffer) dst = cugi_test_buffer_new (4096);
   g_autoptr(GBytes) copied = NULL;
   g_autoptr(GBytes) again = NULL;
   gpointer weak_mapped = mapped;
@@ -164,13 +105,13 @@ test_mapped_device_buffer (void)
   /* The device reads host memory through the mapping ... */
   g_assert_true (cugi_buffer_copy (dst, 0, device_view, 0, 4096, NULL, &error));
   g_assert_no_error (error);
-  copied = download_all (dst);
+  copied = cugi_test_download_all (dst);
   g_assert_cmpmem (g_bytes_get_data (copied, NULL), 4096, g_bytes_get_data (pattern, NULL), 4096);
 
   /* ... and writes it. */
   g_assert_true (cugi_buffer_memset_d8 (device_view, 0, 0x42, 100, NULL, &error));
   g_assert_no_error (error);
-  settle (NULL);
+  cugi_test_settle (NULL);
   memset (expected, 0x42, sizeof expected);
   g_assert_cmpmem (data, 100, expected, 100);
 
@@ -193,7 +134,7 @@ test_bytes (void)
 {
   g_autoptr(GError) error = NULL;
   CugiHostBuffer *host = new_host_buffer (8192, CUGI_HOST_BUFFER_FLAGS_NONE);
-  g_autoptr(GBytes) pattern = make_pattern (8192, 2);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (8192, 2);
   g_autoptr(GBytes) bytes = NULL;
   gpointer weak_host = host;
   guint8 *data = data_of (host);
@@ -214,8 +155,7 @@ test_bytes (void)
   g_assert_no_error (error);
   g_assert_true (cugi_host_buffer_is_freed (host));
   g_assert_null (cugi_host_buffer_get_bytes (host, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_object_unref (host);
   g_assert_nonnull (weak_host);
   g_assert_cmpmem (g_bytes_get_data (bytes, NULL), 8192, g_bytes_get_data (pattern, NULL), 8192);
@@ -252,7 +192,7 @@ test_use_after_free (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiHostBuffer) host = new_host_buffer (4096, CUGI_HOST_BUFFER_FLAGS_MAPPED);
-  g_autoptr(CugiBuffer) buffer = new_buffer (4096);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (4096);
   const guint8 data[4] = { 0 };
   gboolean freed = FALSE;
   gsize size = 1;
@@ -264,13 +204,7 @@ test_use_after_free (void)
   g_assert_true (freed);
   g_assert_cmpuint (cugi_host_buffer_get_device_pointer (host), ==, 0);
 
-#define ASSERT_FREED(call)                                                \
-  G_STMT_START {                                                          \
-    g_assert_false ((call));                                              \
-    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);         \
-    g_assert_nonnull (strstr (error->message, "freed"));                  \
-    g_clear_error (&error);                                               \
-  } G_STMT_END
+#define ASSERT_FREED(call) cugi_test_assert_fails ((call), &error, CUGI_ERROR_INVALID_STATE, "freed")
 
   ASSERT_FREED (cugi_host_buffer_get_data (host, &size, &error) != NULL);
   g_assert_cmpuint (size, ==, 0);
@@ -291,8 +225,8 @@ test_registered (void)
   const gsize page = sysconf (_SC_PAGESIZE);
   const gsize size = 4 * page;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) pattern = make_pattern (size, 3);
-  g_autoptr(CugiBuffer) buffer = new_buffer (size);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 3);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (size);
   g_autoptr(CugiHostBuffer) registered = NULL;
   g_autoptr(CugiHostBuffer) mapped = NULL;
   g_autoptr(GBytes) uploaded = NULL;
@@ -306,12 +240,12 @@ test_registered (void)
   g_assert_no_error (error);
   g_assert_true (cugi_host_buffer_get_data (registered, &registered_size, &error) == memory);
   g_assert_cmpuint (registered_size, ==, size);
-  g_assert_true (is_pinned_host_memory (memory));
+  g_assert_true (cugi_test_is_pinned_host_memory (memory));
 
   /* It works as pinned memory in both directions. */
   g_assert_true (cugi_buffer_upload_from_host (buffer, 0, registered, 0, size, NULL, &error));
   g_assert_no_error (error);
-  uploaded = download_all (buffer);
+  uploaded = cugi_test_download_all (buffer);
   g_assert_cmpmem (g_bytes_get_data (uploaded, NULL), size, memory, size);
   g_assert_true (cugi_buffer_memset_d8 (buffer, 0, 0x21, page, NULL, &error));
   g_assert_no_error (error);
@@ -344,30 +278,28 @@ test_copies (void)
 {
   const gsize size = 4 << 20;
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
-  g_autoptr(CugiKernel) spinner = spin_kernel_new ();
-  g_autoptr(GBytes) pattern = make_pattern (size, 4);
-  g_autoptr(CugiBuffer) buffer = new_buffer (size);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 4);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (size);
   g_autoptr(CugiHostBuffer) back = new_host_buffer (size, CUGI_HOST_BUFFER_FLAGS_NONE);
   g_autoptr(GBytes) on_device = NULL;
   CugiHostBuffer *source = new_host_buffer (size, CUGI_HOST_BUFFER_FLAGS_NONE);
   gpointer weak_source = source;
 
-  g_assert_no_error (error);
   g_assert_true (cugi_host_buffer_write (source, 0, g_bytes_get_data (pattern, NULL), size, &error));
   g_assert_no_error (error);
 
   /* On a stream, behind 50 ms of work: the host buffer is dropped at once
    * and kept until the copy is done. */
-  spin (spinner, stream, 50);
+  spin (spinner (), stream, 50);
   g_assert_true (cugi_buffer_upload_from_host (buffer, 0, source, 0, size, stream, &error));
   g_assert_no_error (error);
   g_object_add_weak_pointer (G_OBJECT (source), &weak_source);
   g_object_unref (source);
   g_assert_nonnull (weak_source);
-  settle (stream);
+  cugi_test_settle (stream);
   iterate_until_finalized (&weak_source, 10000);
-  on_device = download_all (buffer);
+  on_device = cugi_test_download_all (buffer);
   g_assert_cmpmem (g_bytes_get_data (on_device, NULL), size, g_bytes_get_data (pattern, NULL), size);
 
   /* Without a stream, done when it returns; at offsets on both sides. */
@@ -378,17 +310,14 @@ test_copies (void)
   /* On a stream, once synchronized. */
   g_assert_true (cugi_buffer_download_to_host (buffer, 0, back, 0, size, stream, &error));
   g_assert_no_error (error);
-  settle (stream);
+  cugi_test_settle (stream);
   g_assert_cmpmem (data_of (back), size, g_bytes_get_data (pattern, NULL), size);
 
   /* Both ranges are checked. */
   g_assert_false (cugi_buffer_download_to_host (buffer, 0, back, size - 10, 11, NULL, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_assert_nonnull (strstr (error->message, "host buffer"));
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "host buffer");
   g_assert_false (cugi_buffer_upload_from_host (buffer, size - 10, back, 0, 11, stream, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   g_assert_false (cugi_buffer_upload_from_host (buffer, 0, back, G_MAXSIZE, 2, stream, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
 }
@@ -398,7 +327,7 @@ test_zero_size (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiHostBuffer) empty = new_host_buffer (0, CUGI_HOST_BUFFER_FLAGS_MAPPED);
-  g_autoptr(CugiBuffer) buffer = new_buffer (16);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (16);
   g_autoptr(GBytes) bytes = NULL;
   gsize size = 1;
 
@@ -415,8 +344,7 @@ test_zero_size (void)
   g_assert_true (cugi_buffer_upload_from_host (buffer, 16, empty, 0, 0, NULL, &error));
   g_assert_no_error (error);
   g_assert_false (cugi_buffer_upload_from_host (buffer, 0, empty, 0, 1, NULL, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   g_assert_true (cugi_host_buffer_free (empty, &error));
   g_assert_no_error (error);
 }

@@ -9,11 +9,11 @@
 #define N_ELEMENTS 10000
 #define BLOCK 256
 
+/* With a grid-stride loop: any grid covers all n elements. */
 static const char saxpy_source[] =
   "extern \"C\" __global__ void saxpy (float a, const float *x, float *y, unsigned int n)\n"
   "{\n"
-  "  unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-  "  if (i < n)\n"
+  "  for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
   "    y[i] = a * x[i] + y[i];\n"
   "}\n";
 
@@ -115,34 +115,26 @@ buffer_new_with (gconstpointer data,
                  gsize         size)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiBuffer) buffer = cugi_buffer_new (NULL, size, &error);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (size);
 
-  g_assert_no_error (error);
   g_assert_true (cugi_buffer_upload (buffer, 0, data, size, &error));
   g_assert_no_error (error);
   return g_steal_pointer (&buffer);
 }
 
-static GBytes *
-download (CugiBuffer *buffer,
-          gsize       size)
+/* Asserts that launching @kernel fails with CUGI_ERROR @code naming
+ * @fragment. */
+static void
+assert_launch_refused (CugiKernel       *kernel,
+                       CugiLaunchConfig *config,
+                       CugiKernelArgs   *args,
+                       gint              code,
+                       const char       *fragment)
 {
   g_autoptr(GError) error = NULL;
-  GBytes *bytes = cugi_buffer_download (buffer, 0, size, &error);
 
-  g_assert_no_error (error);
-  g_assert_cmpuint (g_bytes_get_size (bytes), ==, size);
-  return bytes;
-}
-
-static void
-assert_error_mentions (const GError *error,
-                       gint          code,
-                       const char   *fragment)
-{
-  g_assert_error (error, CUGI_ERROR, code);
-  if (strstr (error->message, fragment) == NULL)
-    g_error ("expected “%s” in: %s", fragment, error->message);
+  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  cugi_test_assert_error (&error, code, fragment);
 }
 
 /* x and y for saxpy, with products and sums that floats hold exactly. */
@@ -185,7 +177,7 @@ saxpy_check (Saxpy *saxpy,
              float  a,
              guint  times)
 {
-  g_autoptr(GBytes) result = download (saxpy->y_buffer, sizeof saxpy->y);
+  g_autoptr(GBytes) result = cugi_test_download (saxpy->y_buffer, 0, sizeof saxpy->y);
   const float *y = g_bytes_get_data (result, NULL);
 
   for (guint i = 0; i < N_ELEMENTS; i++)
@@ -261,8 +253,7 @@ test_launch_values (void)
 
   /* Too few values. */
   g_assert_false (cugi_kernel_launch_values (scale, config, values, 1, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "takes 3 parameters");
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "takes 3 parameters");
 
   /* A C++ kernel converts by its parameter types: the double becomes the
    * float T, the int64 the int. y becomes 0.5 · (y + 4x). */
@@ -281,23 +272,22 @@ test_launch_values (void)
     /* An integer that the int parameter cannot hold. */
     g_value_set_int64 (&scale_values[2], G_GINT64_CONSTANT (1) << 40);
     g_assert_false (cugi_kernel_launch_values (scale, config, scale_values, 3, &error));
-    assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 2 (int)");
-    assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "out of range");
-    g_clear_error (&error);
+    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull (strstr (error->message, "parameter 2 (int)"));
+    cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "out of range");
 
     /* A float for the int parameter. */
     g_value_unset (&scale_values[2]);
     g_value_init (&scale_values[2], G_TYPE_DOUBLE);
     g_value_set_double (&scale_values[2], 3.0);
     g_assert_false (cugi_kernel_launch_values (scale, config, scale_values, 3, &error));
-    assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 2 (int)");
-    g_clear_error (&error);
+    cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 2 (int)");
 
     for (guint i = 0; i < 3; i++)
       g_value_unset (&scale_values[i]);
   }
 
-  result = download (saxpy->y_buffer, sizeof saxpy->y);
+  result = cugi_test_download (saxpy->y_buffer, 0, sizeof saxpy->y);
   y = g_bytes_get_data (result, NULL);
   for (guint i = 0; i < N_ELEMENTS; i++)
     {
@@ -320,8 +310,7 @@ test_launch_with (void)
   g_autoptr(GError) error = NULL;
 
   /* On a stream of its own this time. */
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
+  stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   cugi_launch_config_set_stream (config, stream);
   g_assert_true (cugi_kernel_launch_with (kernel, config, &error,
                                           CUGI_ARG_FLOAT, 3.0,
@@ -330,8 +319,7 @@ test_launch_with (void)
                                           CUGI_ARG_UINT32, (guint32) N_ELEMENTS,
                                           CUGI_ARG_END));
   g_assert_no_error (error);
-  g_assert_true (cugi_stream_synchronize (stream, &error));
-  g_assert_no_error (error);
+  cugi_test_synchronize (stream);
   saxpy_check (saxpy, 3.0f, 1);
 
   /* A wrong count is refused before anything runs. */
@@ -339,8 +327,7 @@ test_launch_with (void)
                                            CUGI_ARG_FLOAT, 3.0,
                                            CUGI_ARG_BUFFER, saxpy->x_buffer,
                                            CUGI_ARG_END));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "takes 4 parameters");
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "takes 4 parameters");
   g_assert_true (cugi_stream_synchronize (stream, &error));
   saxpy_check (saxpy, 3.0f, 1);
 }
@@ -363,9 +350,7 @@ test_mismatches (void)
   cugi_kernel_args_add_float (args, 1.0f);
   cugi_kernel_args_add_buffer (args, saxpy->x_buffer);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
-  g_assert_false (cugi_kernel_launch (saxpy_kernel, config, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "takes 4 parameters, but 3 arguments");
-  g_clear_error (&error);
+  assert_launch_refused (saxpy_kernel, config, args, CUGI_ERROR_INVALID_ARGUMENT, "takes 4 parameters, but 3 arguments");
 
   /* An extern "C" kernel checks sizes: a double is not the 4-byte float. */
   cugi_kernel_args_clear (args);
@@ -373,27 +358,21 @@ test_mismatches (void)
   cugi_kernel_args_add_buffer (args, saxpy->x_buffer);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
   cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
-  g_assert_false (cugi_kernel_launch (saxpy_kernel, config, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 0");
-  g_clear_error (&error);
+  assert_launch_refused (saxpy_kernel, config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 0");
 
   /* A C++ kernel checks types: a float where the int n is expected... */
   cugi_kernel_args_clear (args);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
   cugi_kernel_args_add_float (args, 2.0f);
   cugi_kernel_args_add_float (args, 100.0f);
-  g_assert_false (cugi_kernel_launch (scale, config, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 2 (int)");
-  g_clear_error (&error);
+  assert_launch_refused (scale, config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 2 (int)");
 
   /* ... a scalar where the pointer is expected (both 8 bytes)... */
   cugi_kernel_args_clear (args);
   cugi_kernel_args_add_int64 (args, 4096);
   cugi_kernel_args_add_float (args, 2.0f);
   cugi_kernel_args_add_int32 (args, N_ELEMENTS);
-  g_assert_false (cugi_kernel_launch (scale, config, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 0 (float *)");
-  g_clear_error (&error);
+  assert_launch_refused (scale, config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 0 (float *)");
 
   /* ... and a buffer where the float is expected. */
   cugi_kernel_args_clear (args);
@@ -401,9 +380,9 @@ test_mismatches (void)
   cugi_kernel_args_add_buffer (args, saxpy->x_buffer);
   cugi_kernel_args_add_int32 (args, N_ELEMENTS);
   g_assert_false (cugi_kernel_launch (scale, config, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 1 (float)");
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "CugiBuffer");
-  g_clear_error (&error);
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "parameter 1 (float)"));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "CugiBuffer");
 
   /* A buffer freed before the launch. */
   freed = buffer_new_with (saxpy->x, sizeof saxpy->x);
@@ -414,9 +393,7 @@ test_mismatches (void)
   cugi_kernel_args_add_buffer (args, freed);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
   cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
-  g_assert_false (cugi_kernel_launch (saxpy_kernel, config, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_STATE, "argument 1");
-  g_clear_error (&error);
+  assert_launch_refused (saxpy_kernel, config, args, CUGI_ERROR_INVALID_STATE, "argument 1");
 
   /* Nothing ran: y is as it was. */
   saxpy_check (saxpy, 0.0f, 0);
@@ -428,37 +405,22 @@ test_bad_configs (void)
   g_autoptr(CugiKernel) kernel = kernel_new (saxpy_source, "saxpy");
   g_autoptr(Saxpy) saxpy = saxpy_new ();
   g_autoptr(CugiKernelArgs) args = saxpy_args (saxpy, 1.0f);
-  g_autoptr(GError) error = NULL;
   g_autoptr(CugiLaunchConfig) zero = cugi_launch_config_new (0, BLOCK);
   g_autoptr(CugiLaunchConfig) big_block = cugi_launch_config_new (1, 2048);
   g_autoptr(CugiLaunchConfig) zero_block_y = cugi_launch_config_new (1, 32);
   g_autoptr(CugiLaunchConfig) big_grid = cugi_launch_config_new (1, 32);
   g_autoptr(CugiLaunchConfig) big_shared = saxpy_config ();
 
-  g_assert_false (cugi_kernel_launch (kernel, zero, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
-  g_clear_error (&error);
-
-  g_assert_false (cugi_kernel_launch (kernel, big_block, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "2048");
-  g_clear_error (&error);
-
+  assert_launch_refused (kernel, zero, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  assert_launch_refused (kernel, big_block, args, CUGI_ERROR_INVALID_ARGUMENT, "2048");
   cugi_launch_config_set_block (zero_block_y, 32, 0, 1);
-  g_assert_false (cugi_kernel_launch (kernel, zero_block_y, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
-  g_clear_error (&error);
-
+  assert_launch_refused (kernel, zero_block_y, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
   cugi_launch_config_set_grid (big_grid, 1, 70000, 1);
-  g_assert_false (cugi_kernel_launch (kernel, big_grid, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "70000");
-  g_clear_error (&error);
-
+  assert_launch_refused (kernel, big_grid, args, CUGI_ERROR_INVALID_ARGUMENT, "70000");
   /* 100 KiB of dynamic shared memory: over the 48 KiB a kernel has unless
    * it opts in to more. */
   cugi_launch_config_set_shared_memory (big_shared, 100 * 1024);
-  g_assert_false (cugi_kernel_launch (kernel, big_shared, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "shared memory");
-  g_clear_error (&error);
+  assert_launch_refused (kernel, big_shared, args, CUGI_ERROR_INVALID_ARGUMENT, "shared memory");
 
   /* None of them ran. */
   saxpy_check (saxpy, 0.0f, 0);
@@ -511,8 +473,7 @@ test_attributes (void)
   g_assert_no_error (error);
   g_assert_cmpint (value, ==, num_regs);
   g_assert_false (cugi_kernel_get_attribute (kernel, (CugiFunctionAttribute) 999, &value, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   g_assert_true (cugi_kernel_set_cache_config (kernel, CUGI_CACHE_CONFIG_PREFER_SHARED, &error));
   g_assert_no_error (error);
@@ -520,14 +481,6 @@ test_attributes (void)
   /* A C++ kernel by name expression: its symbol is mangled. */
   g_assert_cmpstr (cugi_kernel_get_name (scale), ==, "scale<float>");
   g_assert_true (g_str_has_prefix (cugi_kernel_get_mangled_name (scale), "_Z5scaleIfE"));
-}
-
-static void
-count_notify (GObject    *object,
-              GParamSpec *pspec,
-              gpointer    user_data)
-{
-  (*(guint *) user_data)++;
 }
 
 /* 64 KiB of dynamic shared memory, once the kernel opts in. */
@@ -546,17 +499,14 @@ test_large_shared_memory (void)
   guint notified = 0;
   gint allowed = 0;
 
-  out = cugi_buffer_new (NULL, bytes, &error);
-  g_assert_no_error (error);
+  out = cugi_test_buffer_new (bytes);
   cugi_kernel_args_add_buffer (args, out);
   cugi_kernel_args_add_uint32 (args, n);
   cugi_launch_config_set_shared_memory (config, bytes);
 
-  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "dynamic shared memory");
-  g_clear_error (&error);
+  assert_launch_refused (kernel, config, args, CUGI_ERROR_INVALID_ARGUMENT, "dynamic shared memory");
 
-  g_signal_connect (kernel, "notify::max-dynamic-shared-size-bytes", G_CALLBACK (count_notify), &notified);
+  g_signal_connect (kernel, "notify::max-dynamic-shared-size-bytes", G_CALLBACK (cugi_test_count_notify), &notified);
   g_assert_true (cugi_kernel_set_attribute (kernel, CUGI_FUNCTION_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                             bytes, &error));
   g_assert_no_error (error);
@@ -566,7 +516,7 @@ test_large_shared_memory (void)
 
   g_assert_true (cugi_kernel_launch (kernel, config, args, &error));
   g_assert_no_error (error);
-  result = download (out, bytes);
+  result = cugi_test_download (out, 0, bytes);
   values = g_bytes_get_data (result, NULL);
   for (guint i = 0; i < n; i++)
     g_assert_cmpfloat (values[i], ==, (n - 1 - i) * 0.5f);
@@ -601,7 +551,7 @@ test_cooperative (void)
   g_assert_true (cugi_kernel_launch (kernel, config, args, &error));
   g_assert_no_error (error);
 
-  result = download (out, sizeof (int));
+  result = cugi_test_download (out, 0, sizeof (int));
   g_assert_cmpint (*(const int *) g_bytes_get_data (result, NULL), ==, blocks * (blocks + 1) / 2);
 }
 
@@ -644,7 +594,7 @@ test_cluster (void)
   /* Without clusters, each block is a cluster of one. */
   g_assert_true (cugi_kernel_launch (kernel, config, args, &error));
   g_assert_no_error (error);
-  result = download (out, sizeof zeros);
+  result = cugi_test_download (out, 0, sizeof zeros);
   ranks = g_bytes_get_data (result, NULL);
   for (guint i = 0; i < blocks; i++)
     g_assert_cmpuint (ranks[i], ==, 100);
@@ -654,15 +604,14 @@ test_cluster (void)
   cugi_launch_config_set_cluster (config, 2, 1, 1);
   g_assert_true (cugi_kernel_launch (kernel, config, args, &error));
   g_assert_no_error (error);
-  result = download (out, sizeof zeros);
+  result = cugi_test_download (out, 0, sizeof zeros);
   ranks = g_bytes_get_data (result, NULL);
   for (guint i = 0; i < blocks; i++)
     g_assert_cmpuint (ranks[i], ==, 200 + i % 2);
 
   /* A grid that is not a whole number of clusters. */
   cugi_launch_config_set_cluster (uneven, 2, 1, 1);
-  g_assert_false (cugi_kernel_launch (kernel, uneven, args, &error));
-  assert_error_mentions (error, CUGI_ERROR_INVALID_ARGUMENT, "clusters");
+  assert_launch_refused (kernel, uneven, args, CUGI_ERROR_INVALID_ARGUMENT, "clusters");
 }
 
 /* The in-process cache: the same source and name load one module. */
@@ -696,8 +645,7 @@ test_fault_recovery (void)
       return;
     }
 
-  context = cugi_context_get_default (&error);
-  g_assert_no_error (error);
+  context = cugi_test_default_context ();
   fault = kernel_new (fault_source, "fault");
   config = cugi_launch_config_new (1, 1);
   args = cugi_kernel_args_new ();
@@ -707,16 +655,14 @@ test_fault_recovery (void)
   g_assert_true (cugi_kernel_launch (fault, config, args, &error));
   g_assert_no_error (error);
   g_assert_false (cugi_context_synchronize (context, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_LAUNCH_FAILED);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_LAUNCH_FAILED, NULL);
 
   /* The recovery: reset the context, then load kernels and make buffers
    * again. The old kernel refuses to work, without calling the driver. */
   g_assert_true (cugi_context_reset (context, &error));
   g_assert_no_error (error);
   g_assert_false (cugi_kernel_launch (fault, config, args, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
 
   saxpy_kernel = kernel_new (saxpy_source, "saxpy");
   saxpy = saxpy_new ();

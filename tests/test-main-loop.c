@@ -5,235 +5,180 @@
 #include "cugi-private.h"
 #include "gpu-work.h"
 
-static CugiKernel *spinner;
-
-/* Counts the markers cugi enqueues, by wrapping the loader's entry point. */
-static int n_markers;
-static __typeof__ (cugi_cuda.cuLaunchHostFunc) real_launch_host_func;
-
-static CUresult CUDAAPI
-counting_launch_host_func (CUstream hStream,
-                           CUhostFn fn,
-                           void    *userData)
-{
-  g_atomic_int_inc (&n_markers);
-  return real_launch_host_func (hStream, fn, userData);
-}
-
-/* What a handler or callback checks about where it runs. */
+/* Deliveries of a signal or callback, each checked to arrive in the
+ * caller's thread and main context. */
 typedef struct
 {
-  GThread      *thread;
-  GMainContext *main_context;
-  guint         count;
+  CugiTestCaller caller;
+  guint          count;
 } Delivery;
 
+/* A ::completed or ::idle handler. No query here: the event may stand at a
+ * later recording by now, and the marker's host function, which counts as
+ * work of the stream, may still be returning when its completion runs. */
 static void
-delivery_init (Delivery *delivery)
+on_delivered (gpointer  instance,
+              Delivery *delivery)
 {
-  delivery->thread = g_thread_self ();
-  delivery->main_context = g_main_context_ref_thread_default ();
-  delivery->count = 0;
-}
-
-static void
-delivery_clear (Delivery *delivery)
-{
-  g_main_context_unref (delivery->main_context);
-}
-
-static void
-delivery_check (Delivery *delivery)
-{
-  g_assert_true (g_thread_self () == delivery->thread);
-  g_assert_true (g_main_context_is_owner (delivery->main_context));
-}
-
-static void
-on_completed (CugiEvent *event,
-              Delivery  *delivery)
-{
-  /* (The event may stand at a later recording by now: no query here.) */
-  delivery_check (delivery);
+  cugi_test_caller_check (&delivery->caller);
   delivery->count++;
+}
+
+/* Waits for the @n-th delivery, then a while longer: no more come. */
+static void
+assert_deliveries (Delivery *delivery,
+                   guint     n)
+{
+  iterate_until (&delivery->count, n, 10000);
+  iterate_for (200);
+  g_assert_cmpuint (delivery->count, ==, n);
+}
+
+/* A non-blocking stream made with a main context of the test's own pushed
+ * as the thread default, which is where its deliveries go. */
+typedef struct
+{
+  GMainContext *main_context;
+  CugiStream   *stream;
+  Delivery      delivery;
+  int           markers_before;
+} Fixture;
+
+static void
+fixture_set_up (Fixture      *fixture,
+                gconstpointer data)
+{
+  fixture->main_context = cugi_test_push_main_context ();
+  cugi_test_caller_init (&fixture->delivery.caller);
+  fixture->delivery.count = 0;
+  fixture->stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  fixture->markers_before = cugi_test_get_n_markers ();
+}
+
+static void
+fixture_tear_down (Fixture      *fixture,
+                   gconstpointer data)
+{
+  cugi_test_caller_clear (&fixture->delivery.caller);
+  g_main_context_pop_thread_default (fixture->main_context);
+  g_clear_object (&fixture->stream);
+  g_main_context_unref (fixture->main_context);
+}
+
+/* Markers enqueued since the fixture was set up. */
+static int
+markers_since_set_up (Fixture *fixture)
+{
+  return cugi_test_get_n_markers () - fixture->markers_before;
+}
+
+static void
+watch_idle (Fixture *fixture)
+{
+  g_signal_connect (fixture->stream, "idle", G_CALLBACK (on_delivered), &fixture->delivery);
+}
+
+/* @n launches of 50 µs in one iteration: one burst. */
+static void
+spin_burst (CugiStream *stream,
+            guint       n)
+{
+  for (guint i = 0; i < n; i++)
+    spin (spinner (), stream, 0.05);
 }
 
 /* One ::completed for each recording made with a handler connected; none for
  * those made before, even when their work completes after connecting. */
 static void
-test_completed_once_per_record (void)
+test_completed_once_per_record (Fixture      *fixture,
+                                gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) main_context = g_main_context_new ();
-  g_autoptr(CugiStream) stream = NULL;
-  g_autoptr(CugiEvent) event = NULL;
-  Delivery delivery;
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
   gulong handler;
+  int markers_before;
 
-  g_main_context_push_thread_default (main_context);
-  delivery_init (&delivery);
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
-  event = cugi_event_new (NULL, CUGI_EVENT_FLAGS_DISABLE_TIMING, &error);
-  g_assert_no_error (error);
+  spin (spinner (), fixture->stream, 200);
+  cugi_test_record (event, fixture->stream);
+  cugi_test_record (event, fixture->stream);
 
-  spin (spinner, stream, 200);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
-
-  handler = g_signal_connect (event, "completed", G_CALLBACK (on_completed), &delivery);
+  handler = g_signal_connect (event, "completed", G_CALLBACK (on_delivered), &fixture->delivery);
   for (guint i = 0; i < 5; i++)
     {
-      spin (spinner, stream, 10);
-      cugi_event_record (event, stream, &error);
-      g_assert_no_error (error);
+      spin (spinner (), fixture->stream, 10);
+      cugi_test_record (event, fixture->stream);
     }
 
-  iterate_until (&delivery.count, 5, 10000);
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
+  iterate_until (&fixture->delivery.count, 5, 10000);
+  cugi_test_synchronize (fixture->stream);
   iterate_for (200);
-  g_assert_cmpuint (delivery.count, ==, 5);
+  g_assert_cmpuint (fixture->delivery.count, ==, 5);
 
   /* Without a handler, recordings emit nothing and cost no marker. */
   g_signal_handler_disconnect (event, handler);
-  {
-    int markers_before = g_atomic_int_get (&n_markers);
-
-    cugi_event_record (event, stream, &error);
-    g_assert_no_error (error);
-    g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers_before);
-  }
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
+  markers_before = cugi_test_get_n_markers ();
+  cugi_test_record (event, fixture->stream);
+  g_assert_cmpint (cugi_test_get_n_markers (), ==, markers_before);
+  cugi_test_synchronize (fixture->stream);
   iterate_for (100);
-  g_assert_cmpuint (delivery.count, ==, 5);
-
-  delivery_clear (&delivery);
-  g_main_context_pop_thread_default (main_context);
-}
-
-/* (No cugi_stream_query() here: the marker's host function, which counts as
- * work of the stream, may still be returning when its completion runs.) */
-static void
-on_idle (CugiStream *stream,
-         Delivery   *delivery)
-{
-  delivery_check (delivery);
-  delivery->count++;
+  g_assert_cmpuint (fixture->delivery.count, ==, 5);
 }
 
 /* 100 launches in one iteration are one burst: one marker, one ::idle; two
  * bursts with a wait between them give two. */
 static void
-test_idle_once_per_burst (void)
+test_idle_once_per_burst (Fixture      *fixture,
+                          gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) main_context = g_main_context_new ();
-  g_autoptr(CugiStream) stream = NULL;
-  Delivery delivery;
-  int markers_before;
-
-  g_main_context_push_thread_default (main_context);
-  delivery_init (&delivery);
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
-  g_signal_connect (stream, "idle", G_CALLBACK (on_idle), &delivery);
-
-  markers_before = g_atomic_int_get (&n_markers);
-  for (guint i = 0; i < 100; i++)
-    spin (spinner, stream, 0.05);
+  watch_idle (fixture);
+  spin_burst (fixture->stream, 100);
   /* The marker goes in when the iteration is over, not at each launch. */
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers_before);
+  g_assert_cmpint (markers_since_set_up (fixture), ==, 0);
+  assert_deliveries (&fixture->delivery, 1);
+  g_assert_cmpint (markers_since_set_up (fixture), ==, 1);
 
-  iterate_until (&delivery.count, 1, 10000);
-  iterate_for (200);
-  g_assert_cmpuint (delivery.count, ==, 1);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers_before + 1);
-
-  for (guint i = 0; i < 10; i++)
-    spin (spinner, stream, 0.05);
-  iterate_until (&delivery.count, 2, 10000);
-  iterate_for (200);
-  g_assert_cmpuint (delivery.count, ==, 2);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers_before + 2);
-
-  delivery_clear (&delivery);
-  g_main_context_pop_thread_default (main_context);
+  spin_burst (fixture->stream, 10);
+  assert_deliveries (&fixture->delivery, 2);
+  g_assert_cmpint (markers_since_set_up (fixture), ==, 2);
 }
 
 /* A burst followed by newer work before it completed emits nothing of its
  * own: ::idle comes once, when everything is done. */
 static void
-test_idle_waits_for_newer_work (void)
+test_idle_waits_for_newer_work (Fixture      *fixture,
+                                gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) main_context = g_main_context_new ();
-  g_autoptr(CugiStream) stream = NULL;
-  Delivery delivery;
-  int markers_before;
-
-  g_main_context_push_thread_default (main_context);
-  delivery_init (&delivery);
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
-  g_signal_connect (stream, "idle", G_CALLBACK (on_idle), &delivery);
-
-  markers_before = g_atomic_int_get (&n_markers);
-  spin (spinner, stream, 200);
+  watch_idle (fixture);
+  spin (spinner (), fixture->stream, 200);
   /* One iteration: the first burst's marker goes in. */
-  g_main_context_iteration (main_context, FALSE);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers_before + 1);
-  spin (spinner, stream, 50);
+  g_main_context_iteration (fixture->main_context, FALSE);
+  g_assert_cmpint (markers_since_set_up (fixture), ==, 1);
+  spin (spinner (), fixture->stream, 50);
 
-  iterate_until (&delivery.count, 1, 10000);
-  iterate_for (200);
-  g_assert_cmpuint (delivery.count, ==, 1);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers_before + 2);
-
-  delivery_clear (&delivery);
-  g_main_context_pop_thread_default (main_context);
+  assert_deliveries (&fixture->delivery, 1);
+  g_assert_cmpint (markers_since_set_up (fixture), ==, 2);
 }
 
 /* With no handler and nothing to keep alive, tracking work schedules
  * nothing and enqueues no marker; connecting a handler makes it count. */
 static void
-test_idle_costs_nothing_unwatched (void)
+test_idle_costs_nothing_unwatched (Fixture      *fixture,
+                                   gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) main_context = g_main_context_new ();
-  g_autoptr(CugiStream) stream = NULL;
-  Delivery delivery;
-  int markers_before;
-
-  g_main_context_push_thread_default (main_context);
-  delivery_init (&delivery);
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
-
-  markers_before = g_atomic_int_get (&n_markers);
+  spin_burst (fixture->stream, 100);
   for (guint i = 0; i < 100; i++)
-    spin (spinner, stream, 0.05);
-  for (guint i = 0; i < 100; i++)
-    cugi_stream_track_work (stream, NULL);
+    cugi_stream_track_work (fixture->stream, NULL);
   /* No flush was scheduled. */
-  g_assert_false (g_main_context_pending (main_context));
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
+  g_assert_false (g_main_context_pending (fixture->main_context));
+  cugi_test_synchronize (fixture->stream);
   iterate_for (50);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers_before);
+  g_assert_cmpint (markers_since_set_up (fixture), ==, 0);
 
-  g_signal_connect (stream, "idle", G_CALLBACK (on_idle), &delivery);
+  watch_idle (fixture);
   for (guint i = 0; i < 100; i++)
-    cugi_stream_track_work (stream, NULL);
-  g_assert_true (g_main_context_pending (main_context));
-  iterate_until (&delivery.count, 1, 10000);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers_before + 1);
-
-  delivery_clear (&delivery);
-  g_main_context_pop_thread_default (main_context);
+    cugi_stream_track_work (fixture->stream, NULL);
+  g_assert_true (g_main_context_pending (fixture->main_context));
+  iterate_until (&fixture->delivery.count, 1, 10000);
+  g_assert_cmpint (markers_since_set_up (fixture), ==, 1);
 }
 
 typedef struct
@@ -245,36 +190,23 @@ typedef struct
   gsize       size;
 } AsyncCheck;
 
+/* For cugi_stream_synchronize_async() and cugi_event_synchronize_async(). */
 static void
-on_stream_synchronized (GObject      *source,
-                        GAsyncResult *result,
-                        gpointer      data)
+on_synchronized (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      data)
 {
   AsyncCheck *check = data;
   g_autoptr(GError) error = NULL;
 
-  delivery_check (&check->delivery);
-  g_assert_true (cugi_stream_synchronize_finish (CUGI_STREAM (source), result, &error));
+  cugi_test_caller_check (&check->delivery.caller);
+  if (CUGI_IS_STREAM (source))
+    g_assert_true (cugi_stream_synchronize_finish (CUGI_STREAM (source), result, &error));
+  else
+    g_assert_true (cugi_event_synchronize_finish (CUGI_EVENT (source), result, &error));
   g_assert_no_error (error);
   /* The work before the marker is done. */
-  g_assert_true (cugi_event_query (check->event, &error));
-  g_assert_no_error (error);
-  check->delivery.count++;
-}
-
-static void
-on_event_synchronized (GObject      *source,
-                       GAsyncResult *result,
-                       gpointer      data)
-{
-  AsyncCheck *check = data;
-  g_autoptr(GError) error = NULL;
-
-  delivery_check (&check->delivery);
-  g_assert_true (cugi_event_synchronize_finish (CUGI_EVENT (source), result, &error));
-  g_assert_no_error (error);
-  g_assert_true (cugi_event_query (check->event, &error));
-  g_assert_no_error (error);
+  cugi_test_assert_event_query (check->event, TRUE);
   check->delivery.count++;
 }
 
@@ -288,7 +220,7 @@ on_downloaded (GObject      *source,
   g_autoptr(GBytes) bytes = NULL;
   const guint8 *downloaded;
 
-  delivery_check (&check->delivery);
+  cugi_test_caller_check (&check->delivery.caller);
   bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_bytes_get_size (bytes), ==, check->size);
@@ -303,24 +235,22 @@ run_async_calls (gpointer data)
 {
   AsyncCheck *check = data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) main_context = g_main_context_new ();
+  GMainContext *main_context = cugi_test_push_main_context ();
 
-  g_main_context_push_thread_default (main_context);
-  delivery_init (&check->delivery);
+  cugi_test_caller_init (&check->delivery.caller);
 
-  spin (spinner, check->stream, 100);
+  spin (spinner (), check->stream, 100);
   cugi_buffer_memset_d8 (check->buffer, 0, 0x33, check->size, check->stream, &error);
   g_assert_no_error (error);
-  cugi_event_record (check->event, check->stream, &error);
-  g_assert_no_error (error);
-  cugi_stream_synchronize_async (check->stream, NULL, on_stream_synchronized, check);
-  cugi_event_synchronize_async (check->event, NULL, on_event_synchronized, check);
+  cugi_test_record (check->event, check->stream);
+  cugi_stream_synchronize_async (check->stream, NULL, on_synchronized, check);
+  cugi_event_synchronize_async (check->event, NULL, on_synchronized, check);
   cugi_buffer_download_async (check->buffer, 0, check->size, check->stream, NULL, on_downloaded, check);
 
   iterate_until (&check->delivery.count, 3, 10000);
 
-  delivery_clear (&check->delivery);
-  g_main_context_pop_thread_default (main_context);
+  cugi_test_caller_clear (&check->delivery.caller);
+  cugi_test_pop_main_context (main_context);
   return NULL;
 }
 
@@ -329,17 +259,13 @@ run_async_calls (gpointer data)
 static void
 test_finish_in_caller_context (void)
 {
-  g_autoptr(GError) error = NULL;
   AsyncCheck check = { 0 };
   GThread *thread;
 
   check.size = 1 << 20;
-  check.stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
-  check.event = cugi_event_new (NULL, CUGI_EVENT_FLAGS_DISABLE_TIMING, &error);
-  g_assert_no_error (error);
-  check.buffer = cugi_buffer_new (NULL, check.size, &error);
-  g_assert_no_error (error);
+  check.stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  check.event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  check.buffer = cugi_test_buffer_new (check.size);
 
   thread = g_thread_new ("async-caller", run_async_calls, &check);
   g_thread_join (thread);
@@ -383,27 +309,19 @@ on_cancelled_synchronize (GObject      *source,
 
 /* Cancelling ends the wait at once; the GPU work goes on and completes. */
 static void
-test_cancel (void)
+test_cancel (Fixture      *fixture,
+             gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) main_context = g_main_context_new ();
-  g_autoptr(CugiStream) stream = NULL;
   CancelCheck check = { 0 };
-
-  g_main_context_push_thread_default (main_context);
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
+  GSource *timeout;
 
   check.cancellable = g_cancellable_new ();
-  spin (spinner, stream, 1000);
-  cugi_stream_synchronize_async (stream, check.cancellable, on_cancelled_synchronize, &check);
-  {
-    GSource *timeout = g_timeout_source_new (50);
-
-    g_source_set_callback (timeout, cancel_now, &check, NULL);
-    g_source_attach (timeout, main_context);
-    g_source_unref (timeout);
-  }
+  spin (spinner (), fixture->stream, 1000);
+  cugi_stream_synchronize_async (fixture->stream, check.cancellable, on_cancelled_synchronize, &check);
+  timeout = g_timeout_source_new (50);
+  g_source_set_callback (timeout, cancel_now, &check, NULL);
+  g_source_attach (timeout, fixture->main_context);
+  g_source_unref (timeout);
   iterate_until (&check.count, 1, 10000);
 
   g_assert_error (check.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
@@ -411,24 +329,21 @@ test_cancel (void)
                   check.returned_at - check.cancelled_at);
   g_assert_cmpint (check.returned_at - check.cancelled_at, <, 200000);
   /* The spin still runs. */
-  g_assert_false (cugi_stream_query (stream, &error));
-  g_assert_no_error (error);
+  cugi_test_assert_query (fixture->stream, FALSE);
 
-  g_assert_true (cugi_stream_synchronize (stream, &error));
-  g_assert_no_error (error);
+  cugi_test_synchronize (fixture->stream);
   /* The marker's completion finds the task returned and leaves it be. */
   iterate_for (100);
   g_assert_cmpuint (check.count, ==, 1);
   g_clear_error (&check.error);
 
   /* Cancelled before the call: an error at once, no marker needed. */
-  cugi_stream_synchronize_async (stream, check.cancellable, on_cancelled_synchronize, &check);
+  cugi_stream_synchronize_async (fixture->stream, check.cancellable, on_cancelled_synchronize, &check);
   iterate_until (&check.count, 2, 10000);
   g_assert_error (check.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_clear_error (&check.error);
 
   g_object_unref (check.cancellable);
-  g_main_context_pop_thread_default (main_context);
 }
 
 static void
@@ -454,8 +369,8 @@ test_nothing_freed_early (void)
 {
   const gsize size = 16 << 20;
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiEvent) event = cugi_event_new (NULL, CUGI_EVENT_FLAGS_DISABLE_TIMING, &error);
-  g_autoptr(CugiBuffer) target = cugi_buffer_new (NULL, size, &error);
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  g_autoptr(CugiBuffer) target = cugi_test_buffer_new (size);
   g_autoptr(GBytes) result = NULL;
   g_autofree guint8 *expected = g_malloc (size);
   CugiStream *stream;
@@ -463,24 +378,20 @@ test_nothing_freed_early (void)
   GBytes *bytes;
   guint n_done = 0;
 
-  g_assert_no_error (error);
   for (gsize i = 0; i < size; i++)
     expected[i] = (guint8) (i * 7 + i / 4096);
 
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
-  source = cugi_buffer_new (NULL, size, &error);
-  g_assert_no_error (error);
+  stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  source = cugi_test_buffer_new (size);
   bytes = g_bytes_new (expected, size);
 
   /* Everything waits behind a spin, and is enqueued before it ends. */
-  spin (spinner, stream, 300);
+  spin (spinner (), stream, 300);
   cugi_buffer_upload_bytes_async (source, 0, bytes, stream, NULL, count_async, &n_done);
   g_bytes_unref (bytes);
   cugi_buffer_copy (target, 0, source, 0, size, stream, &error);
   g_assert_no_error (error);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
+  cugi_test_record (event, stream);
 
   g_object_add_weak_pointer (G_OBJECT (stream), (gpointer *) &stream);
   g_object_add_weak_pointer (G_OBJECT (source), (gpointer *) &source);
@@ -493,8 +404,7 @@ test_nothing_freed_early (void)
   cugi_event_synchronize_async (event, NULL, count_async, &n_done);
   iterate_until (&n_done, 2, 10000);
 
-  result = cugi_buffer_download (target, 0, size, &error);
-  g_assert_no_error (error);
+  result = cugi_test_download_all (target);
   g_assert_cmpmem (g_bytes_get_data (result, NULL), size, expected, size);
 
   /* And gone once the work's completions ran. */
@@ -506,22 +416,20 @@ test_nothing_freed_early (void)
 static void
 test_idle_after_last_unref (void)
 {
-  g_autoptr(GError) error = NULL;
+  Delivery delivery = { 0 };
   CugiStream *stream;
-  Delivery delivery;
 
-  delivery_init (&delivery);
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
-  g_signal_connect (stream, "idle", G_CALLBACK (on_idle), &delivery);
-  spin (spinner, stream, 100);
+  cugi_test_caller_init (&delivery.caller);
+  stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_signal_connect (stream, "idle", G_CALLBACK (on_delivered), &delivery);
+  spin (spinner (), stream, 100);
   g_object_add_weak_pointer (G_OBJECT (stream), (gpointer *) &stream);
   g_object_unref (stream);
   g_assert_nonnull (stream);
 
   iterate_until (&delivery.count, 1, 10000);
   iterate_until_finalized ((gpointer *) &stream, 10000);
-  delivery_clear (&delivery);
+  cugi_test_caller_clear (&delivery.caller);
 }
 
 static void
@@ -560,14 +468,13 @@ test_fault_ends_wait (void)
 
   fault = cugi_kernel_new_from_source (NULL, fault_source, "fault", NULL, &error);
   g_assert_no_error (error);
-  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
+  stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   config = cugi_launch_config_new (1, 1);
   cugi_launch_config_set_stream (config, stream);
   args = cugi_kernel_args_new ();
   cugi_kernel_args_add_pointer (args, 0);
 
-  spin (spinner, stream, 50);
+  spin (spinner (), stream, 50);
   g_assert_true (cugi_kernel_launch (fault, config, args, &error));
   g_assert_no_error (error);
   start = g_get_monotonic_time ();
@@ -582,28 +489,29 @@ test_fault_ends_wait (void)
   g_clear_error (&wait_error);
 }
 
+static void
+add_test (const char *path,
+          void      (*test) (Fixture *, gconstpointer))
+{
+  g_test_add (path, Fixture, NULL, fixture_set_up, test, fixture_tear_down);
+}
+
 int
 main (int argc, char **argv)
 {
-  int result;
-
   cugi_test_init (&argc, &argv);
-  cugi_test_require_gpu ();
-  spinner = spin_kernel_new ();
-  real_launch_host_func = cugi_cuda.cuLaunchHostFunc;
-  cugi_cuda.cuLaunchHostFunc = counting_launch_host_func;
+  require_gpu_with_spinner ();
+  cugi_test_count_markers ();
 
-  g_test_add_func ("/main-loop/completed-once-per-record", test_completed_once_per_record);
-  g_test_add_func ("/main-loop/idle-once-per-burst", test_idle_once_per_burst);
-  g_test_add_func ("/main-loop/idle-waits-for-newer-work", test_idle_waits_for_newer_work);
-  g_test_add_func ("/main-loop/idle-costs-nothing-unwatched", test_idle_costs_nothing_unwatched);
+  add_test ("/main-loop/completed-once-per-record", test_completed_once_per_record);
+  add_test ("/main-loop/idle-once-per-burst", test_idle_once_per_burst);
+  add_test ("/main-loop/idle-waits-for-newer-work", test_idle_waits_for_newer_work);
+  add_test ("/main-loop/idle-costs-nothing-unwatched", test_idle_costs_nothing_unwatched);
   g_test_add_func ("/main-loop/finish-in-caller-context", test_finish_in_caller_context);
-  g_test_add_func ("/main-loop/cancel", test_cancel);
+  add_test ("/main-loop/cancel", test_cancel);
   g_test_add_func ("/main-loop/nothing-freed-early", test_nothing_freed_early);
   g_test_add_func ("/main-loop/idle-after-last-unref", test_idle_after_last_unref);
   g_test_add_func ("/main-loop/fault-ends-wait", test_fault_ends_wait);
 
-  result = g_test_run ();
-  g_clear_object (&spinner);
-  return result;
+  return g_test_run ();
 }

@@ -628,6 +628,54 @@ test_pool_epochs (void)
 }
 
 static void
+test_pool_max_held_bytes (void)
+{
+  FakeDevice device;
+  guint64 a, b, c, d;
+
+  fake_device_init (&device, 1 << 20);
+  cugi_block_pool_set_max_held_bytes (device.pool, 3000);
+  a = take (&device, 1024);
+  b = take (&device, 1024);
+  c = take (&device, 1024);
+  d = take (&device, 900);
+
+  /* Two blocks of 1024 fit in 3000 bytes; the third is freed. */
+  give_back (&device, a, 1024);
+  give_back (&device, b, 1024);
+  g_assert_cmpuint (device.frees, ==, 0);
+  give_back (&device, c, 1024);
+  assert_counts (&device, 2, 1);
+  g_assert_cmpuint (device.frees, ==, 1);
+  /* The limit counts bins, not the sizes asked for: 900 bytes take 1024. */
+  give_back (&device, d, 900);
+  assert_counts (&device, 2, 0);
+  g_assert_cmpuint (device.frees, ==, 2);
+
+  /* Taking a held block makes room for one again. */
+  a = take (&device, 1000);
+  assert_counts (&device, 1, 1);
+  g_assert_cmpuint (device.allocs, ==, 4);
+  give_back (&device, a, 1000);
+  assert_counts (&device, 2, 0);
+  g_assert_cmpuint (device.frees, ==, 2);
+
+  /* Below what is held already, nothing more is held, and nothing breaks. */
+  cugi_block_pool_set_max_held_bytes (device.pool, 1000);
+  a = take (&device, 256);
+  give_back (&device, a, 256);
+  assert_counts (&device, 2, 0);
+  g_assert_cmpuint (device.frees, ==, 3);
+
+  /* Freeing what is held starts the count again. */
+  g_assert_true (cugi_block_pool_free_held (device.pool, 1, NULL));
+  a = take (&device, 256);
+  give_back (&device, a, 256);
+  assert_counts (&device, 1, 0);
+  fake_device_clear (&device);
+}
+
+static void
 test_pool_notifications (void)
 {
   FakeDevice device;
@@ -708,6 +756,7 @@ main (int   argc,
   g_test_add_func ("/memory-core/pool/out-of-memory-retry", test_pool_out_of_memory_retry);
   g_test_add_func ("/memory-core/pool/too-large", test_pool_too_large);
   g_test_add_func ("/memory-core/pool/epochs", test_pool_epochs);
+  g_test_add_func ("/memory-core/pool/max-held-bytes", test_pool_max_held_bytes);
   g_test_add_func ("/memory-core/pool/notifications", test_pool_notifications);
   g_test_add_func ("/memory-core/work-resources", test_work_resources);
 

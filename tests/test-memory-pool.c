@@ -50,56 +50,37 @@ allocate (CugiMemoryPool *pool,
   return buffer;
 }
 
+/* The counts of a CugiMemoryPool or a CugiHostMemoryPool, through its
+ * getters and its properties. */
 static void
-assert_blocks (CugiMemoryPool *pool,
-               guint           held,
-               guint           active)
+assert_blocks (gpointer pool,
+               guint    held,
+               guint    active)
 {
   guint held_property = G_MAXUINT, active_property = G_MAXUINT;
 
-  g_assert_cmpuint (cugi_memory_pool_get_held_blocks (pool), ==, held);
-  g_assert_cmpuint (cugi_memory_pool_get_active_blocks (pool), ==, active);
+  if (CUGI_IS_MEMORY_POOL (pool))
+    {
+      g_assert_cmpuint (cugi_memory_pool_get_held_blocks (pool), ==, held);
+      g_assert_cmpuint (cugi_memory_pool_get_active_blocks (pool), ==, active);
+    }
+  else
+    {
+      g_assert_cmpuint (cugi_host_memory_pool_get_held_blocks (pool), ==, held);
+      g_assert_cmpuint (cugi_host_memory_pool_get_active_blocks (pool), ==, active);
+    }
   g_object_get (pool, "held-blocks", &held_property, "active-blocks", &active_property, NULL);
   g_assert_cmpuint (held_property, ==, held);
   g_assert_cmpuint (active_property, ==, active);
-}
-
-static void
-assert_host_blocks (CugiHostMemoryPool *pool,
-                    guint               held,
-                    guint               active)
-{
-  guint held_property = G_MAXUINT, active_property = G_MAXUINT;
-
-  g_assert_cmpuint (cugi_host_memory_pool_get_held_blocks (pool), ==, held);
-  g_assert_cmpuint (cugi_host_memory_pool_get_active_blocks (pool), ==, active);
-  g_object_get (pool, "held-blocks", &held_property, "active-blocks", &active_property, NULL);
-  g_assert_cmpuint (held_property, ==, held);
-  g_assert_cmpuint (active_property, ==, active);
-}
-
-static void
-settle (CugiStream *stream)
-{
-  g_autoptr(GError) error = NULL;
-
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  g_assert_true (cugi_stream_synchronize (stream, &error));
-  g_assert_no_error (error);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
 }
 
 static void
 test_properties (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = cugi_context_get_default (&error);
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiMemoryPool) pool = new_pool ();
   g_autoptr(CugiContext) property_context = NULL;
 
-  g_assert_no_error (error);
   g_object_get (pool, "context", &property_context, NULL);
   g_assert_true (property_context == context);
   assert_blocks (pool, 0, 0);
@@ -153,8 +134,7 @@ test_reuse (void)
   g_assert_no_error (error);
   assert_blocks (pool, 1, 1);
   g_assert_null (cugi_buffer_download (b, 0, 1, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   /* Finalizing the freed buffer gives nothing back twice. */
   g_object_unref (b);
   assert_blocks (pool, 1, 1);
@@ -202,19 +182,17 @@ test_in_flight (void)
   const gsize size = 8 << 20;
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiMemoryPool) pool = new_pool ();
-  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
-  g_autoptr(CugiKernel) spinner = spin_kernel_new ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
   g_autoptr(CugiBuffer) dst = NULL;
   CugiBuffer *src;
 
-  g_assert_no_error (error);
   src = allocate (pool, size);
   dst = allocate (pool, size);
   assert_blocks (pool, 0, 2);
 
   /* A copy that waits behind 50 ms of work still uses the source: freeing
    * and dropping it does not give the block back before the copy is done. */
-  spin (spinner, stream, 50);
+  spin (spinner (), stream, 50);
   g_assert_true (cugi_buffer_copy (dst, 0, src, 0, size, stream, &error));
   g_assert_no_error (error);
   g_assert_true (cugi_buffer_free (src, &error));
@@ -222,7 +200,7 @@ test_in_flight (void)
   g_object_unref (src);
   assert_blocks (pool, 0, 2);
 
-  settle (stream);
+  cugi_test_settle (stream);
   assert_blocks (pool, 1, 1);
 }
 
@@ -296,7 +274,7 @@ test_host_pool (void)
   g_assert_no_error (error);
   g_assert_cmpint (cugi_host_memory_pool_get_flags (pool), ==, CUGI_HOST_BUFFER_FLAGS_NONE);
   g_signal_connect (pool, "notify", G_CALLBACK (count_notify), &notifications);
-  assert_host_blocks (pool, 0, 0);
+  assert_blocks (pool, 0, 0);
 
   a = cugi_host_memory_pool_allocate (pool, 5000, &error);
   g_assert_no_error (error);
@@ -305,31 +283,31 @@ test_host_pool (void)
   g_assert_no_error (error);
   g_assert_cmpuint (size, ==, 5000);
   memset (first, 0x5c, 5000);
-  assert_host_blocks (pool, 0, 1);
+  assert_blocks (pool, 0, 1);
 
   g_object_unref (a);
-  assert_host_blocks (pool, 1, 0);
+  assert_blocks (pool, 1, 0);
 
   /* 4500 bytes share the bin of 5000 (5120): the same memory comes back. */
   b = cugi_host_memory_pool_allocate (pool, 4500, &error);
   g_assert_no_error (error);
   g_assert_true (cugi_host_buffer_get_data (b, NULL, &error) == first);
-  assert_host_blocks (pool, 0, 1);
+  assert_blocks (pool, 0, 1);
 
   g_assert_true (cugi_host_buffer_free (b, &error));
   g_assert_no_error (error);
-  assert_host_blocks (pool, 1, 0);
+  assert_blocks (pool, 1, 0);
   g_object_unref (b);
   g_assert_true (cugi_host_memory_pool_free_held (pool, &error));
   g_assert_no_error (error);
-  assert_host_blocks (pool, 0, 0);
+  assert_blocks (pool, 0, 0);
   g_assert_true (cugi_host_memory_pool_stop_holding (pool, &error));
   g_assert_no_error (error);
   b = cugi_host_memory_pool_allocate (pool, 100, &error);
   g_assert_no_error (error);
-  assert_host_blocks (pool, 0, 1);
+  assert_blocks (pool, 0, 1);
   g_object_unref (b);
-  assert_host_blocks (pool, 0, 0);
+  assert_blocks (pool, 0, 0);
   g_assert_cmpuint (notifications.held, ==, 4);
   g_assert_cmpuint (notifications.active, ==, 6);
 
@@ -365,13 +343,11 @@ test_context_reset (void)
       return;
     }
 
-  context = cugi_context_get_default (&error);
-  g_assert_no_error (error);
+  context = cugi_test_default_context ();
   pool = new_pool ();
   host_pool = cugi_host_memory_pool_new (NULL, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
   g_assert_no_error (error);
-  plain = cugi_buffer_new (NULL, 4096, &error);
-  g_assert_no_error (error);
+  plain = cugi_test_buffer_new (4096);
   host = cugi_host_memory_pool_allocate (host_pool, 4096, &error);
   g_assert_no_error (error);
 
@@ -385,14 +361,11 @@ test_context_reset (void)
 
   /* Memory made before is gone. */
   g_assert_null (cugi_buffer_download (plain, 0, 16, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_null (cugi_buffer_download (active, 0, 16, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_null (cugi_host_buffer_get_data (host, NULL, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
 
   /* The pool drops what it held instead of handing it out, and works. */
   fresh = allocate (pool, 4096);
@@ -413,7 +386,7 @@ test_context_reset (void)
   g_assert_true (cugi_buffer_free (plain, &error));
   g_assert_no_error (error);
   g_clear_object (&host);
-  assert_host_blocks (host_pool, 0, 0);
+  assert_blocks (host_pool, 0, 0);
 }
 
 int

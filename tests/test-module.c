@@ -18,21 +18,9 @@ static const char module_source[] =
   "template <typename T>\n"
   "__global__ void twice (T *data, int n)\n"
   "{\n"
-  "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-  "  if (i < n)\n"
+  "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
   "    data[i] *= 2;\n"
   "}\n";
-
-static CugiContext *
-default_context (void)
-{
-  g_autoptr(GError) error = NULL;
-  CugiContext *context = cugi_context_get_default (&error);
-
-  g_assert_no_error (error);
-  g_assert_nonnull (context);
-  return context;
-}
 
 /* @module_source with twice<float> and &counter registered, compiled for
  * @context's device with @options. */
@@ -67,7 +55,7 @@ assert_has_kernels (CugiModule *module)
 static void
 test_from_program (void)
 {
-  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiProgram) program = compile_module_source (context, NULL);
   g_autoptr(CugiProgram) uncompiled = cugi_program_new (module_source, NULL);
   g_autoptr(CugiModule) module = NULL;
@@ -97,7 +85,7 @@ test_from_program (void)
 static void
 test_from_ptx (void)
 {
-  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   const char *options[] = { "-arch=compute_75", NULL };
   g_autoptr(CugiProgram) program = compile_module_source (context, options);
   g_autoptr(GBytes) ptx = cugi_program_get_ptx (program);
@@ -126,7 +114,7 @@ test_from_ptx (void)
 static void
 test_from_file (void)
 {
-  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiProgram) program = compile_module_source (context, NULL);
   g_autoptr(GBytes) cubin = cugi_program_get_cubin (program);
   g_autoptr(CugiModule) module = NULL;
@@ -185,7 +173,7 @@ test_invalid_image (void)
 static void
 test_not_found (void)
 {
-  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiProgram) program = compile_module_source (context, NULL);
   g_autoptr(CugiModule) module = cugi_module_new_from_program (context, program, NULL);
   g_autoptr(CugiModule) empty = g_object_new (CUGI_TYPE_MODULE, NULL);
@@ -196,15 +184,11 @@ test_not_found (void)
   g_assert_nonnull (module);
   kernel = cugi_module_get_kernel (module, "no_such_kernel", &error);
   g_assert_null (kernel);
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_FOUND);
-  g_assert_nonnull (strstr (error->message, "no_such_kernel"));
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_NOT_FOUND, "no_such_kernel");
 
   global = cugi_module_get_global (module, "no_such_global", &error);
   g_assert_null (global);
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_FOUND);
-  g_assert_nonnull (strstr (error->message, "no_such_global"));
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_NOT_FOUND, "no_such_global");
 
   /* A module a binding made with g_object_new() holds no code. */
   kernel = cugi_module_get_kernel (empty, "read_coefficients", &error);
@@ -216,7 +200,7 @@ static void
 test_constant_global (void)
 {
   const float coefficients[4] = { 1.5f, -2.0f, 0.25f, 8.0f };
-  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiProgram) program = compile_module_source (context, NULL);
   g_autoptr(CugiModule) module = cugi_module_new_from_program (context, program, NULL);
   g_autoptr(CugiBuffer) constants = NULL;
@@ -280,7 +264,7 @@ on_compiled_for_device (GObject      *source_object,
 static void
 test_compile_for_device_async (void)
 {
-  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiProgram) program = cugi_program_new (module_source, "module.cu");
   g_autoptr(GAsyncResult) result = NULL;
   g_autoptr(CugiModule) module = NULL;
@@ -326,7 +310,7 @@ test_source_cached (void)
 {
   const char *expressions[] = { "twice<float>", NULL };
   const char *lineinfo[] = { "-lineinfo", NULL };
-  g_autoptr(CugiContext) context = default_context ();
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(GError) error = NULL;
   CugiModule *first, *again, *through_default, *other_options, *reloaded;
   CugiKernel *kernel;

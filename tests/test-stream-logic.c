@@ -11,20 +11,6 @@
 #include "cugi-private.h"
 #include "gpu-work.h"
 
-/* Counts cugi's markers, by wrapping the loader's entry point. */
-static int n_markers;
-static __typeof__ (cugi_cuda.cuLaunchHostFunc) real_launch_host_func;
-
-static CUresult CUDAAPI
-counting_launch_host_func (CUstream hStream,
-                           CUhostFn fn,
-                           void    *userData)
-{
-  if (fn == cugi_completion_host_func)
-    g_atomic_int_inc (&n_markers);
-  return real_launch_host_func (hStream, fn, userData);
-}
-
 static void (*fake_fail) (int fail);
 
 static void CUDA_CB
@@ -40,8 +26,8 @@ work (CugiStream *stream,
       guint       ms,
       GPtrArray  *resources)
 {
-  g_assert_cmpint (real_launch_host_func (cugi_stream_get_handle (stream), sleep_ms,
-                                          GUINT_TO_POINTER (ms)), ==, CUDA_SUCCESS);
+  g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (stream), sleep_ms, GUINT_TO_POINTER (ms)),
+                   ==, CUDA_SUCCESS);
   cugi_stream_track_work (stream, resources);
 }
 
@@ -65,42 +51,6 @@ wait_for_driver (CugiStream *stream)
     g_usleep (1000);
 }
 
-static CugiStream *
-stream_new (void)
-{
-  g_autoptr(GError) error = NULL;
-  CugiStream *stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-
-  g_assert_no_error (error);
-  return stream;
-}
-
-static CugiEvent *
-event_new (CugiEventFlags flags)
-{
-  g_autoptr(GError) error = NULL;
-  CugiEvent *event = cugi_event_new (NULL, flags, &error);
-
-  g_assert_no_error (error);
-  return event;
-}
-
-static GMainContext *
-push_new_main_context (void)
-{
-  GMainContext *main_context = g_main_context_new ();
-
-  g_main_context_push_thread_default (main_context);
-  return main_context;
-}
-
-static void
-pop_main_context (GMainContext *main_context)
-{
-  g_main_context_pop_thread_default (main_context);
-  g_main_context_unref (main_context);
-}
-
 static void
 test_priority_and_flags (void)
 {
@@ -117,11 +67,9 @@ test_priority_and_flags (void)
   g_assert_nonnull (strstr (error->message, "0"));
   g_clear_error (&error);
   g_assert_null (cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, -6, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
   g_assert_null (cugi_stream_new (NULL, 1 << 4, 0, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   g_object_get (stream, "handle", &handle, NULL);
   wrapper = cugi_stream_new_for_handle (NULL, handle, &error);
@@ -134,16 +82,12 @@ test_priority_and_flags (void)
 static void
 test_query_synchronize (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
 
   work (stream, 100, NULL);
-  g_assert_false (cugi_stream_query (stream, &error));
-  g_assert_no_error (error);
-  g_assert_true (cugi_stream_synchronize (stream, &error));
-  g_assert_no_error (error);
-  g_assert_true (cugi_stream_query (stream, &error));
-  g_assert_no_error (error);
+  cugi_test_assert_query (stream, FALSE);
+  cugi_test_synchronize (stream);
+  cugi_test_assert_query (stream, TRUE);
 }
 
 /* Unwatched, tracking costs nothing; watched, a burst costs one marker and
@@ -151,48 +95,47 @@ test_query_synchronize (void)
 static void
 test_idle_bursts (void)
 {
-  GMainContext *main_context = push_new_main_context ();
+  GMainContext *main_context = cugi_test_push_main_context ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = stream_new ();
-  int markers = g_atomic_int_get (&n_markers);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  int markers = cugi_test_get_n_markers ();
   guint n_idle = 0;
 
   for (guint i = 0; i < 100; i++)
     work (stream, 0, NULL);
   g_assert_false (g_main_context_pending (main_context));
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers);
+  cugi_test_synchronize (stream);
+  g_assert_cmpint (cugi_test_get_n_markers (), ==, markers);
 
   g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
   for (guint i = 0; i < 100; i++)
     work (stream, 1, NULL);
   /* The marker goes in when the iteration is over. */
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers);
+  g_assert_cmpint (cugi_test_get_n_markers (), ==, markers);
   iterate_until (&n_idle, 1, 10000);
   iterate_for (100);
   g_assert_cmpuint (n_idle, ==, 1);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers + 1);
+  g_assert_cmpint (cugi_test_get_n_markers (), ==, markers + 1);
   g_assert_true (cugi_stream_query (stream, &error));
 
   /* Two bursts, the second enqueued before the first completed. */
   work (stream, 500, NULL);
   g_main_context_iteration (main_context, FALSE);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers + 2);
+  g_assert_cmpint (cugi_test_get_n_markers (), ==, markers + 2);
   work (stream, 50, NULL);
   iterate_until (&n_idle, 2, 10000);
   iterate_for (100);
   g_assert_cmpuint (n_idle, ==, 2);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers + 3);
+  g_assert_cmpint (cugi_test_get_n_markers (), ==, markers + 3);
 
-  pop_main_context (main_context);
+  cugi_test_pop_main_context (main_context);
 }
 
 static void
 test_idle_after_last_unref (void)
 {
-  GMainContext *main_context = push_new_main_context ();
-  CugiStream *stream = stream_new ();
+  GMainContext *main_context = cugi_test_push_main_context ();
+  CugiStream *stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   guint n_idle = 0;
 
   g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
@@ -202,7 +145,7 @@ test_idle_after_last_unref (void)
   g_assert_nonnull (stream);
   iterate_until (&n_idle, 1, 10000);
   iterate_until_finalized ((gpointer *) &stream, 10000);
-  pop_main_context (main_context);
+  cugi_test_pop_main_context (main_context);
 }
 
 /* Resources stay alive until their work is done, and go in the stream's
@@ -210,15 +153,15 @@ test_idle_after_last_unref (void)
 static void
 test_resources_in_main_loop (void)
 {
-  GMainContext *main_context = push_new_main_context ();
-  g_autoptr(CugiStream) stream = stream_new ();
+  GMainContext *main_context = cugi_test_push_main_context ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   GObject *alive = NULL;
 
   work (stream, 300, resources_new (&alive));
   iterate_for (30);
   g_assert_nonnull (alive);
   iterate_until_finalized ((gpointer *) &alive, 10000);
-  pop_main_context (main_context);
+  cugi_test_pop_main_context (main_context);
 }
 
 /* A stream whose main context never runs (a script without a main loop)
@@ -227,9 +170,8 @@ test_resources_in_main_loop (void)
 static void
 test_resources_without_main_loop (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) idle_context = push_new_main_context ();
-  CugiStream *stream = stream_new ();
+  g_autoptr(GMainContext) idle_context = cugi_test_push_main_context ();
+  CugiStream *stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   GObject *first = NULL;
   GObject *last = NULL;
   GObject *other = NULL;
@@ -248,8 +190,7 @@ test_resources_without_main_loop (void)
   g_assert_null (first);
   g_assert_nonnull (last);
 
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
+  cugi_test_synchronize (stream);
   g_assert_null (last);
 
   /* The flush waiting in the context that did not run holds the stream,
@@ -264,70 +205,46 @@ test_resources_without_main_loop (void)
 static void
 test_completed_once_per_record (void)
 {
-  GMainContext *main_context = push_new_main_context ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = stream_new ();
-  g_autoptr(CugiEvent) event = event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  GMainContext *main_context = cugi_test_push_main_context ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
   int markers;
   guint n_completed = 0;
 
   work (stream, 100, NULL);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
+  cugi_test_record (event, stream);
   g_signal_connect (event, "completed", G_CALLBACK (count_emission), &n_completed);
   for (guint i = 0; i < 5; i++)
     {
       work (stream, 10, NULL);
-      cugi_event_record (event, stream, &error);
-      g_assert_no_error (error);
+      cugi_test_record (event, stream);
     }
   iterate_until (&n_completed, 5, 10000);
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
+  cugi_test_synchronize (stream);
   iterate_for (100);
   g_assert_cmpuint (n_completed, ==, 5);
 
   g_signal_handlers_disconnect_by_data (event, &n_completed);
-  markers = g_atomic_int_get (&n_markers);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (g_atomic_int_get (&n_markers), ==, markers);
+  markers = cugi_test_get_n_markers ();
+  cugi_test_record (event, stream);
+  g_assert_cmpint (cugi_test_get_n_markers (), ==, markers);
 
-  pop_main_context (main_context);
+  cugi_test_pop_main_context (main_context);
+}
+
+static void
+work_for (CugiStream *stream,
+          guint       ms)
+{
+  work (stream, ms, NULL);
 }
 
 static void
 test_elapsed_time (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = stream_new ();
-  g_autoptr(CugiEvent) start = event_new (CUGI_EVENT_FLAGS_NONE);
-  g_autoptr(CugiEvent) end = event_new (CUGI_EVENT_FLAGS_NONE);
-  g_autoptr(CugiEvent) untimed = event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
 
-  cugi_event_elapsed_time (start, end, &error);
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
-
-  cugi_event_record (start, stream, &error);
-  g_assert_no_error (error);
-  cugi_event_record (untimed, stream, &error);
-  g_assert_no_error (error);
-  cugi_event_elapsed_time (start, untimed, &error);
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
-
-  work (stream, 50, NULL);
-  cugi_event_record (end, stream, &error);
-  g_assert_no_error (error);
-  cugi_event_elapsed_time (start, end, &error);
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
-
-  cugi_event_synchronize (end, &error);
-  g_assert_no_error (error);
-  g_assert_cmpfloat (cugi_event_elapsed_time (start, end, &error), >=, 40);
-  g_assert_no_error (error);
+  g_assert_cmpfloat (cugi_test_check_elapsed_time (stream, work_for, 50), >=, 40);
 }
 
 typedef struct
@@ -356,24 +273,22 @@ on_async_done (GObject      *source,
 static void
 test_synchronize_async (void)
 {
-  GMainContext *main_context = push_new_main_context ();
+  GMainContext *main_context = cugi_test_push_main_context ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = stream_new ();
-  g_autoptr(CugiEvent) event = event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   AsyncResult async = { 0 };
   gint64 start;
 
   work (stream, 100, NULL);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
+  cugi_test_record (event, stream);
   cugi_stream_synchronize_async (stream, NULL, on_async_done, &async);
   iterate_until (&async.count, 1, 10000);
   g_assert_no_error (async.error);
   /* The work before the marker is done (the marker's own host function may
    * still be returning, so the stream itself may not be idle yet). */
-  g_assert_true (cugi_event_query (event, &error));
-  g_assert_no_error (error);
+  cugi_test_assert_event_query (event, TRUE);
 
   /* Cancelled: at once, while the work goes on. */
   work (stream, 1000, NULL);
@@ -384,17 +299,14 @@ test_synchronize_async (void)
   iterate_until (&async.count, 2, 10000);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 500000);
   g_assert_error (async.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_false (cugi_stream_query (stream, &error));
-  g_assert_no_error (error);
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
+  cugi_test_assert_query (stream, FALSE);
+  cugi_test_synchronize (stream);
   iterate_for (50);
   g_assert_cmpuint (async.count, ==, 2);
 
   /* An event waits for its own recording, not for work enqueued later. */
   work (stream, 50, NULL);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
+  cugi_test_record (event, stream);
   work (stream, 1000, NULL);
   start = g_get_monotonic_time ();
   cugi_event_synchronize_async (event, NULL, on_async_done, &async);
@@ -403,10 +315,9 @@ test_synchronize_async (void)
   g_assert_cmpint (g_get_monotonic_time () - start, <, 500000);
   g_assert_false (cugi_stream_query (stream, &error));
 
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
+  cugi_test_synchronize (stream);
   g_clear_error (&async.error);
-  pop_main_context (main_context);
+  cugi_test_pop_main_context (main_context);
 }
 
 static gboolean
@@ -419,16 +330,15 @@ count_dispatch (gpointer data)
 static void
 test_event_source (void)
 {
-  GMainContext *main_context = push_new_main_context ();
+  GMainContext *main_context = cugi_test_push_main_context ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = stream_new ();
-  g_autoptr(CugiEvent) event = event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
   GSource *source;
   guint n_dispatched = 0;
 
   work (stream, 300, NULL);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
+  cugi_test_record (event, stream);
   source = cugi_event_create_source (event);
   g_source_set_callback (source, count_dispatch, &n_dispatched, NULL);
   g_source_attach (source, main_context);
@@ -440,7 +350,7 @@ test_event_source (void)
   g_assert_cmpuint (n_dispatched, ==, 1);
   g_assert_true (g_source_is_destroyed (source));
   g_source_unref (source);
-  pop_main_context (main_context);
+  cugi_test_pop_main_context (main_context);
 }
 
 /* When the context fails, CUDA runs no more markers: waits end anyway, with
@@ -448,15 +358,14 @@ test_event_source (void)
 static void
 test_failure_ends_wait (void)
 {
-  GMainContext *main_context = push_new_main_context ();
-  g_autoptr(CugiStream) stream = stream_new ();
-  g_autoptr(CugiEvent) event = event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  GMainContext *main_context = cugi_test_push_main_context ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
   g_autoptr(GError) error = NULL;
   AsyncResult async = { 0 };
 
   work (stream, 50, NULL);
-  cugi_event_record (event, stream, &error);
-  g_assert_no_error (error);
+  cugi_test_record (event, stream);
   cugi_stream_synchronize_async (stream, NULL, on_async_done, &async);
   cugi_event_synchronize_async (event, NULL, on_async_done, &async);
   fake_fail (TRUE);
@@ -465,8 +374,7 @@ test_failure_ends_wait (void)
   g_assert_error (async.error, CUGI_ERROR, CUGI_ERROR_LAUNCH_FAILED);
   g_clear_error (&async.error);
   g_assert_false (cugi_stream_query (stream, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_LAUNCH_FAILED);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_LAUNCH_FAILED, NULL);
 
   /* Waits that start now fail at once. */
   cugi_stream_synchronize_async (stream, NULL, on_async_done, &async);
@@ -476,11 +384,10 @@ test_failure_ends_wait (void)
 
   /* The markers held back run and find their tasks returned. */
   fake_fail (FALSE);
-  cugi_stream_synchronize (stream, &error);
-  g_assert_no_error (error);
+  cugi_test_synchronize (stream);
   iterate_for (50);
   g_assert_cmpuint (async.count, ==, 3);
-  pop_main_context (main_context);
+  cugi_test_pop_main_context (main_context);
 }
 
 /* A reset of the context destroys its streams and events: using them is an
@@ -490,8 +397,8 @@ test_context_reset (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiContext) context = cugi_context_get_default (&error);
-  g_autoptr(CugiStream) stream = stream_new ();
-  g_autoptr(CugiEvent) event = event_new (CUGI_EVENT_FLAGS_NONE);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_NONE);
   CugiStream *null_stream;
 
   g_assert_no_error (error);
@@ -499,16 +406,13 @@ test_context_reset (void)
   g_assert_no_error (error);
 
   g_assert_false (cugi_stream_query (stream, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_false (cugi_event_record (event, NULL, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
 
   null_stream = cugi_stream_resolve (NULL, context);
   work (null_stream, 10, NULL);
-  g_assert_true (cugi_stream_synchronize (null_stream, &error));
-  g_assert_no_error (error);
+  cugi_test_synchronize (null_stream);
 }
 
 /* Objects a binding made without the constructors. */
@@ -518,20 +422,16 @@ test_bare_objects (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiStream) stream = g_object_new (CUGI_TYPE_STREAM, NULL);
   g_autoptr(CugiEvent) event = g_object_new (CUGI_TYPE_EVENT, NULL);
-  g_autoptr(GMainContext) main_context = push_new_main_context ();
+  g_autoptr(GMainContext) main_context = cugi_test_push_main_context ();
   AsyncResult async = { 0 };
   GSource *source;
   guint n_dispatched = 0;
 
   g_assert_false (cugi_stream_synchronize (stream, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_false (cugi_event_query (event, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
-  cugi_event_elapsed_time (event, event, &error);
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  cugi_test_assert_no_elapsed_time (event, event);
 
   cugi_stream_synchronize_async (stream, NULL, on_async_done, &async);
   cugi_event_synchronize_async (event, NULL, on_async_done, &async);
@@ -554,25 +454,17 @@ test_bare_objects (void)
 
 typedef struct
 {
-  GThread      *thread;
-  GMainContext *main_context;
-  guint         n_idle;
-  guint         n_completed;
-  guint         n_synchronized;
+  CugiTestCaller caller;
+  guint          n_idle;
+  guint          n_completed;
+  guint          n_synchronized;
 } Worker;
-
-static void
-worker_check (Worker *worker)
-{
-  g_assert_true (g_thread_self () == worker->thread);
-  g_assert_true (g_main_context_is_owner (worker->main_context));
-}
 
 static void
 worker_on_idle (CugiStream *stream,
                 Worker     *worker)
 {
-  worker_check (worker);
+  cugi_test_caller_check (&worker->caller);
   worker->n_idle++;
 }
 
@@ -580,7 +472,7 @@ static void
 worker_on_completed (CugiEvent *event,
                      Worker    *worker)
 {
-  worker_check (worker);
+  cugi_test_caller_check (&worker->caller);
   worker->n_completed++;
 }
 
@@ -591,7 +483,7 @@ worker_on_synchronized (GObject      *source,
 {
   Worker *worker = data;
 
-  worker_check (worker);
+  cugi_test_caller_check (&worker->caller);
   g_assert_true (cugi_stream_synchronize_finish (CUGI_STREAM (source), result, NULL));
   worker->n_synchronized++;
 }
@@ -600,13 +492,13 @@ static gpointer
 run_worker (gpointer data)
 {
   Worker *worker = data;
+  GMainContext *main_context = cugi_test_push_main_context ();
   CugiStream *stream;
   CugiEvent *event;
 
-  worker->thread = g_thread_self ();
-  worker->main_context = push_new_main_context ();
-  stream = stream_new ();
-  event = event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  cugi_test_caller_init (&worker->caller);
+  stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
   g_signal_connect (stream, "idle", G_CALLBACK (worker_on_idle), worker);
   g_signal_connect (event, "completed", G_CALLBACK (worker_on_completed), worker);
 
@@ -628,7 +520,8 @@ run_worker (gpointer data)
   g_object_unref (stream);
   g_object_unref (event);
   iterate_for (10);
-  pop_main_context (worker->main_context);
+  cugi_test_caller_clear (&worker->caller);
+  cugi_test_pop_main_context (main_context);
   return NULL;
 }
 
@@ -636,13 +529,10 @@ static void
 test_threads (void)
 {
   Worker workers[N_THREADS] = { 0 };
-  GThread *threads[N_THREADS];
 
-  for (guint i = 0; i < N_THREADS; i++)
-    threads[i] = g_thread_new ("worker", run_worker, &workers[i]);
+  cugi_test_run_threads (run_worker, workers, sizeof workers[0], N_THREADS);
   for (guint i = 0; i < N_THREADS; i++)
     {
-      g_thread_join (threads[i]);
       g_assert_cmpuint (workers[i].n_idle, ==, N_ROUNDS);
       g_assert_cmpuint (workers[i].n_completed, ==, N_ROUNDS);
       g_assert_cmpuint (workers[i].n_synchronized, ==, N_ROUNDS);
@@ -661,8 +551,7 @@ main (int argc, char **argv)
   fake = g_module_open (g_getenv ("CUGI_LIBCUDA"), G_MODULE_BIND_LOCAL);
   if (fake == NULL || !g_module_symbol (fake, "fake_cuda_streams_fail", (gpointer *) &fake_fail))
     g_error ("CUGI_LIBCUDA is not fake-cuda-streams");
-  real_launch_host_func = cugi_cuda.cuLaunchHostFunc;
-  cugi_cuda.cuLaunchHostFunc = counting_launch_host_func;
+  cugi_test_count_markers ();
 
   g_test_add_func ("/stream-logic/priority-and-flags", test_priority_and_flags);
   g_test_add_func ("/stream-logic/query-synchronize", test_query_synchronize);

@@ -6,13 +6,11 @@
 #include "cugi-private.h"
 #include "gpu-work.h"
 
-static CugiKernel *spinner;
-
 static void
 test_flags_and_properties (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = cugi_context_get_default (&error);
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiStream) blocking = NULL;
   g_autoptr(CugiStream) non_blocking = NULL;
   g_autoptr(CugiContext) property_context = NULL;
@@ -20,9 +18,7 @@ test_flags_and_properties (void)
   guint64 handle = 0;
   gint priority = -1;
 
-  g_assert_no_error (error);
-  blocking = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NONE, 0, &error);
-  g_assert_no_error (error);
+  blocking = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
   non_blocking = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
   g_assert_no_error (error);
 
@@ -56,7 +52,7 @@ static void
 test_priority_range (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = cugi_context_get_default (&error);
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiStream) most_urgent = NULL;
   g_autoptr(CugiStream) least_urgent = NULL;
   g_autofree char *least_text = NULL;
@@ -64,7 +60,6 @@ test_priority_range (void)
   gint least = 0;
   gint greatest = 0;
 
-  g_assert_no_error (error);
   cugi_context_get_stream_priority_range (context, &least, &greatest, &error);
   g_assert_no_error (error);
   g_assert_cmpint (greatest, <=, least);
@@ -93,21 +88,16 @@ static void
 test_query_synchronize (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
 
-  g_assert_no_error (error);
-  g_assert_true (cugi_stream_query (stream, &error));
-  g_assert_no_error (error);
+  cugi_test_assert_query (stream, TRUE);
 
-  spin (spinner, stream, 300);
+  spin (spinner (), stream, 300);
   /* 300 ms of work cannot be done yet: FALSE, and no error. */
-  g_assert_false (cugi_stream_query (stream, &error));
-  g_assert_no_error (error);
+  cugi_test_assert_query (stream, FALSE);
 
-  g_assert_true (cugi_stream_synchronize (stream, &error));
-  g_assert_no_error (error);
-  g_assert_true (cugi_stream_query (stream, &error));
-  g_assert_no_error (error);
+  cugi_test_synchronize (stream);
+  cugi_test_assert_query (stream, TRUE);
 }
 
 /* Work on stream B that waits for an event of stream A sees A's results,
@@ -117,26 +107,23 @@ test_wait_event_orders_streams (void)
 {
   const gsize size = 1 << 20;
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) a = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_autoptr(CugiStream) b = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_autoptr(CugiEvent) event = cugi_event_new (NULL, CUGI_EVENT_FLAGS_DISABLE_TIMING, &error);
-  g_autoptr(CugiBuffer) source = cugi_buffer_new (NULL, size, &error);
-  g_autoptr(CugiBuffer) target = cugi_buffer_new (NULL, size, &error);
+  g_autoptr(CugiStream) a = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiStream) b = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  g_autoptr(CugiBuffer) source = cugi_test_buffer_new (size);
+  g_autoptr(CugiBuffer) target = cugi_test_buffer_new (size);
   g_autoptr(GBytes) result = NULL;
   const guint8 *data;
 
-  g_assert_no_error (error);
   cugi_buffer_memset_d8 (source, 0, 0, size, a, &error);
   g_assert_no_error (error);
-  cugi_stream_synchronize (a, &error);
-  g_assert_no_error (error);
+  cugi_test_synchronize (a);
 
   /* A: a long spin, then the data B needs. */
-  spin (spinner, a, 300);
+  spin (spinner (), a, 300);
   cugi_buffer_memset_d8 (source, 0, 0x5a, size, a, &error);
   g_assert_no_error (error);
-  cugi_event_record (event, a, &error);
-  g_assert_no_error (error);
+  cugi_test_record (event, a);
 
   /* B: wait for A, then copy. */
   cugi_stream_wait_event (b, event, &error);
@@ -144,11 +131,9 @@ test_wait_event_orders_streams (void)
   cugi_buffer_copy (target, 0, source, 0, size, b, &error);
   g_assert_no_error (error);
   /* B is held back behind A's spin. */
-  g_assert_false (cugi_stream_query (b, &error));
-  g_assert_no_error (error);
+  cugi_test_assert_query (b, FALSE);
 
-  cugi_stream_synchronize (b, &error);
-  g_assert_no_error (error);
+  cugi_test_synchronize (b);
   result = cugi_buffer_download (target, 0, size, &error);
   g_assert_no_error (error);
   data = g_bytes_get_data (result, NULL);
@@ -162,7 +147,7 @@ static void
 test_for_handle (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = cugi_context_get_default (&error);
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   g_autoptr(CugiStream) owner = NULL;
   g_autoptr(CugiStream) legacy = NULL;
   CugiStream *wrapper;
@@ -170,7 +155,6 @@ test_for_handle (void)
   gint greatest = 0;
   guint64 handle = 0;
 
-  g_assert_no_error (error);
   cugi_context_get_stream_priority_range (context, &least, &greatest, &error);
   g_assert_no_error (error);
   owner = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, greatest, &error);
@@ -181,37 +165,31 @@ test_for_handle (void)
   g_assert_no_error (error);
   g_assert_cmpint (cugi_stream_get_flags (wrapper), ==, CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_assert_cmpint (cugi_stream_get_priority (wrapper), ==, greatest);
-  spin (spinner, wrapper, 50);
+  spin (spinner (), wrapper, 50);
   /* The work went on the owner's stream. */
-  g_assert_false (cugi_stream_query (owner, &error));
-  g_assert_no_error (error);
-  g_assert_true (cugi_stream_synchronize (wrapper, &error));
-  g_assert_no_error (error);
+  cugi_test_assert_query (owner, FALSE);
+  cugi_test_synchronize (wrapper);
   g_object_unref (wrapper);
 
   /* Dropping the wrapper left the stream alone. */
-  spin (spinner, owner, 1);
-  g_assert_true (cugi_stream_synchronize (owner, &error));
-  g_assert_no_error (error);
+  spin (spinner (), owner, 1);
+  cugi_test_synchronize (owner);
 
   /* 0 is the legacy default stream. */
   legacy = cugi_stream_new_for_handle (context, 0, &error);
   g_assert_no_error (error);
   g_assert_null (cugi_stream_get_handle (legacy));
-  g_assert_true (cugi_stream_synchronize (legacy, &error));
-  g_assert_no_error (error);
+  cugi_test_synchronize (legacy);
 }
 
 /* NULL stands for the legacy default stream of a context. */
 static void
 test_null_stream (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = cugi_context_get_default (&error);
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
   CugiStream *null_stream;
   guint64 handle = 1;
 
-  g_assert_no_error (error);
   null_stream = cugi_stream_resolve (NULL, context);
   g_assert_nonnull (null_stream);
   g_assert_true (cugi_stream_resolve (NULL, context) == null_stream);
@@ -220,11 +198,9 @@ test_null_stream (void)
   g_object_get (null_stream, "handle", &handle, NULL);
   g_assert_cmpuint (handle, ==, 0);
 
-  spin (spinner, NULL, 50);
-  g_assert_false (cugi_stream_query (null_stream, &error));
-  g_assert_no_error (error);
-  g_assert_true (cugi_stream_synchronize (null_stream, &error));
-  g_assert_no_error (error);
+  spin (spinner (), NULL, 50);
+  cugi_test_assert_query (null_stream, FALSE);
+  cugi_test_synchronize (null_stream);
 }
 
 /* An object a binding made without the constructor is an error, not a crash
@@ -234,15 +210,12 @@ test_bare_object (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiStream) bare = g_object_new (CUGI_TYPE_STREAM, NULL);
-  g_autoptr(CugiEvent) event = cugi_event_new (NULL, CUGI_EVENT_FLAGS_NONE, &error);
+  g_autoptr(CugiEvent) event = cugi_test_event_new (CUGI_EVENT_FLAGS_NONE);
 
-  g_assert_no_error (error);
   g_assert_false (cugi_stream_query (bare, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_false (cugi_stream_synchronize (bare, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
-  g_clear_error (&error);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
   g_assert_false (cugi_event_record (event, bare, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
 }
@@ -250,11 +223,8 @@ test_bare_object (void)
 int
 main (int argc, char **argv)
 {
-  int result;
-
   cugi_test_init (&argc, &argv);
-  cugi_test_require_gpu ();
-  spinner = spin_kernel_new ();
+  require_gpu_with_spinner ();
 
   g_test_add_func ("/stream/flags-and-properties", test_flags_and_properties);
   g_test_add_func ("/stream/priority-range", test_priority_range);
@@ -264,7 +234,5 @@ main (int argc, char **argv)
   g_test_add_func ("/stream/null-stream", test_null_stream);
   g_test_add_func ("/stream/bare-object", test_bare_object);
 
-  result = g_test_run ();
-  g_clear_object (&spinner);
-  return result;
+  return g_test_run ();
 }

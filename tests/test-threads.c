@@ -10,28 +10,18 @@
 #define N_ROUNDS 6
 #define LAUNCHES_PER_ROUND 20
 
-static CugiKernel *spinner;
-
 typedef struct
 {
-  guint         index;
-  GThread      *thread;
-  GMainContext *main_context;
-  GMainLoop    *loop;
-  CugiStream   *stream;
-  CugiEvent    *event;
-  guint         round;
-  guint         n_idle;
-  guint         n_completed;
-  guint         n_synchronized;
+  guint           index;
+  CugiTestCaller  caller;
+  GMainLoop      *loop;
+  CugiStream     *stream;
+  CugiEvent      *event;
+  guint           round;
+  guint           n_idle;
+  guint           n_completed;
+  guint           n_synchronized;
 } Worker;
-
-static void
-worker_check_thread (Worker *worker)
-{
-  g_assert_true (g_thread_self () == worker->thread);
-  g_assert_true (g_main_context_is_owner (worker->main_context));
-}
 
 static void on_synchronized (GObject *source, GAsyncResult *result, gpointer data);
 
@@ -40,12 +30,9 @@ static void on_synchronized (GObject *source, GAsyncResult *result, gpointer dat
 static void
 worker_start_round (Worker *worker)
 {
-  g_autoptr(GError) error = NULL;
-
   for (guint i = 0; i < LAUNCHES_PER_ROUND; i++)
-    spin (spinner, worker->stream, 0.1 * (1 + worker->index));
-  cugi_event_record (worker->event, worker->stream, &error);
-  g_assert_no_error (error);
+    spin (spinner (), worker->stream, 0.1 * (1 + worker->index));
+  cugi_test_record (worker->event, worker->stream);
   cugi_stream_synchronize_async (worker->stream, NULL, on_synchronized, worker);
 }
 
@@ -69,23 +56,19 @@ worker_maybe_next_round (Worker *worker)
     worker_start_round (worker);
 }
 
+/* ::idle of the worker's stream or ::completed of its event. */
 static void
-on_idle (CugiStream *stream,
-         Worker     *worker)
+on_signal (gpointer  instance,
+           Worker   *worker)
 {
-  worker_check_thread (worker);
-  g_assert_true (stream == worker->stream);
-  worker->n_idle++;
-  worker_maybe_next_round (worker);
-}
-
-static void
-on_completed (CugiEvent *event,
-              Worker    *worker)
-{
-  worker_check_thread (worker);
-  g_assert_true (event == worker->event);
-  worker->n_completed++;
+  cugi_test_caller_check (&worker->caller);
+  if (instance == worker->stream)
+    worker->n_idle++;
+  else
+    {
+      g_assert_true (instance == worker->event);
+      worker->n_completed++;
+    }
   worker_maybe_next_round (worker);
 }
 
@@ -97,7 +80,7 @@ on_synchronized (GObject      *source,
   Worker *worker = data;
   g_autoptr(GError) error = NULL;
 
-  worker_check_thread (worker);
+  cugi_test_caller_check (&worker->caller);
   g_assert_true (cugi_stream_synchronize_finish (CUGI_STREAM (source), result, &error));
   g_assert_no_error (error);
   worker->n_synchronized++;
@@ -118,33 +101,32 @@ static gpointer
 run_worker (gpointer data)
 {
   Worker *worker = data;
-  g_autoptr(GError) error = NULL;
+  GMainContext *main_context = cugi_test_push_main_context ();
   GSource *timeout;
 
-  worker->thread = g_thread_self ();
-  worker->main_context = g_main_context_new ();
-  g_main_context_push_thread_default (worker->main_context);
-  worker->loop = g_main_loop_new (worker->main_context, FALSE);
+  cugi_test_caller_init (&worker->caller);
+  worker->loop = g_main_loop_new (main_context, FALSE);
 
   /* Made here, so they deliver here. */
-  worker->stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  g_assert_no_error (error);
-  worker->event = cugi_event_new (NULL, CUGI_EVENT_FLAGS_DISABLE_TIMING, &error);
-  g_assert_no_error (error);
-  g_signal_connect (worker->stream, "idle", G_CALLBACK (on_idle), worker);
-  g_signal_connect (worker->event, "completed", G_CALLBACK (on_completed), worker);
+  worker->stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  worker->event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  g_signal_connect (worker->stream, "idle", G_CALLBACK (on_signal), worker);
+  g_signal_connect (worker->event, "completed", G_CALLBACK (on_signal), worker);
 
   timeout = g_timeout_source_new_seconds (60);
   g_source_set_callback (timeout, worker_timed_out, worker, NULL);
-  g_source_attach (timeout, worker->main_context);
+  g_source_attach (timeout, main_context);
 
   worker_start_round (worker);
   g_main_loop_run (worker->loop);
 
   /* Nothing more arrives once the last round is done. */
-  g_assert_true (cugi_stream_synchronize (worker->stream, &error));
-  g_assert_no_error (error);
+  cugi_test_synchronize (worker->stream);
   iterate_for (100);
+  g_assert_cmpuint (worker->round, ==, N_ROUNDS);
+  g_assert_cmpuint (worker->n_idle, ==, N_ROUNDS);
+  g_assert_cmpuint (worker->n_completed, ==, N_ROUNDS);
+  g_assert_cmpuint (worker->n_synchronized, ==, N_ROUNDS);
 
   g_source_destroy (timeout);
   g_source_unref (timeout);
@@ -153,8 +135,8 @@ run_worker (gpointer data)
   g_clear_object (&worker->stream);
   g_clear_object (&worker->event);
   g_main_loop_unref (worker->loop);
-  g_main_context_pop_thread_default (worker->main_context);
-  g_main_context_unref (worker->main_context);
+  cugi_test_caller_clear (&worker->caller);
+  cugi_test_pop_main_context (main_context);
   return NULL;
 }
 
@@ -162,36 +144,19 @@ static void
 test_threads (void)
 {
   Worker workers[N_THREADS] = { 0 };
-  GThread *threads[N_THREADS];
 
   for (guint i = 0; i < N_THREADS; i++)
-    {
-      workers[i].index = i;
-      threads[i] = g_thread_new ("cugi-worker", run_worker, &workers[i]);
-    }
-
-  for (guint i = 0; i < N_THREADS; i++)
-    {
-      g_thread_join (threads[i]);
-      g_assert_cmpuint (workers[i].round, ==, N_ROUNDS);
-      g_assert_cmpuint (workers[i].n_idle, ==, N_ROUNDS);
-      g_assert_cmpuint (workers[i].n_completed, ==, N_ROUNDS);
-      g_assert_cmpuint (workers[i].n_synchronized, ==, N_ROUNDS);
-    }
+    workers[i].index = i;
+  cugi_test_run_threads (run_worker, workers, sizeof workers[0], N_THREADS);
 }
 
 int
 main (int argc, char **argv)
 {
-  int result;
-
   cugi_test_init (&argc, &argv);
-  cugi_test_require_gpu ();
-  spinner = spin_kernel_new ();
+  require_gpu_with_spinner ();
 
   g_test_add_func ("/threads/eight-loops", test_threads);
 
-  result = g_test_run ();
-  g_clear_object (&spinner);
-  return result;
+  return g_test_run ();
 }

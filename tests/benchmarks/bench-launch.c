@@ -94,8 +94,10 @@ static void
 launch_cugi (Bench *bench)
 {
   GError *error = NULL;
+  /* Apart: the order in which arguments are evaluated is unspecified. */
+  gboolean launched = cugi_kernel_launch (bench->kernel, bench->config, bench->args, &error);
 
-  check_error (cugi_kernel_launch (bench->kernel, bench->config, bench->args, &error), error);
+  check_error (launched, error);
 }
 
 static void
@@ -108,8 +110,9 @@ static void
 graph_cugi (Bench *bench)
 {
   GError *error = NULL;
+  gboolean launched = cugi_graph_exec_launch (bench->exec, bench->stream, &error);
 
-  check_error (cugi_graph_exec_launch (bench->exec, bench->stream, &error), error);
+  check_error (launched, error);
 }
 
 static void

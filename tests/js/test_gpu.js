@@ -44,11 +44,13 @@ const kernel = Cugi.Kernel.new_from_source(null, `
 const stream = Cugi.Stream.new(null, Cugi.StreamFlags.NON_BLOCKING, 0);
 const config = Cugi.LaunchConfig.new(n / 256, 256);
 config.set_stream(stream);
+check(config.get_stream() === stream, 'the launch configuration holds the stream');
 const args = Cugi.KernelArgs.new();
 args.add_float(2);
 args.add_buffer(xDev);
 args.add_buffer(yDev);
 args.add_uint32(n);
+check(args.get_n_args() === 4, `four kernel arguments, got ${args.get_n_args()}`);
 
 // Stream::idle arrives in the main loop once the launch has completed.
 const loop = new GLib.MainLoop(null, false);

@@ -1,0 +1,471 @@
+/* test-launch-logic.c: the launch path without a GPU, against the stand-in
+ * driver (fake-cuda-streams, whose kernels do nothing). Launching one
+ * argument list again skips the checks it passed before, and keeps its
+ * buffers without tracking each launch: what is skipped must still be
+ * caught when it matters (a freed buffer, changed arguments, a reset
+ * context), the buffers must outlive every launch cugi has not seen
+ * complete, on whichever stream it went, and the launches must still drive
+ * CugiStream::idle. */
+#include "config.h"
+
+#include <string.h>
+
+#include "cugi-private.h"
+#include "gpu-work.h"
+
+/* The stand-in driver's module format: a kernel and its parameters' sizes,
+ * those of axpy4 (float a, const float *x, float *y, unsigned int n). */
+static const char image[] = "axpy4 4 8 8 4\n";
+
+#define N_ELEMENTS 32
+
+static CugiKernel *
+kernel_new (CugiContext *context)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = g_bytes_new_static (image, sizeof image);
+  g_autoptr(CugiModule) module = cugi_module_new_from_data (context, bytes, &error);
+  CugiKernel *kernel;
+
+  g_assert_no_error (error);
+  kernel = cugi_module_get_kernel (module, "axpy4", &error);
+  g_assert_no_error (error);
+  return kernel;
+}
+
+static CugiStream *
+stream_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  CugiStream *stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+
+  g_assert_no_error (error);
+  return stream;
+}
+
+static void
+flag_released (gpointer data)
+{
+  gboolean *released = data;
+
+  g_assert_false (*released);
+  *released = TRUE;
+}
+
+/* A buffer over made-up memory (the stand-in driver has none) of @context
+ * (NULL: the default one): *@released becomes TRUE when cugi lets go of
+ * the memory, once the buffer is freed and no launch uses it. */
+static CugiBuffer *
+buffer_new (CugiContext *context,
+            gboolean    *released)
+{
+  static CUdeviceptr next_address = 0x100000;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) resolved = cugi_context_resolve (context, &error);
+
+  g_assert_no_error (error);
+  *released = FALSE;
+  next_address += 0x1000;
+  return cugi_buffer_new_holding (resolved, next_address, N_ELEMENTS * sizeof (float),
+                                  released, flag_released);
+}
+
+static CugiKernelArgs *
+axpy_args (CugiBuffer *x,
+           CugiBuffer *y)
+{
+  CugiKernelArgs *args = cugi_kernel_args_new ();
+
+  cugi_kernel_args_add_float (args, 2.0f);
+  cugi_kernel_args_add_buffer (args, x);
+  cugi_kernel_args_add_buffer (args, y);
+  cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
+  return args;
+}
+
+static CugiLaunchConfig *
+config_new (CugiStream *stream)
+{
+  CugiLaunchConfig *config = cugi_launch_config_new (1, N_ELEMENTS);
+
+  cugi_launch_config_set_stream (config, stream);
+  return config;
+}
+
+static void
+launch (CugiKernel       *kernel,
+        CugiLaunchConfig *config,
+        CugiKernelArgs   *args)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_no_error (error);
+}
+
+static void
+synchronize (CugiStream *stream)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (cugi_stream_synchronize (stream, &error));
+  g_assert_no_error (error);
+}
+
+/* Runs what the tests left for @main_context (the flushes of bursts, which
+ * hold their streams), pops it and drops it. */
+static void
+main_context_finish (GMainContext *main_context)
+{
+  while (g_main_context_iteration (main_context, FALSE))
+    ;
+  g_main_context_pop_thread_default (main_context);
+  g_main_context_unref (main_context);
+}
+
+/* A list launched before is checked again once it or its buffers changed. */
+static void
+test_relaunch_checks_again (void)
+{
+  GMainContext *main_context = g_main_context_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiStream) stream = NULL;
+  g_autoptr(CugiLaunchConfig) config = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  g_autoptr(CugiBuffer) z = NULL;
+  gboolean x_released, y_released, z_released;
+
+  g_main_context_push_thread_default (main_context);
+  kernel = kernel_new (NULL);
+  stream = stream_new ();
+  config = config_new (stream);
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  z = buffer_new (NULL, &z_released);
+  args = axpy_args (x, y);
+  launch (kernel, config, args);
+  launch (kernel, config, args);
+
+  /* A buffer freed between two launches of the list. */
+  g_assert_true (cugi_buffer_free (x, &error));
+  g_assert_no_error (error);
+  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_assert_nonnull (strstr (error->message, "argument 1"));
+  g_clear_error (&error);
+
+  /* The list changed after a launch: a double is not the 4-byte float. */
+  cugi_kernel_args_clear (args);
+  cugi_kernel_args_add_double (args, 2.0);
+  cugi_kernel_args_add_buffer (args, y);
+  cugi_kernel_args_add_buffer (args, z);
+  cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
+  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "parameter 0"));
+  g_clear_error (&error);
+
+  /* Right again, and then one argument too many. */
+  cugi_kernel_args_clear (args);
+  cugi_kernel_args_add_float (args, 2.0f);
+  cugi_kernel_args_add_buffer (args, y);
+  cugi_kernel_args_add_buffer (args, z);
+  cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
+  launch (kernel, config, args);
+  cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
+  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "takes 4 parameters, but 5 arguments"));
+  g_clear_error (&error);
+
+  /* The launches made with x were seen to complete: freed, it goes. */
+  g_assert_false (x_released);
+  synchronize (stream);
+  g_assert_true (x_released);
+
+  g_clear_pointer (&args, cugi_kernel_args_unref);
+  g_clear_object (&stream);
+  main_context_finish (main_context);
+}
+
+/* The memory of a buffer that a launch uses goes only once cugi has seen the
+ * launch complete, and not before the list that holds it lets go. */
+static void
+test_buffers_outlive_launches (void)
+{
+  GMainContext *main_context = g_main_context_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiStream) stream = NULL;
+  g_autoptr(CugiLaunchConfig) config = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  CugiKernelArgs *args;
+  CugiBuffer *x;
+  gboolean x_released, y_released;
+
+  g_main_context_push_thread_default (main_context);
+  kernel = kernel_new (NULL);
+  stream = stream_new ();
+  config = config_new (stream);
+  y = buffer_new (NULL, &y_released);
+
+  /* Dropped and freed while the launches may run. */
+  x = buffer_new (NULL, &x_released);
+  args = axpy_args (x, y);
+  launch (kernel, config, args);
+  launch (kernel, config, args);
+  g_assert_true (cugi_buffer_free (x, &error));
+  g_assert_no_error (error);
+  g_object_unref (x);
+  cugi_kernel_args_unref (args);
+  g_assert_false (x_released);
+  synchronize (stream);
+  g_assert_true (x_released);
+
+  /* Seen complete, but still held by the list for its next launches. */
+  x = buffer_new (NULL, &x_released);
+  args = axpy_args (x, y);
+  launch (kernel, config, args);
+  synchronize (stream);
+  g_assert_true (cugi_buffer_free (x, &error));
+  g_assert_no_error (error);
+  g_assert_false (x_released);
+  /* Changing the list lets go of x at once: its launch is done. */
+  cugi_kernel_args_clear (args);
+  g_assert_true (x_released);
+  cugi_kernel_args_unref (args);
+  g_object_unref (x);
+
+  /* Launched again after a synchronization: that launch keeps it. */
+  x = buffer_new (NULL, &x_released);
+  args = axpy_args (x, y);
+  launch (kernel, config, args);
+  synchronize (stream);
+  launch (kernel, config, args);
+  g_assert_true (cugi_buffer_free (x, &error));
+  g_assert_no_error (error);
+  g_object_unref (x);
+  cugi_kernel_args_unref (args);
+  g_assert_false (x_released);
+  g_assert_true (cugi_stream_query (stream, &error));
+  g_assert_no_error (error);
+  g_assert_true (x_released);
+
+  g_assert_false (y_released);
+  g_clear_object (&stream);
+  main_context_finish (main_context);
+}
+
+/* A list launched on one stream, then on another, keeps its buffers until
+ * the launches on both are seen complete. */
+static void
+test_buffers_outlive_launches_on_two_streams (void)
+{
+  GMainContext *main_context = g_main_context_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiStream) first = NULL;
+  g_autoptr(CugiStream) second = NULL;
+  g_autoptr(CugiLaunchConfig) on_first = NULL;
+  g_autoptr(CugiLaunchConfig) on_second = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  CugiKernelArgs *args;
+  gboolean x_released, y_released;
+
+  g_main_context_push_thread_default (main_context);
+  kernel = kernel_new (NULL);
+  first = stream_new ();
+  second = stream_new ();
+  on_first = config_new (first);
+  on_second = config_new (second);
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+
+  launch (kernel, on_first, args);
+  launch (kernel, on_second, args);
+  launch (kernel, on_second, args);
+  g_assert_true (cugi_buffer_free (x, &error));
+  g_assert_no_error (error);
+  cugi_kernel_args_unref (args);
+
+  synchronize (second);
+  g_assert_false (x_released);
+  synchronize (first);
+  g_assert_true (x_released);
+
+  g_clear_object (&first);
+  g_clear_object (&second);
+  main_context_finish (main_context);
+}
+
+typedef struct
+{
+  CugiKernel       *kernel;
+  CugiKernelArgs   *args;
+  CugiLaunchConfig *config;
+} Launcher;
+
+#define N_THREAD_LAUNCHES 2000
+
+static gpointer
+launch_repeatedly (gpointer data)
+{
+  Launcher *launcher = data;
+
+  for (guint i = 0; i < N_THREAD_LAUNCHES; i++)
+    launch (launcher->kernel, launcher->config, launcher->args);
+  return NULL;
+}
+
+/* Two threads launching one list at once, each on a stream of its own: the
+ * buffers stay until the launches on both streams are seen complete. */
+static void
+test_two_threads_share_a_list (void)
+{
+  GMainContext *main_context = g_main_context_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernel) kernel = NULL;
+  CugiStream *streams[2];
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  CugiKernelArgs *args;
+  Launcher launchers[2];
+  GThread *threads[2];
+  gboolean x_released, y_released;
+
+  g_main_context_push_thread_default (main_context);
+  kernel = kernel_new (NULL);
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+  for (guint i = 0; i < 2; i++)
+    {
+      streams[i] = stream_new ();
+      launchers[i].kernel = kernel;
+      launchers[i].args = args;
+      launchers[i].config = config_new (streams[i]);
+      threads[i] = g_thread_new ("launcher", launch_repeatedly, &launchers[i]);
+    }
+  for (guint i = 0; i < 2; i++)
+    g_thread_join (threads[i]);
+
+  g_assert_true (cugi_buffer_free (x, &error));
+  g_assert_no_error (error);
+  cugi_kernel_args_unref (args);
+  synchronize (streams[1]);
+  g_assert_false (x_released);
+  synchronize (streams[0]);
+  g_assert_true (x_released);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      cugi_launch_config_unref (launchers[i].config);
+      g_clear_object (&streams[i]);
+    }
+  main_context_finish (main_context);
+}
+
+/* Repeated launches of one list are bursts as any work is: one ::idle for
+ * the launches of an iteration. */
+static void
+test_idle_after_launches (void)
+{
+  GMainContext *main_context = g_main_context_new ();
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiStream) stream = NULL;
+  g_autoptr(CugiLaunchConfig) config = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  gboolean x_released, y_released;
+  guint n_idle = 0;
+
+  g_main_context_push_thread_default (main_context);
+  kernel = kernel_new (NULL);
+  stream = stream_new ();
+  config = config_new (stream);
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+  g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
+
+  for (guint i = 0; i < 10; i++)
+    launch (kernel, config, args);
+  iterate_until (&n_idle, 1, 10000);
+  iterate_for (50);
+  g_assert_cmpuint (n_idle, ==, 1);
+
+  for (guint i = 0; i < 10; i++)
+    launch (kernel, config, args);
+  iterate_until (&n_idle, 2, 10000);
+  iterate_for (50);
+  g_assert_cmpuint (n_idle, ==, 2);
+
+  g_clear_pointer (&args, cugi_kernel_args_unref);
+  g_clear_object (&stream);
+  main_context_finish (main_context);
+}
+
+/* A buffer of a context that was reset since the last launch fails the next
+ * one, though its own addresses did not change. Last: the stand-in driver
+ * destroys every stream on a reset, so this launches on the legacy stream. */
+static void
+test_buffer_of_reset_context (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiDevice) device = NULL;
+  g_autoptr(CugiContext) other = NULL;
+  g_autoptr(CugiLaunchConfig) config = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  gboolean x_released, y_released;
+
+  kernel = kernel_new (NULL);
+  device = cugi_device_get (1, &error);
+  g_assert_no_error (error);
+  other = cugi_device_get_primary_context (device, &error);
+  g_assert_no_error (error);
+  config = config_new (NULL);
+  x = buffer_new (other, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+  launch (kernel, config, args);
+
+  g_assert_true (cugi_context_reset (other, &error));
+  g_assert_no_error (error);
+  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_assert_nonnull (strstr (error->message, "argument 1"));
+
+  /* What the launch kept goes, before the flags it sets go out of scope. */
+  g_clear_pointer (&args, cugi_kernel_args_unref);
+  synchronize (cugi_context_get_null_stream (cugi_kernel_get_context (kernel)));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  cugi_test_init (&argc, &argv);
+  if (!cugi_init (&error))
+    g_error ("the stand-in driver did not load: %s", error->message);
+
+  g_test_add_func ("/launch-logic/relaunch-checks-again", test_relaunch_checks_again);
+  g_test_add_func ("/launch-logic/buffers-outlive-launches", test_buffers_outlive_launches);
+  g_test_add_func ("/launch-logic/buffers-outlive-launches-on-two-streams",
+                   test_buffers_outlive_launches_on_two_streams);
+  g_test_add_func ("/launch-logic/two-threads-share-a-list", test_two_threads_share_a_list);
+  g_test_add_func ("/launch-logic/idle-after-launches", test_idle_after_launches);
+  /* Last: it destroys every stream made before. */
+  g_test_add_func ("/launch-logic/buffer-of-reset-context", test_buffer_of_reset_context);
+
+  return g_test_run ();
+}

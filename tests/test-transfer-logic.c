@@ -1,0 +1,932 @@
+/* test-transfer-logic.c: the asynchronous downloads and uploads without a
+ * GPU, against fake-cuda-streams and a stand-in for the driver's memory
+ * functions installed in the loader's table: staging memory is pinned once
+ * and reused, pageable data is staged off the calling thread while the
+ * copies keep their place on the stream, cancellation ends the wait and not
+ * the copies, and what the copies use lives until they are done.
+ *
+ * In the stand-in, device memory is host memory, a copy on a stream is a
+ * host function on the stream's thread, and cuStreamWaitValue32 is one that
+ * polls the memory. Pinning and unpinning sleep about as long as the driver
+ * takes, so that the figures the steady-state case prints compare. */
+#include "config.h"
+
+#include <string.h>
+
+#include "cugi-private.h"
+#include "gpu-work.h"
+
+/* About what pinning or unpinning a MiB costs the driver. */
+#define PIN_US_PER_MIB 100
+
+/* ---- the stand-in memory functions ---------------------------------------- */
+
+typedef struct
+{
+  guint8  *start;
+  gsize    size;
+  gboolean pinned;   /* host memory, else device memory */
+} Allocation;
+
+static GMutex allocations_lock;
+static GPtrArray *allocations;
+static gint n_pins;
+static gint n_unpins;
+static gint n_waits;
+static gint n_driver_staged;  /* copies of pageable memory the driver staged */
+
+static guint8 *
+allocate (gsize    size,
+          gboolean pinned)
+{
+  Allocation *allocation = g_new (Allocation, 1);
+
+  /* Written, so that its pages exist from now on, as the driver's do. */
+  allocation->start = memset (g_malloc (MAX (size, 1)), 0, MAX (size, 1));
+  allocation->size = size;
+  allocation->pinned = pinned;
+  g_mutex_lock (&allocations_lock);
+  g_ptr_array_add (allocations, allocation);
+  g_mutex_unlock (&allocations_lock);
+  return allocation->start;
+}
+
+static gboolean
+release (const void *start,
+         gboolean    pinned)
+{
+  gboolean found = FALSE;
+
+  g_mutex_lock (&allocations_lock);
+  for (guint i = 0; i < allocations->len && !found; i++)
+    {
+      Allocation *allocation = g_ptr_array_index (allocations, i);
+
+      if (allocation->start == start && allocation->pinned == pinned)
+        {
+          g_ptr_array_remove_index_fast (allocations, i);
+          g_free (allocation->start);
+          g_free (allocation);
+          found = TRUE;
+        }
+    }
+  g_mutex_unlock (&allocations_lock);
+  return found;
+}
+
+/* Whether [@start, @start + @size) lies in one allocation of the kind. */
+static gboolean
+lies_in (const void *start,
+         gsize       size,
+         gboolean    pinned)
+{
+  const guint8 *first = start;
+  gboolean found = FALSE;
+
+  g_mutex_lock (&allocations_lock);
+  for (guint i = 0; i < allocations->len && !found; i++)
+    {
+      Allocation *allocation = g_ptr_array_index (allocations, i);
+
+      found = allocation->pinned == pinned && first >= allocation->start &&
+              first < allocation->start + allocation->size &&
+              size <= (gsize) (allocation->start + allocation->size - first);
+    }
+  g_mutex_unlock (&allocations_lock);
+  return found;
+}
+
+static void
+pinning_cost (gsize size)
+{
+  g_usleep (PIN_US_PER_MIB * (size >> 20) + 10);
+}
+
+static CUresult CUDAAPI
+fake_mem_alloc (CUdeviceptr *address,
+                size_t       size)
+{
+  *address = (CUdeviceptr) (guintptr) allocate (size, FALSE);
+  return CUDA_SUCCESS;
+}
+
+static CUresult CUDAAPI
+fake_mem_free (CUdeviceptr address)
+{
+  return release ((void *) (guintptr) address, FALSE) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult CUDAAPI
+fake_mem_host_alloc (void         **data,
+                     size_t         size,
+                     unsigned int   flags)
+{
+  pinning_cost (size);
+  g_atomic_int_inc (&n_pins);
+  *data = allocate (size, TRUE);
+  return CUDA_SUCCESS;
+}
+
+static CUresult CUDAAPI
+fake_mem_free_host (void *data)
+{
+  gsize size = 0;
+
+  g_mutex_lock (&allocations_lock);
+  for (guint i = 0; i < allocations->len; i++)
+    if (((Allocation *) g_ptr_array_index (allocations, i))->start == data)
+      size = ((Allocation *) g_ptr_array_index (allocations, i))->size;
+  g_mutex_unlock (&allocations_lock);
+  pinning_cost (size);
+  g_atomic_int_inc (&n_unpins);
+  return release (data, TRUE) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Unified addressing: pinned memory is where the host sees it. */
+static CUresult CUDAAPI
+fake_mem_host_get_device_pointer (CUdeviceptr  *address,
+                                  void         *data,
+                                  unsigned int  flags)
+{
+  if (flags != 0 || !lies_in (data, 1, TRUE))
+    return CUDA_ERROR_INVALID_VALUE;
+  *address = (CUdeviceptr) (guintptr) data;
+  return CUDA_SUCCESS;
+}
+
+static CUresult CUDAAPI
+fake_pointer_get_attribute (void               *data,
+                            CUpointer_attribute attribute,
+                            CUdeviceptr         address)
+{
+  const void *pointer = (const void *) (guintptr) address;
+
+  if (attribute != CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  /* As the driver does: memory it does not know is an invalid value. */
+  if (lies_in (pointer, 1, TRUE))
+    *(CUmemorytype *) data = CU_MEMORYTYPE_HOST;
+  else if (lies_in (pointer, 1, FALSE))
+    *(CUmemorytype *) data = CU_MEMORYTYPE_DEVICE;
+  else
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+typedef struct
+{
+  void       *destination;
+  const void *source;
+  gsize       size;
+  gpointer    owned_source;  /* the driver's own copy of pageable data */
+} Copy;
+
+static void CUDA_CB
+run_copy (void *data)
+{
+  Copy *copy = data;
+
+  memcpy (copy->destination, copy->source, copy->size);
+  g_free (copy->owned_source);
+  g_free (copy);
+}
+
+/* A copy between host and device memory on @stream. From pageable memory,
+ * the driver stages the data before the call returns, as CUDA's does,
+ * holding the caller up. */
+static CUresult
+enqueue_copy (void       *destination,
+              const void *source,
+              gsize       size,
+              CUstream    stream,
+              gboolean    to_device)
+{
+  Copy *copy;
+
+  if (!lies_in (to_device ? destination : source, size, FALSE))
+    return CUDA_ERROR_INVALID_VALUE;
+  copy = g_new0 (Copy, 1);
+  copy->destination = destination;
+  copy->source = source;
+  copy->size = size;
+  if (to_device && !lies_in (source, size, TRUE))
+    {
+      g_atomic_int_inc (&n_driver_staged);
+      copy->source = copy->owned_source = g_memdup2 (source, size);
+    }
+  return cugi_cuda.cuLaunchHostFunc (stream, run_copy, copy);
+}
+
+static CUresult CUDAAPI
+fake_memcpy_htod_async (CUdeviceptr  destination,
+                        const void  *source,
+                        size_t       size,
+                        CUstream     stream)
+{
+  return enqueue_copy ((void *) (guintptr) destination, source, size, stream, TRUE);
+}
+
+static CUresult CUDAAPI
+fake_memcpy_dtoh_async (void        *destination,
+                        CUdeviceptr  source,
+                        size_t       size,
+                        CUstream     stream)
+{
+  return enqueue_copy (destination, (const void *) (guintptr) source, size, stream, FALSE);
+}
+
+/* The synchronous copies wait for the legacy stream, as CUDA's do. */
+static CUresult CUDAAPI
+fake_memcpy_htod (CUdeviceptr  destination,
+                  const void  *source,
+                  size_t       size)
+{
+  CUresult result = fake_memcpy_htod_async (destination, source, size, CU_STREAM_LEGACY);
+
+  return result != CUDA_SUCCESS ? result : cugi_cuda.cuStreamSynchronize (CU_STREAM_LEGACY);
+}
+
+static CUresult CUDAAPI
+fake_memcpy_dtoh (void        *destination,
+                  CUdeviceptr  source,
+                  size_t       size)
+{
+  CUresult result = fake_memcpy_dtoh_async (destination, source, size, CU_STREAM_LEGACY);
+
+  return result != CUDA_SUCCESS ? result : cugi_cuda.cuStreamSynchronize (CU_STREAM_LEGACY);
+}
+
+typedef struct
+{
+  const gint *address;
+  gint        value;
+} Wait;
+
+static void CUDA_CB
+run_wait (void *data)
+{
+  Wait *wait = data;
+
+  /* The cyclic comparison of CU_STREAM_WAIT_VALUE_GEQ. */
+  while ((gint32) ((guint32) g_atomic_int_get (wait->address) - (guint32) wait->value) < 0)
+    g_usleep (20);
+  g_free (wait);
+}
+
+static CUresult CUDAAPI
+fake_stream_wait_value32 (CUstream     stream,
+                          CUdeviceptr  address,
+                          cuuint32_t   value,
+                          unsigned int flags)
+{
+  Wait *wait;
+
+  /* The stream reads pinned memory through its device address. */
+  if (flags != CU_STREAM_WAIT_VALUE_GEQ || !lies_in ((void *) (guintptr) address, sizeof (gint), TRUE))
+    return CUDA_ERROR_INVALID_VALUE;
+  wait = g_new (Wait, 1);
+  wait->address = (const gint *) (guintptr) address;
+  wait->value = (gint) value;
+  g_atomic_int_inc (&n_waits);
+  return cugi_cuda.cuLaunchHostFunc (stream, run_wait, wait);
+}
+
+static CUresult CUDAAPI
+fake_not_supported (CUstream     stream,
+                    CUdeviceptr  address,
+                    cuuint32_t   value,
+                    unsigned int flags)
+{
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+static void
+install_fake_memory (void)
+{
+  allocations = g_ptr_array_new ();
+  cugi_cuda.cuMemAlloc = fake_mem_alloc;
+  cugi_cuda.cuMemFree = fake_mem_free;
+  cugi_cuda.cuMemHostAlloc = fake_mem_host_alloc;
+  cugi_cuda.cuMemFreeHost = fake_mem_free_host;
+  cugi_cuda.cuMemHostGetDevicePointer = fake_mem_host_get_device_pointer;
+  cugi_cuda.cuPointerGetAttribute = fake_pointer_get_attribute;
+  cugi_cuda.cuMemcpyHtoDAsync = fake_memcpy_htod_async;
+  cugi_cuda.cuMemcpyDtoHAsync = fake_memcpy_dtoh_async;
+  cugi_cuda.cuMemcpyHtoD = fake_memcpy_htod;
+  cugi_cuda.cuMemcpyDtoH = fake_memcpy_dtoh;
+  cugi_cuda.cuStreamWaitValue32 = fake_stream_wait_value32;
+}
+
+/* ---- work on the stand-in's streams --------------------------------------- */
+
+/* A stand-in for a long kernel: holds its stream until opened. */
+typedef struct
+{
+  GMutex   lock;
+  GCond    cond;
+  gboolean open;
+} Gate;
+
+static void CUDA_CB
+pass_gate (void *data)
+{
+  Gate *gate = data;
+
+  g_mutex_lock (&gate->lock);
+  while (!gate->open)
+    g_cond_wait (&gate->cond, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+}
+
+static Gate *
+close_stream (CugiStream *stream)
+{
+  Gate *gate = g_new0 (Gate, 1);
+
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->cond);
+  g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (stream), pass_gate, gate),
+                   ==, CUDA_SUCCESS);
+  return gate;
+}
+
+/* Opens the gate and waits for the driver to be done with @stream. */
+static void
+open_and_drain (Gate       *gate,
+                CugiStream *stream)
+{
+  g_mutex_lock (&gate->lock);
+  gate->open = TRUE;
+  g_cond_broadcast (&gate->cond);
+  g_mutex_unlock (&gate->lock);
+  g_assert_cmpint (cugi_cuda.cuStreamSynchronize (cugi_stream_get_handle (stream)), ==, CUDA_SUCCESS);
+  g_mutex_clear (&gate->lock);
+  g_cond_clear (&gate->cond);
+  g_free (gate);
+}
+
+/* A stand-in for a kernel that reads device memory: what it saw. */
+typedef struct
+{
+  const guint8 *device;
+  gsize         size;
+  GBytes       *seen;
+} Snapshot;
+
+static void CUDA_CB
+take_snapshot (void *data)
+{
+  Snapshot *snapshot = data;
+
+  snapshot->seen = g_bytes_new (snapshot->device, snapshot->size);
+}
+
+static void
+enqueue_snapshot (Snapshot   *snapshot,
+                  CugiBuffer *buffer,
+                  CugiStream *stream)
+{
+  snapshot->device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+  snapshot->size = cugi_buffer_get_size (buffer);
+  g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (stream), take_snapshot, snapshot),
+                   ==, CUDA_SUCCESS);
+}
+
+static CugiStream *
+stream_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  CugiStream *stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+
+  g_assert_no_error (error);
+  return stream;
+}
+
+static GBytes *
+make_pattern (gsize size,
+              guint seed)
+{
+  guint8 *data = g_malloc (size);
+
+  for (gsize i = 0; i < size; i++)
+    data[i] = (guint8) (i * 31 + seed + i / 4093);
+  return g_bytes_new_take (data, size);
+}
+
+static CugiBuffer *
+new_buffer_with (GBytes *bytes)
+{
+  g_autoptr(GError) error = NULL;
+  CugiBuffer *buffer = cugi_buffer_new (NULL, g_bytes_get_size (bytes), &error);
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_upload_bytes (buffer, 0, bytes, &error));
+  g_assert_no_error (error);
+  return buffer;
+}
+
+static void
+assert_device_holds (CugiBuffer *buffer,
+                     GBytes     *expected)
+{
+  const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+
+  g_assert_cmpmem (device, cugi_buffer_get_size (buffer),
+                   g_bytes_get_data (expected, NULL), g_bytes_get_size (expected));
+}
+
+typedef struct
+{
+  guint    calls;
+  GBytes  *bytes;
+  gboolean uploaded;
+  GError  *error;
+  GThread *thread;
+} Outcome;
+
+static void
+outcome_clear (Outcome *outcome)
+{
+  g_clear_pointer (&outcome->bytes, g_bytes_unref);
+  g_clear_error (&outcome->error);
+  memset (outcome, 0, sizeof *outcome);
+}
+
+static void
+on_downloaded (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  Outcome *outcome = user_data;
+
+  outcome->calls++;
+  outcome->thread = g_thread_self ();
+  outcome->bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &outcome->error);
+}
+
+static void
+on_uploaded (GObject      *source,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  Outcome *outcome = user_data;
+
+  outcome->calls++;
+  outcome->thread = g_thread_self ();
+  outcome->uploaded = cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &outcome->error);
+}
+
+/* Pageable bytes that the caller poisons and frees once the last reference
+ * goes, wherever that is. */
+typedef struct
+{
+  guint8 *data;
+  gsize   size;
+} Pageable;
+
+static void
+poison_and_free (gpointer data)
+{
+  Pageable *pageable = data;
+
+  memset (pageable->data, 0xee, pageable->size);
+  g_free (pageable->data);
+  g_free (pageable);
+}
+
+static GBytes *
+pageable_copy (GBytes *pattern)
+{
+  Pageable *pageable = g_new (Pageable, 1);
+
+  pageable->size = g_bytes_get_size (pattern);
+  pageable->data = g_memdup2 (g_bytes_get_data (pattern, NULL), pageable->size);
+  return g_bytes_new_with_free_func (pageable->data, pageable->size, poison_and_free, pageable);
+}
+
+/* ---- cases ------------------------------------------------------------------ */
+
+static void
+test_download (void)
+{
+  g_autoptr(GBytes) pattern = make_pattern (3 << 20, 1);
+  g_autoptr(CugiBuffer) buffer = new_buffer_with (pattern);
+  g_autoptr(CugiStream) stream = stream_new ();
+  Outcome outcome = { 0 };
+  Gate *gate = close_stream (stream);
+
+  cugi_buffer_download_async (buffer, 0, 3 << 20, stream, NULL, on_downloaded, &outcome);
+  iterate_for (20);
+  g_assert_cmpuint (outcome.calls, ==, 0);
+
+  open_and_drain (gate, stream);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.thread == g_thread_self ());
+  g_assert_cmpmem (g_bytes_get_data (outcome.bytes, NULL), g_bytes_get_size (outcome.bytes),
+                   g_bytes_get_data (pattern, NULL), g_bytes_get_size (pattern));
+  /* The bytes are the pinned staging memory itself. */
+  g_assert_true (lies_in (g_bytes_get_data (outcome.bytes, NULL), 3 << 20, TRUE));
+  outcome_clear (&outcome);
+}
+
+static void
+test_upload_pageable_in_order (void)
+{
+  const gsize size = 5 << 20;
+  g_autoptr(GBytes) pattern = make_pattern (size, 2);
+  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(GError) error = NULL;
+  CugiBuffer *buffer = cugi_buffer_new (NULL, size, &error);
+  gpointer weak_buffer = buffer;
+  GBytes *bytes = pageable_copy (pattern);
+  Snapshot after = { 0 };
+  Outcome outcome = { 0 };
+  gint waits_before = g_atomic_int_get (&n_waits);
+  gint driver_staged_before = g_atomic_int_get (&n_driver_staged);
+  Gate *gate;
+
+  g_assert_no_error (error);
+  g_object_add_weak_pointer (G_OBJECT (buffer), &weak_buffer);
+
+  /* Behind busy work, the upload, then work that reads what it wrote; the
+   * caller drops its bytes (poisoned once freed) and its buffer at once. */
+  gate = close_stream (stream);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, on_uploaded, &outcome);
+  enqueue_snapshot (&after, buffer, stream);
+  g_bytes_unref (bytes);
+  g_object_unref (buffer);
+  g_assert_nonnull (weak_buffer);
+
+  open_and_drain (gate, stream);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.uploaded);
+  g_assert_true (outcome.thread == g_thread_self ());
+  g_assert_cmpmem (g_bytes_get_data (after.seen, NULL), g_bytes_get_size (after.seen),
+                   g_bytes_get_data (pattern, NULL), size);
+  g_bytes_unref (after.seen);
+
+  /* Three chunks of 2 MiB at most, each behind a wait for its staging; the
+   * driver had no pageable memory to stage. */
+  g_assert_cmpint (g_atomic_int_get (&n_waits) - waits_before, ==, 3);
+  g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged_before);
+  iterate_until_finalized (&weak_buffer, 5000);
+  outcome_clear (&outcome);
+}
+
+/* The calling thread only enqueues and leaves the staging to a worker: the
+ * call takes a fraction of the time copying the data once takes. */
+static void
+test_upload_leaves_staging (void)
+{
+  const gsize size = 64 << 20;
+  g_autoptr(GBytes) pattern = make_pattern (size, 9);
+  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) buffer = cugi_buffer_new (NULL, size, &error);
+  g_autofree guint8 *copy = g_malloc (size);
+  gint64 shortest_call = G_MAXINT64;
+  gint64 shortest_copy = G_MAXINT64;
+
+  g_assert_no_error (error);
+  /* The shortest of five (the first pins the staging memory), each once the
+   * one before gave its staging memory back. */
+  for (guint i = 0; i < 5; i++)
+    {
+      Outcome outcome = { 0 };
+      gint64 start = g_get_monotonic_time ();
+
+      memcpy (copy, g_bytes_get_data (pattern, NULL), size);
+      shortest_copy = MIN (shortest_copy, g_get_monotonic_time () - start);
+
+      start = g_get_monotonic_time ();
+      cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, on_uploaded, &outcome);
+      shortest_call = MIN (shortest_call, g_get_monotonic_time () - start);
+      iterate_until (&outcome.calls, 1, 5000);
+      g_assert_no_error (outcome.error);
+      outcome_clear (&outcome);
+      iterate_for (20);
+    }
+  assert_device_holds (buffer, pattern);
+  g_test_message ("upload of %zu MiB of pageable memory: the call took %.3f ms, a memcpy %.3f ms",
+                  size >> 20, shortest_call / 1000.0, shortest_copy / 1000.0);
+  g_assert_cmpint (shortest_call * 2, <, shortest_copy);
+}
+
+static void
+test_upload_at_offset (void)
+{
+  const gsize size = 4 << 20;
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(GBytes) pattern = make_pattern (size - 1000, 3);
+  g_autoptr(CugiBuffer) buffer = new_buffer_with (zeros);
+  g_autoptr(CugiStream) stream = stream_new ();
+  Outcome outcome = { 0 };
+  const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+  guint8 nothing[1000] = { 0 };
+
+  cugi_buffer_upload_bytes_async (buffer, 1000, pattern, stream, NULL, on_uploaded, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_cmpmem (device, 1000, nothing, 1000);
+  g_assert_cmpmem (device + 1000, size - 1000, g_bytes_get_data (pattern, NULL), size - 1000);
+  outcome_clear (&outcome);
+}
+
+static void
+test_upload_without_stream_waits (void)
+{
+  const gsize size = 3 << 20;
+  g_autoptr(GBytes) pattern = make_pattern (size, 4);
+  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) buffer = cugi_buffer_new (NULL, size, &error);
+  GBytes *bytes = pageable_copy (pattern);
+  __typeof__ (cugi_cuda.cuStreamWaitValue32) wait_value = cugi_cuda.cuStreamWaitValue32;
+  Snapshot after = { 0 };
+  Outcome outcome = { 0 };
+  gint waits_before = g_atomic_int_get (&n_waits);
+  Gate *gate;
+
+  g_assert_no_error (error);
+  /* Where streams cannot wait for memory, the data is staged by the caller:
+   * slower, but as right and as well ordered. */
+  cugi_cuda.cuStreamWaitValue32 = fake_not_supported;
+  gate = close_stream (stream);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, on_uploaded, &outcome);
+  enqueue_snapshot (&after, buffer, stream);
+  g_bytes_unref (bytes);
+  cugi_cuda.cuStreamWaitValue32 = wait_value;
+
+  open_and_drain (gate, stream);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.uploaded);
+  g_assert_cmpmem (g_bytes_get_data (after.seen, NULL), g_bytes_get_size (after.seen),
+                   g_bytes_get_data (pattern, NULL), size);
+  g_bytes_unref (after.seen);
+  g_assert_cmpint (g_atomic_int_get (&n_waits), ==, waits_before);
+  outcome_clear (&outcome);
+}
+
+static void
+test_upload_pinned_bytes_kept (void)
+{
+  const gsize size = 1 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = make_pattern (size, 5);
+  g_autoptr(CugiBuffer) buffer = cugi_buffer_new (NULL, size, &error);
+  g_autoptr(CugiStream) stream = stream_new ();
+  CugiHostBuffer *host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  gpointer weak_host = host;
+  gint waits_before = g_atomic_int_get (&n_waits);
+  Outcome outcome = { 0 };
+  GBytes *bytes;
+  Gate *gate;
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_host_buffer_write (host, 0, g_bytes_get_data (pattern, NULL), size, &error));
+  bytes = cugi_host_buffer_get_bytes (host, &error);
+  g_assert_no_error (error);
+  g_object_add_weak_pointer (G_OBJECT (host), &weak_host);
+  g_object_unref (host);
+
+  /* Pinned bytes go as they are, so the copy keeps them until it is done. */
+  gate = close_stream (stream);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, on_uploaded, &outcome);
+  g_bytes_unref (bytes);
+  iterate_for (20);
+  g_assert_nonnull (weak_host);
+  g_assert_cmpint (g_atomic_int_get (&n_waits), ==, waits_before);
+
+  open_and_drain (gate, stream);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  assert_device_holds (buffer, pattern);
+  iterate_until_finalized (&weak_host, 5000);
+  outcome_clear (&outcome);
+}
+
+static void
+test_cancelled (void)
+{
+  const gsize size = 3 << 20;
+  g_autoptr(GBytes) pattern = make_pattern (size, 6);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = new_buffer_with (zeros);
+  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Outcome uploaded = { 0 };
+  Outcome downloaded = { 0 };
+  Gate *gate = close_stream (stream);
+
+  cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, cancellable, on_uploaded, &uploaded);
+  cugi_buffer_download_async (buffer, 0, size, stream, cancellable, on_downloaded, &downloaded);
+  g_cancellable_cancel (cancellable);
+  /* Both end while the stream is still held: the wait ends, not the work. */
+  iterate_until (&uploaded.calls, 1, 5000);
+  iterate_until (&downloaded.calls, 1, 5000);
+  g_assert_error (uploaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_error (downloaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_assert_null (downloaded.bytes);
+
+  open_and_drain (gate, stream);
+  iterate_for (50);
+  g_assert_cmpuint (uploaded.calls, ==, 1);
+  g_assert_cmpuint (downloaded.calls, ==, 1);
+  assert_device_holds (buffer, pattern);
+  outcome_clear (&uploaded);
+  outcome_clear (&downloaded);
+}
+
+static gpointer
+unref_bytes (gpointer data)
+{
+  g_bytes_unref (data);
+  return NULL;
+}
+
+static void
+test_bytes_freed_on_another_thread (void)
+{
+  const gsize size = 6 << 20;
+  g_autoptr(GBytes) pattern = make_pattern (size, 7);
+  g_autoptr(CugiBuffer) buffer = new_buffer_with (pattern);
+  Outcome outcome = { 0 };
+  gint pins;
+
+  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, on_downloaded, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_thread_join (g_thread_new ("unref", unref_bytes, g_steal_pointer (&outcome.bytes)));
+  iterate_for (20);
+
+  /* Its block went back to the pool from there; the next download takes it. */
+  pins = g_atomic_int_get (&n_pins);
+  outcome_clear (&outcome);
+  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, on_downloaded, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_cmpmem (g_bytes_get_data (outcome.bytes, NULL), size, g_bytes_get_data (pattern, NULL), size);
+  g_assert_cmpint (g_atomic_int_get (&n_pins), ==, pins);
+  outcome_clear (&outcome);
+}
+
+/* ---- the steady state: the method of bench-completion's part 3 ---------- */
+
+#define STEADY_CHUNK ((gsize) 4 << 20)
+#define STEADY_COPIES 96
+#define STEADY_WARM_UP 24
+#define STEADY_IN_FLIGHT 4
+
+typedef struct
+{
+  CugiBuffer *buffer;
+  CugiStream *stream;
+  GBytes     *pageable;
+  GBytes     *pinned;      /* the last download */
+  guint       n_issued;
+  guint       n_done;
+  gint        pins_after_warm_up;
+  gint        unpins_after_warm_up;
+  gint64      last_tick;
+  gint64      longest_gap;
+  gint64      longest_call;
+} Steady;
+
+static gboolean
+steady_tick (gpointer data)
+{
+  Steady *steady = data;
+  gint64 now = g_get_monotonic_time ();
+
+  if (steady->last_tick != 0 && steady->n_done >= STEADY_WARM_UP)
+    steady->longest_gap = MAX (steady->longest_gap, now - steady->last_tick);
+  steady->last_tick = now;
+  return G_SOURCE_CONTINUE;
+}
+
+static void steady_done (GObject *source, GAsyncResult *result, gpointer data);
+
+/* In turn: a download of the first chunk, an upload of the last download
+ * (pinned) to the second, an upload of pageable memory to the third. */
+static void
+steady_issue (Steady *steady)
+{
+  gsize offset = (steady->n_issued % 3) * STEADY_CHUNK;
+  gint64 start = g_get_monotonic_time ();
+
+  if (steady->n_issued % 3 == 0 || steady->pinned == NULL)
+    cugi_buffer_download_async (steady->buffer, 0, STEADY_CHUNK, steady->stream, NULL,
+                                steady_done, steady);
+  else
+    cugi_buffer_upload_bytes_async (steady->buffer, offset,
+                                    steady->n_issued % 3 == 1 ? steady->pinned : steady->pageable,
+                                    steady->stream, NULL, steady_done, steady);
+  if (steady->n_done >= STEADY_WARM_UP)
+    steady->longest_call = MAX (steady->longest_call, g_get_monotonic_time () - start);
+  steady->n_issued++;
+}
+
+static void
+steady_done (GObject      *source,
+             GAsyncResult *result,
+             gpointer      data)
+{
+  Steady *steady = data;
+  g_autoptr(GError) error = NULL;
+
+  if (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_download_async)
+    {
+      GBytes *bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &error);
+
+      g_assert_no_error (error);
+      g_clear_pointer (&steady->pinned, g_bytes_unref);
+      steady->pinned = bytes;
+    }
+  else
+    {
+      g_assert_true (cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &error));
+      g_assert_no_error (error);
+    }
+
+  if (++steady->n_done == STEADY_WARM_UP)
+    {
+      steady->pins_after_warm_up = g_atomic_int_get (&n_pins);
+      steady->unpins_after_warm_up = g_atomic_int_get (&n_unpins);
+    }
+  if (steady->n_issued < STEADY_COPIES)
+    steady_issue (steady);
+}
+
+static void
+test_steady_state (void)
+{
+  g_autoptr(GBytes) pattern = make_pattern (3 * STEADY_CHUNK, 8);
+  g_autoptr(GBytes) expected = NULL;
+  Steady steady = { 0 };
+  GSource *timer = g_timeout_source_new (1);
+  gint driver_staged_before;
+  const guint8 *device;
+  GBytes *first_chunk;
+
+  steady.buffer = new_buffer_with (pattern);
+  driver_staged_before = g_atomic_int_get (&n_driver_staged);
+  steady.stream = stream_new ();
+  device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (steady.buffer);
+  first_chunk = g_bytes_new_from_bytes (pattern, 0, STEADY_CHUNK);
+  steady.pageable = pageable_copy (first_chunk);
+  g_bytes_unref (first_chunk);
+  g_source_set_callback (timer, steady_tick, &steady, NULL);
+  g_source_attach (timer, NULL);
+
+  for (guint i = 0; i < STEADY_IN_FLIGHT; i++)
+    steady_issue (&steady);
+  iterate_until (&steady.n_done, STEADY_COPIES, 60000);
+  g_source_destroy (timer);
+  g_source_unref (timer);
+
+  /* After the warm-up, no unpinning at all, and pinning only where the
+   * copies in flight and the blocks on their way back to the pool happen to
+   * need one more block than ever before; not once a copy. */
+  g_assert_cmpint (g_atomic_int_get (&n_unpins), ==, steady.unpins_after_warm_up);
+  g_assert_cmpint (g_atomic_int_get (&n_pins) - steady.pins_after_warm_up, <=, STEADY_IN_FLIGHT);
+  g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged_before);
+  /* Every chunk of the buffer holds the first chunk of the pattern now. */
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpmem (device + i * STEADY_CHUNK, STEADY_CHUNK, g_bytes_get_data (pattern, NULL), STEADY_CHUNK);
+
+  g_test_message ("%u copies of %zu MiB, %u in flight, after %u to warm up: longest *_async() call "
+                  "%.3f ms, longest gap between ticks of a 1 ms timer %.3f ms",
+                  STEADY_COPIES, STEADY_CHUNK >> 20, STEADY_IN_FLIGHT, STEADY_WARM_UP,
+                  steady.longest_call / 1000.0, steady.longest_gap / 1000.0);
+
+  g_clear_pointer (&steady.pinned, g_bytes_unref);
+  g_bytes_unref (steady.pageable);
+  g_object_unref (steady.buffer);
+  g_object_unref (steady.stream);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  cugi_test_init (&argc, &argv);
+  if (!cugi_init (&error))
+    g_error ("the stand-in driver did not load: %s", error->message);
+  install_fake_memory ();
+
+  g_test_add_func ("/transfer-logic/download", test_download);
+  g_test_add_func ("/transfer-logic/upload-pageable-in-order", test_upload_pageable_in_order);
+  g_test_add_func ("/transfer-logic/upload-leaves-staging", test_upload_leaves_staging);
+  g_test_add_func ("/transfer-logic/upload-at-offset", test_upload_at_offset);
+  g_test_add_func ("/transfer-logic/upload-without-stream-waits", test_upload_without_stream_waits);
+  g_test_add_func ("/transfer-logic/upload-pinned-bytes-kept", test_upload_pinned_bytes_kept);
+  g_test_add_func ("/transfer-logic/cancelled", test_cancelled);
+  g_test_add_func ("/transfer-logic/bytes-freed-on-another-thread", test_bytes_freed_on_another_thread);
+  g_test_add_func ("/transfer-logic/steady-state", test_steady_state);
+
+  return g_test_run ();
+}
