@@ -40,6 +40,22 @@ cugi_test_have_gpu (void)
   return FALSE;
 }
 
+void
+cugi_test_trap_subprocess (guint timeout_s)
+{
+  g_test_trap_subprocess (NULL, timeout_s * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+gboolean
+cugi_test_in_subprocess (guint timeout_s)
+{
+  if (g_test_subprocess ())
+    return TRUE;
+  cugi_test_trap_subprocess (timeout_s);
+  return FALSE;
+}
+
 /* ---- objects of the default context --------------------------------------- */
 
 CugiContext *

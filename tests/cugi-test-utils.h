@@ -16,6 +16,13 @@ void     cugi_test_require_gpu (void);
  * skipped with the reason and returns FALSE. */
 gboolean cugi_test_have_gpu    (void);
 
+/* Runs the current test case again in a subprocess (stderr inherited), with
+ * @timeout_s seconds (0: no limit), and asserts that it passed. */
+void     cugi_test_trap_subprocess (guint timeout_s);
+/* For a test case that needs a process of its own: in the subprocess, TRUE
+ * (go on); otherwise cugi_test_trap_subprocess() and FALSE (return). */
+gboolean cugi_test_in_subprocess   (guint timeout_s);
+
 /* ---- objects of the default context; any error fails the test ----------- */
 
 CugiContext *cugi_test_default_context (void);

@@ -18,6 +18,17 @@ slice (GBytes *bytes,
   return g_bytes_new_from_bytes (bytes, offset, size);
 }
 
+/* Waits for the @calls-th callback of @outcome's transfer, which succeeded
+ * and ran in this thread. */
+static void
+wait_for_success (CugiTestTransfer *outcome,
+                  guint             calls)
+{
+  iterate_until (&outcome->calls, calls, 10000);
+  g_assert_no_error (outcome->error);
+  g_assert_true (outcome->thread == g_thread_self ());
+}
+
 /* ---- basics --------------------------------------------------------------- */
 
 static void
@@ -498,8 +509,7 @@ test_zero_size (void)
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 
   cugi_buffer_download_async (empty, 0, 0, NULL, NULL, cugi_test_on_downloaded, &downloaded);
-  iterate_until (&downloaded.calls, 1, 5000);
-  g_assert_no_error (downloaded.error);
+  wait_for_success (&downloaded, 1);
   g_assert_cmpuint (g_bytes_get_size (downloaded.bytes), ==, 0);
   cugi_test_transfer_clear (&downloaded);
 
@@ -850,8 +860,7 @@ test_ipc (void)
   /* Another process opens it, reads it and writes to it. */
   encoded = g_base64_encode (g_bytes_get_data (handle, NULL), g_bytes_get_size (handle));
   g_setenv (IPC_HANDLE_VARIABLE, encoded, TRUE);
-  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
+  cugi_test_trap_subprocess (60);
 
   written = cugi_test_download (exported, 0, 16);
   memset (sevens, 0x77, sizeof sevens);
@@ -878,9 +887,7 @@ test_download_async (void)
   g_assert_nonnull (weak_buffer);
   g_assert_cmpuint (outcome.calls, ==, 0);
 
-  iterate_until (&outcome.calls, 1, 10000);
-  g_assert_no_error (outcome.error);
-  g_assert_true (outcome.thread == g_thread_self ());
+  wait_for_success (&outcome, 1);
   cugi_test_assert_bytes_equal (outcome.bytes, pattern);
   /* The bytes are the pinned staging memory itself, not a copy. */
   g_assert_true (cugi_test_is_pinned_host_memory (g_bytes_get_data (outcome.bytes, NULL)));
@@ -898,8 +905,7 @@ test_download_async_range (void)
   CugiTestTransfer outcome = { 0 };
 
   cugi_buffer_download_async (buffer, 1000, 3000, NULL, NULL, cugi_test_on_downloaded, &outcome);
-  iterate_until (&outcome.calls, 1, 10000);
-  g_assert_no_error (outcome.error);
+  wait_for_success (&outcome, 1);
   cugi_test_assert_bytes_equal (outcome.bytes, expected);
   cugi_test_transfer_clear (&outcome);
 
@@ -931,10 +937,8 @@ test_upload_async_pageable (void)
   g_bytes_unref (bytes);
   g_object_unref (buffer);
 
-  iterate_until (&outcome.calls, 1, 10000);
-  g_assert_no_error (outcome.error);
+  wait_for_success (&outcome, 1);
   g_assert_true (outcome.uploaded);
-  g_assert_true (outcome.thread == g_thread_self ());
   back = cugi_test_download_all (kept);
   cugi_test_assert_bytes_equal (back, pattern);
 
@@ -969,8 +973,7 @@ test_upload_async_pinned (void)
   g_bytes_unref (bytes);
   g_assert_nonnull (weak_host);
 
-  iterate_until (&outcome.calls, 1, 10000);
-  g_assert_no_error (outcome.error);
+  wait_for_success (&outcome, 1);
   g_assert_true (outcome.uploaded);
   back = cugi_test_download_all (buffer);
   cugi_test_assert_bytes_equal (back, pattern);
@@ -991,10 +994,8 @@ test_upload_async_on_stream (void)
   /* Ordered on one stream: the upload, then the download of what it wrote. */
   cugi_buffer_upload_bytes_async (buffer, 1 << 20, pattern, stream, NULL, cugi_test_on_uploaded, &uploaded);
   cugi_buffer_download_async (buffer, 1 << 20, 1 << 20, stream, NULL, cugi_test_on_downloaded, &downloaded);
-  iterate_until (&uploaded.calls, 1, 10000);
-  iterate_until (&downloaded.calls, 1, 10000);
-  g_assert_no_error (uploaded.error);
-  g_assert_no_error (downloaded.error);
+  wait_for_success (&uploaded, 1);
+  wait_for_success (&downloaded, 1);
   cugi_test_assert_bytes_equal (downloaded.bytes, pattern);
   cugi_test_transfer_clear (&uploaded);
   cugi_test_transfer_clear (&downloaded);

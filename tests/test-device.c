@@ -253,48 +253,46 @@ get_default_for (const char *value,
 static void
 test_default_from_environment (void)
 {
-  if (g_test_subprocess ())
+  const char *good[] = { "cuda:0", "0", "cuda" };
+  const char *bad[] = { "cuda:99", "99", "gpu", "cuda:x", "-1" };
+  g_autoptr(CugiDevice) device0 = NULL;
+
+  if (!cugi_test_in_subprocess (0))
+    return;
+
+  device0 = get_device (0);
+  for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
     {
-      const char *good[] = { "cuda:0", "0", "cuda" };
-      const char *bad[] = { "cuda:99", "99", "gpu", "cuda:x", "-1" };
-      g_autoptr(CugiDevice) device0 = get_device (0);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CugiDevice) device = get_default_for (good[i], &error);
+      g_autoptr(CugiDevice) by_alias = NULL;
 
-      for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
-        {
-          g_autoptr(GError) error = NULL;
-          g_autoptr(CugiDevice) device = get_default_for (good[i], &error);
-          g_autoptr(CugiDevice) by_alias = NULL;
-
-          g_assert_no_error (error);
-          g_assert_true (device == device0);
-          by_alias = cugi_device_get_by_alias ("cuda", &error);
-          g_assert_no_error (error);
-          g_assert_true (by_alias == device0);
-        }
-
-      for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
-        {
-          g_autoptr(GError) error = NULL;
-          g_autoptr(CugiDevice) device = get_default_for (bad[i], &error);
-          g_autoptr(CugiContext) context = NULL;
-
-          g_assert_null (device);
-          g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-          g_test_message ("CUGI_DEVICE=%s: %s", bad[i], error->message);
-          g_assert_nonnull (strstr (error->message, "CUGI_DEVICE"));
-          g_assert_nonnull (strstr (error->message, bad[i]));
-          g_clear_error (&error);
-
-          /* Everything that falls back on the default says so too. */
-          context = cugi_context_get_default (&error);
-          g_assert_null (context);
-          g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
-          g_assert_nonnull (strstr (error->message, "CUGI_DEVICE"));
-        }
-      return;
+      g_assert_no_error (error);
+      g_assert_true (device == device0);
+      by_alias = cugi_device_get_by_alias ("cuda", &error);
+      g_assert_no_error (error);
+      g_assert_true (by_alias == device0);
     }
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CugiDevice) device = get_default_for (bad[i], &error);
+      g_autoptr(CugiContext) context = NULL;
+
+      g_assert_null (device);
+      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+      g_test_message ("CUGI_DEVICE=%s: %s", bad[i], error->message);
+      g_assert_nonnull (strstr (error->message, "CUGI_DEVICE"));
+      g_assert_nonnull (strstr (error->message, bad[i]));
+      g_clear_error (&error);
+
+      /* Everything that falls back on the default says so too. */
+      context = cugi_context_get_default (&error);
+      g_assert_null (context);
+      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, "CUGI_DEVICE"));
+    }
 }
 
 static void

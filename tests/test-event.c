@@ -60,6 +60,8 @@ spin_for (CugiStream *stream,
   spin (spinner (), stream, ms);
 }
 
+/* The refusals of cugi_event_elapsed_time() (see
+ * cugi_test_check_elapsed_time()), around a spin of 300 ms. */
 static void
 test_elapsed_time_errors (void)
 {
@@ -262,8 +264,7 @@ test_ipc (void)
   /* Another process opens it and waits for it. */
   hex = hex_encode (ipc_handle);
   g_setenv (IPC_HANDLE_VARIABLE, hex, TRUE);
-  g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-  g_test_trap_assert_passed ();
+  cugi_test_trap_subprocess (120);
   g_unsetenv (IPC_HANDLE_VARIABLE);
 
   cugi_test_assert_event_query (shared, TRUE);

@@ -121,6 +121,17 @@ assert_all (Fixture    *fixture,
       g_error ("element %u is %g, expected %g", i, values[i], expected);
 }
 
+static CugiGraphExec *
+instantiate (CugiGraph *graph)
+{
+  g_autoptr(GError) error = NULL;
+  CugiGraphExec *exec = cugi_graph_instantiate (graph, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (CUGI_IS_GRAPH_EXEC (exec));
+  return exec;
+}
+
 static void
 launch (CugiGraphExec *exec,
         CugiStream    *stream)
@@ -149,8 +160,7 @@ test_capture_and_launch (Fixture      *fixture,
   g_assert_cmpuint (cugi_graph_get_kernel_node_count (graph), ==, N_LAUNCHES);
   g_assert_true (cugi_graph_get_context (graph) == cugi_kernel_get_context (fixture->kernel));
 
-  exec = cugi_graph_instantiate (graph, &error);
-  g_assert_no_error (error);
+  exec = instantiate (graph);
   g_assert_true (cugi_graph_exec_upload (exec, fixture->stream, &error));
   g_assert_no_error (error);
 
@@ -176,8 +186,7 @@ test_set_kernel_args (Fixture      *fixture,
   g_autoptr(CugiKernelArgs) args = NULL;
   g_autoptr(GError) error = NULL;
 
-  exec = cugi_graph_instantiate (graph, &error);
-  g_assert_no_error (error);
+  exec = instantiate (graph);
 
   /* Node 3 adds 4: make it add 100, so a launch adds 55 - 4 + 100. */
   args = add_args (fixture->x, 100.0f);
@@ -229,8 +238,7 @@ test_update (Fixture      *fixture,
   g_autoptr(CugiKernelArgs) args = NULL;
   g_autoptr(GError) error = NULL;
 
-  exec = cugi_graph_instantiate (graph, &error);
-  g_assert_no_error (error);
+  exec = instantiate (graph);
   launch (exec, fixture->stream);
   assert_all (fixture, fixture->x, 55.0f);
 

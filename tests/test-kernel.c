@@ -137,13 +137,22 @@ assert_launch_refused (CugiKernel       *kernel,
   cugi_test_assert_error (&error, code, fragment);
 }
 
-/* x and y for saxpy, with products and sums that floats hold exactly. */
+static CugiLaunchConfig *
+saxpy_config (void)
+{
+  return cugi_launch_config_new ((N_ELEMENTS + BLOCK - 1) / BLOCK, BLOCK);
+}
+
+/* The saxpy kernel, a configuration for N_ELEMENTS, and x and y with
+ * products and sums that floats hold exactly. */
 typedef struct
 {
-  float       x[N_ELEMENTS];
-  float       y[N_ELEMENTS];
-  CugiBuffer *x_buffer;
-  CugiBuffer *y_buffer;
+  CugiKernel       *kernel;
+  CugiLaunchConfig *config;
+  float             x[N_ELEMENTS];
+  float             y[N_ELEMENTS];
+  CugiBuffer       *x_buffer;
+  CugiBuffer       *y_buffer;
 } Saxpy;
 
 static Saxpy *
@@ -151,6 +160,8 @@ saxpy_new (void)
 {
   Saxpy *saxpy = g_new0 (Saxpy, 1);
 
+  saxpy->kernel = kernel_new (saxpy_source, "saxpy");
+  saxpy->config = saxpy_config ();
   for (guint i = 0; i < N_ELEMENTS; i++)
     {
       saxpy->x[i] = (float) (i % 1000) * 0.25f;
@@ -164,6 +175,8 @@ saxpy_new (void)
 static void
 saxpy_free (Saxpy *saxpy)
 {
+  g_object_unref (saxpy->kernel);
+  cugi_launch_config_unref (saxpy->config);
   g_object_unref (saxpy->x_buffer);
   g_object_unref (saxpy->y_buffer);
   g_free (saxpy);
@@ -188,12 +201,6 @@ saxpy_check (Saxpy *saxpy,
     }
 }
 
-static CugiLaunchConfig *
-saxpy_config (void)
-{
-  return cugi_launch_config_new ((N_ELEMENTS + BLOCK - 1) / BLOCK, BLOCK);
-}
-
 static CugiKernelArgs *
 saxpy_args (Saxpy *saxpy,
             float  a)
@@ -210,18 +217,16 @@ saxpy_args (Saxpy *saxpy,
 static void
 test_launch (void)
 {
-  g_autoptr(CugiKernel) kernel = kernel_new (saxpy_source, "saxpy");
   g_autoptr(Saxpy) saxpy = saxpy_new ();
-  g_autoptr(CugiLaunchConfig) config = saxpy_config ();
   g_autoptr(CugiKernelArgs) args = saxpy_args (saxpy, 2.0f);
   g_autoptr(GError) error = NULL;
 
-  g_assert_true (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_true (cugi_kernel_launch (saxpy->kernel, saxpy->config, args, &error));
   g_assert_no_error (error);
   saxpy_check (saxpy, 2.0f, 1);
 
   /* The same arguments again: the list is reusable. */
-  g_assert_true (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_true (cugi_kernel_launch (saxpy->kernel, saxpy->config, args, &error));
   g_assert_no_error (error);
   saxpy_check (saxpy, 2.0f, 2);
 }
@@ -229,10 +234,8 @@ test_launch (void)
 static void
 test_launch_values (void)
 {
-  g_autoptr(CugiKernel) kernel = kernel_new (saxpy_source, "saxpy");
   g_autoptr(CugiKernel) scale = kernel_new (scale_source, "scale<float>");
   g_autoptr(Saxpy) saxpy = saxpy_new ();
-  g_autoptr(CugiLaunchConfig) config = saxpy_config ();
   g_autoptr(GError) error = NULL;
   GValue values[4] = { G_VALUE_INIT, G_VALUE_INIT, G_VALUE_INIT, G_VALUE_INIT };
   g_autoptr(GBytes) result = NULL;
@@ -247,12 +250,12 @@ test_launch_values (void)
   g_value_set_object (&values[2], saxpy->y_buffer);
   g_value_init (&values[3], G_TYPE_INT64);
   g_value_set_int64 (&values[3], N_ELEMENTS);
-  g_assert_true (cugi_kernel_launch_values (kernel, config, values, 4, &error));
+  g_assert_true (cugi_kernel_launch_values (saxpy->kernel, saxpy->config, values, 4, &error));
   g_assert_no_error (error);
   saxpy_check (saxpy, 4.0f, 1);
 
   /* Too few values. */
-  g_assert_false (cugi_kernel_launch_values (scale, config, values, 1, &error));
+  g_assert_false (cugi_kernel_launch_values (scale, saxpy->config, values, 1, &error));
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "takes 3 parameters");
 
   /* A C++ kernel converts by its parameter types: the double becomes the
@@ -266,12 +269,12 @@ test_launch_values (void)
     g_value_set_double (&scale_values[1], 0.5);
     g_value_init (&scale_values[2], G_TYPE_INT64);
     g_value_set_int64 (&scale_values[2], N_ELEMENTS);
-    g_assert_true (cugi_kernel_launch_values (scale, config, scale_values, 3, &error));
+    g_assert_true (cugi_kernel_launch_values (scale, saxpy->config, scale_values, 3, &error));
     g_assert_no_error (error);
 
     /* An integer that the int parameter cannot hold. */
     g_value_set_int64 (&scale_values[2], G_GINT64_CONSTANT (1) << 40);
-    g_assert_false (cugi_kernel_launch_values (scale, config, scale_values, 3, &error));
+    g_assert_false (cugi_kernel_launch_values (scale, saxpy->config, scale_values, 3, &error));
     g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
     g_assert_nonnull (strstr (error->message, "parameter 2 (int)"));
     cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "out of range");
@@ -280,7 +283,7 @@ test_launch_values (void)
     g_value_unset (&scale_values[2]);
     g_value_init (&scale_values[2], G_TYPE_DOUBLE);
     g_value_set_double (&scale_values[2], 3.0);
-    g_assert_false (cugi_kernel_launch_values (scale, config, scale_values, 3, &error));
+    g_assert_false (cugi_kernel_launch_values (scale, saxpy->config, scale_values, 3, &error));
     cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "parameter 2 (int)");
 
     for (guint i = 0; i < 3; i++)
@@ -303,16 +306,14 @@ test_launch_values (void)
 static void
 test_launch_with (void)
 {
-  g_autoptr(CugiKernel) kernel = kernel_new (saxpy_source, "saxpy");
   g_autoptr(Saxpy) saxpy = saxpy_new ();
-  g_autoptr(CugiLaunchConfig) config = saxpy_config ();
   g_autoptr(CugiStream) stream = NULL;
   g_autoptr(GError) error = NULL;
 
   /* On a stream of its own this time. */
   stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
-  cugi_launch_config_set_stream (config, stream);
-  g_assert_true (cugi_kernel_launch_with (kernel, config, &error,
+  cugi_launch_config_set_stream (saxpy->config, stream);
+  g_assert_true (cugi_kernel_launch_with (saxpy->kernel, saxpy->config, &error,
                                           CUGI_ARG_FLOAT, 3.0,
                                           CUGI_ARG_BUFFER, saxpy->x_buffer,
                                           CUGI_ARG_BUFFER, saxpy->y_buffer,
@@ -323,7 +324,7 @@ test_launch_with (void)
   saxpy_check (saxpy, 3.0f, 1);
 
   /* A wrong count is refused before anything runs. */
-  g_assert_false (cugi_kernel_launch_with (kernel, config, &error,
+  g_assert_false (cugi_kernel_launch_with (saxpy->kernel, saxpy->config, &error,
                                            CUGI_ARG_FLOAT, 3.0,
                                            CUGI_ARG_BUFFER, saxpy->x_buffer,
                                            CUGI_ARG_END));
@@ -335,22 +336,21 @@ test_launch_with (void)
 static void
 test_mismatches (void)
 {
-  g_autoptr(CugiKernel) saxpy_kernel = kernel_new (saxpy_source, "saxpy");
   g_autoptr(CugiKernel) scale = kernel_new (scale_source, "scale<float>");
   g_autoptr(Saxpy) saxpy = saxpy_new ();
-  g_autoptr(CugiLaunchConfig) config = saxpy_config ();
   g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
   g_autoptr(CugiBuffer) freed = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_assert_cmpint (cugi_kernel_get_num_params (saxpy_kernel), ==, 4);
+  g_assert_cmpint (cugi_kernel_get_num_params (saxpy->kernel), ==, 4);
   g_assert_cmpint (cugi_kernel_get_num_params (scale), ==, 3);
 
   /* Too few arguments. */
   cugi_kernel_args_add_float (args, 1.0f);
   cugi_kernel_args_add_buffer (args, saxpy->x_buffer);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
-  assert_launch_refused (saxpy_kernel, config, args, CUGI_ERROR_INVALID_ARGUMENT, "takes 4 parameters, but 3 arguments");
+  assert_launch_refused (saxpy->kernel, saxpy->config, args, CUGI_ERROR_INVALID_ARGUMENT,
+                         "takes 4 parameters, but 3 arguments");
 
   /* An extern "C" kernel checks sizes: a double is not the 4-byte float. */
   cugi_kernel_args_clear (args);
@@ -358,28 +358,28 @@ test_mismatches (void)
   cugi_kernel_args_add_buffer (args, saxpy->x_buffer);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
   cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
-  assert_launch_refused (saxpy_kernel, config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 0");
+  assert_launch_refused (saxpy->kernel, saxpy->config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 0");
 
   /* A C++ kernel checks types: a float where the int n is expected... */
   cugi_kernel_args_clear (args);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
   cugi_kernel_args_add_float (args, 2.0f);
   cugi_kernel_args_add_float (args, 100.0f);
-  assert_launch_refused (scale, config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 2 (int)");
+  assert_launch_refused (scale, saxpy->config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 2 (int)");
 
   /* ... a scalar where the pointer is expected (both 8 bytes)... */
   cugi_kernel_args_clear (args);
   cugi_kernel_args_add_int64 (args, 4096);
   cugi_kernel_args_add_float (args, 2.0f);
   cugi_kernel_args_add_int32 (args, N_ELEMENTS);
-  assert_launch_refused (scale, config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 0 (float *)");
+  assert_launch_refused (scale, saxpy->config, args, CUGI_ERROR_INVALID_ARGUMENT, "parameter 0 (float *)");
 
   /* ... and a buffer where the float is expected. */
   cugi_kernel_args_clear (args);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
   cugi_kernel_args_add_buffer (args, saxpy->x_buffer);
   cugi_kernel_args_add_int32 (args, N_ELEMENTS);
-  g_assert_false (cugi_kernel_launch (scale, config, args, &error));
+  g_assert_false (cugi_kernel_launch (scale, saxpy->config, args, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "parameter 1 (float)"));
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "CugiBuffer");
@@ -393,7 +393,7 @@ test_mismatches (void)
   cugi_kernel_args_add_buffer (args, freed);
   cugi_kernel_args_add_buffer (args, saxpy->y_buffer);
   cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
-  assert_launch_refused (saxpy_kernel, config, args, CUGI_ERROR_INVALID_STATE, "argument 1");
+  assert_launch_refused (saxpy->kernel, saxpy->config, args, CUGI_ERROR_INVALID_STATE, "argument 1");
 
   /* Nothing ran: y is as it was. */
   saxpy_check (saxpy, 0.0f, 0);
@@ -402,7 +402,6 @@ test_mismatches (void)
 static void
 test_bad_configs (void)
 {
-  g_autoptr(CugiKernel) kernel = kernel_new (saxpy_source, "saxpy");
   g_autoptr(Saxpy) saxpy = saxpy_new ();
   g_autoptr(CugiKernelArgs) args = saxpy_args (saxpy, 1.0f);
   g_autoptr(CugiLaunchConfig) zero = cugi_launch_config_new (0, BLOCK);
@@ -411,16 +410,16 @@ test_bad_configs (void)
   g_autoptr(CugiLaunchConfig) big_grid = cugi_launch_config_new (1, 32);
   g_autoptr(CugiLaunchConfig) big_shared = saxpy_config ();
 
-  assert_launch_refused (kernel, zero, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
-  assert_launch_refused (kernel, big_block, args, CUGI_ERROR_INVALID_ARGUMENT, "2048");
+  assert_launch_refused (saxpy->kernel, zero, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  assert_launch_refused (saxpy->kernel, big_block, args, CUGI_ERROR_INVALID_ARGUMENT, "2048");
   cugi_launch_config_set_block (zero_block_y, 32, 0, 1);
-  assert_launch_refused (kernel, zero_block_y, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  assert_launch_refused (saxpy->kernel, zero_block_y, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
   cugi_launch_config_set_grid (big_grid, 1, 70000, 1);
-  assert_launch_refused (kernel, big_grid, args, CUGI_ERROR_INVALID_ARGUMENT, "70000");
+  assert_launch_refused (saxpy->kernel, big_grid, args, CUGI_ERROR_INVALID_ARGUMENT, "70000");
   /* 100 KiB of dynamic shared memory: over the 48 KiB a kernel has unless
    * it opts in to more. */
   cugi_launch_config_set_shared_memory (big_shared, 100 * 1024);
-  assert_launch_refused (kernel, big_shared, args, CUGI_ERROR_INVALID_ARGUMENT, "shared memory");
+  assert_launch_refused (saxpy->kernel, big_shared, args, CUGI_ERROR_INVALID_ARGUMENT, "shared memory");
 
   /* None of them ran. */
   saxpy_check (saxpy, 0.0f, 0);
@@ -576,12 +575,11 @@ test_cluster (void)
   cugi_device_get_compute_capability (device, &major, &minor);
   if (major < 9)
     {
-      g_autoptr(CugiKernel) saxpy_kernel = kernel_new (saxpy_source, "saxpy");
       g_autoptr(Saxpy) saxpy = saxpy_new ();
       g_autoptr(CugiKernelArgs) saxpy_arguments = saxpy_args (saxpy, 1.0f);
 
       cugi_launch_config_set_cluster (config, 2, 1, 1);
-      g_assert_false (cugi_kernel_launch (saxpy_kernel, config, saxpy_arguments, &error));
+      g_assert_false (cugi_kernel_launch (saxpy->kernel, config, saxpy_arguments, &error));
       g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED);
       g_test_skip ("clusters need compute capability 9.0");
       return;
@@ -633,17 +631,12 @@ test_fault_recovery (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiContext) context = NULL;
   g_autoptr(CugiKernel) fault = NULL;
-  g_autoptr(CugiKernel) saxpy_kernel = NULL;
   g_autoptr(CugiLaunchConfig) config = NULL;
   g_autoptr(CugiKernelArgs) args = NULL;
   g_autoptr(Saxpy) saxpy = NULL;
 
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!cugi_test_in_subprocess (0))
+    return;
 
   context = cugi_test_default_context ();
   fault = kernel_new (fault_source, "fault");
@@ -664,13 +657,10 @@ test_fault_recovery (void)
   g_assert_false (cugi_kernel_launch (fault, config, args, &error));
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
 
-  saxpy_kernel = kernel_new (saxpy_source, "saxpy");
   saxpy = saxpy_new ();
-  g_clear_pointer (&config, cugi_launch_config_unref);
   g_clear_pointer (&args, cugi_kernel_args_unref);
-  config = saxpy_config ();
   args = saxpy_args (saxpy, 2.0f);
-  g_assert_true (cugi_kernel_launch (saxpy_kernel, config, args, &error));
+  g_assert_true (cugi_kernel_launch (saxpy->kernel, saxpy->config, args, &error));
   g_assert_no_error (error);
   g_assert_true (cugi_context_synchronize (context, &error));
   g_assert_no_error (error);

@@ -112,6 +112,51 @@ synchronize (CugiStream *stream)
   g_assert_no_error (error);
 }
 
+/* Holds a stream back, standing for a long kernel: the work enqueued after
+ * gate_close() is not done until gate_open(). */
+typedef struct
+{
+  GMutex   lock;
+  GCond    opened;
+  gboolean open;
+} Gate;
+
+static void CUDA_CB
+gate_wait (void *data)
+{
+  Gate *gate = data;
+
+  g_mutex_lock (&gate->lock);
+  while (!gate->open)
+    g_cond_wait (&gate->opened, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+}
+
+static void
+gate_close (Gate       *gate,
+            CugiStream *stream)
+{
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->opened);
+  gate->open = FALSE;
+  g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (stream), gate_wait, gate),
+                   ==, CUDA_SUCCESS);
+}
+
+/* Opens @gate and waits, without telling cugi, until @stream is past it. */
+static void
+gate_open (Gate       *gate,
+           CugiStream *stream)
+{
+  g_mutex_lock (&gate->lock);
+  gate->open = TRUE;
+  g_cond_broadcast (&gate->opened);
+  g_mutex_unlock (&gate->lock);
+  g_assert_cmpint (cugi_cuda.cuStreamSynchronize (cugi_stream_get_handle (stream)), ==, CUDA_SUCCESS);
+  g_mutex_clear (&gate->lock);
+  g_cond_clear (&gate->opened);
+}
+
 /* Runs what the tests left for @main_context (the flushes of bursts, which
  * hold their streams), pops it and drops it. */
 static void
@@ -137,6 +182,7 @@ test_relaunch_checks_again (void)
   g_autoptr(CugiBuffer) y = NULL;
   g_autoptr(CugiBuffer) z = NULL;
   gboolean x_released, y_released, z_released;
+  Gate gate;
 
   g_main_context_push_thread_default (main_context);
   kernel = kernel_new (NULL);
@@ -146,6 +192,7 @@ test_relaunch_checks_again (void)
   y = buffer_new (NULL, &y_released);
   z = buffer_new (NULL, &z_released);
   args = axpy_args (x, y);
+  gate_close (&gate, stream);
   launch (kernel, config, args);
   launch (kernel, config, args);
 
@@ -181,7 +228,9 @@ test_relaunch_checks_again (void)
   g_assert_nonnull (strstr (error->message, "takes 4 parameters, but 5 arguments"));
   g_clear_error (&error);
 
-  /* The launches made with x were seen to complete: freed, it goes. */
+  /* Freed, x goes once its launches are seen to complete. */
+  g_assert_false (x_released);
+  gate_open (&gate, stream);
   g_assert_false (x_released);
   synchronize (stream);
   g_assert_true (x_released);
@@ -205,6 +254,7 @@ test_buffers_outlive_launches (void)
   CugiKernelArgs *args;
   CugiBuffer *x;
   gboolean x_released, y_released;
+  Gate gate;
 
   g_main_context_push_thread_default (main_context);
   kernel = kernel_new (NULL);
@@ -212,9 +262,10 @@ test_buffers_outlive_launches (void)
   config = config_new (stream);
   y = buffer_new (NULL, &y_released);
 
-  /* Dropped and freed while the launches may run. */
+  /* Dropped and freed while the launches wait. */
   x = buffer_new (NULL, &x_released);
   args = axpy_args (x, y);
+  gate_close (&gate, stream);
   launch (kernel, config, args);
   launch (kernel, config, args);
   g_assert_true (cugi_buffer_free (x, &error));
@@ -222,10 +273,11 @@ test_buffers_outlive_launches (void)
   g_object_unref (x);
   cugi_kernel_args_unref (args);
   g_assert_false (x_released);
+  gate_open (&gate, stream);
   synchronize (stream);
   g_assert_true (x_released);
 
-  /* Seen complete, but still held by the list for its next launches. */
+  /* Done, but still held by the list for its next launches... */
   x = buffer_new (NULL, &x_released);
   args = axpy_args (x, y);
   launch (kernel, config, args);
@@ -233,7 +285,7 @@ test_buffers_outlive_launches (void)
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
   g_assert_false (x_released);
-  /* Changing the list lets go of x at once: its launch is done. */
+  /* ... until the list changes: its launch is done, x goes at once. */
   cugi_kernel_args_clear (args);
   g_assert_true (x_released);
   cugi_kernel_args_unref (args);
@@ -244,12 +296,16 @@ test_buffers_outlive_launches (void)
   args = axpy_args (x, y);
   launch (kernel, config, args);
   synchronize (stream);
+  gate_close (&gate, stream);
   launch (kernel, config, args);
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
   g_object_unref (x);
   cugi_kernel_args_unref (args);
+  g_assert_false (cugi_stream_query (stream, &error));
+  g_assert_no_error (error);
   g_assert_false (x_released);
+  gate_open (&gate, stream);
   g_assert_true (cugi_stream_query (stream, &error));
   g_assert_no_error (error);
   g_assert_true (x_released);
@@ -275,6 +331,7 @@ test_buffers_outlive_launches_on_two_streams (void)
   g_autoptr(CugiBuffer) y = NULL;
   CugiKernelArgs *args;
   gboolean x_released, y_released;
+  Gate first_gate, second_gate;
 
   g_main_context_push_thread_default (main_context);
   kernel = kernel_new (NULL);
@@ -286,6 +343,8 @@ test_buffers_outlive_launches_on_two_streams (void)
   y = buffer_new (NULL, &y_released);
   args = axpy_args (x, y);
 
+  gate_close (&first_gate, first);
+  gate_close (&second_gate, second);
   launch (kernel, on_first, args);
   launch (kernel, on_second, args);
   launch (kernel, on_second, args);
@@ -293,8 +352,10 @@ test_buffers_outlive_launches_on_two_streams (void)
   g_assert_no_error (error);
   cugi_kernel_args_unref (args);
 
+  gate_open (&second_gate, second);
   synchronize (second);
   g_assert_false (x_released);
+  gate_open (&first_gate, first);
   synchronize (first);
   g_assert_true (x_released);
 
@@ -336,6 +397,7 @@ test_two_threads_share_a_list (void)
   CugiKernelArgs *args;
   Launcher launchers[2];
   GThread *threads[2];
+  Gate gates[2];
   gboolean x_released, y_released;
 
   g_main_context_push_thread_default (main_context);
@@ -346,6 +408,7 @@ test_two_threads_share_a_list (void)
   for (guint i = 0; i < 2; i++)
     {
       streams[i] = stream_new ();
+      gate_close (&gates[i], streams[i]);
       launchers[i].kernel = kernel;
       launchers[i].args = args;
       launchers[i].config = config_new (streams[i]);
@@ -357,8 +420,10 @@ test_two_threads_share_a_list (void)
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
   cugi_kernel_args_unref (args);
+  gate_open (&gates[1], streams[1]);
   synchronize (streams[1]);
   g_assert_false (x_released);
+  gate_open (&gates[0], streams[0]);
   synchronize (streams[0]);
   g_assert_true (x_released);
 
@@ -411,6 +476,48 @@ test_idle_after_launches (void)
   main_context_finish (main_context);
 }
 
+/* A burst followed by newer launches before it completed emits nothing of
+ * its own: ::idle comes once, when all of them are done. */
+static void
+test_idle_waits_for_newer_launches (void)
+{
+  GMainContext *main_context = g_main_context_new ();
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiStream) stream = NULL;
+  g_autoptr(CugiLaunchConfig) config = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  gboolean x_released, y_released;
+  guint n_idle = 0;
+  Gate gate;
+
+  g_main_context_push_thread_default (main_context);
+  kernel = kernel_new (NULL);
+  stream = stream_new ();
+  config = config_new (stream);
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+  g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
+
+  gate_close (&gate, stream);
+  for (guint i = 0; i < 3; i++)
+    launch (kernel, config, args);
+  /* The first burst's marker goes in, behind the gate; then a second burst. */
+  g_assert_true (g_main_context_iteration (main_context, FALSE));
+  launch (kernel, config, args);
+  gate_open (&gate, stream);
+
+  iterate_until (&n_idle, 1, 10000);
+  iterate_for (100);
+  g_assert_cmpuint (n_idle, ==, 1);
+
+  g_clear_pointer (&args, cugi_kernel_args_unref);
+  g_clear_object (&stream);
+  main_context_finish (main_context);
+}
+
 /* A buffer of a context that was reset since the last launch fails the next
  * one, though its own addresses did not change. Last: the stand-in driver
  * destroys every stream on a reset, so this launches on the legacy stream. */
@@ -444,7 +551,8 @@ test_buffer_of_reset_context (void)
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
   g_assert_nonnull (strstr (error->message, "argument 1"));
 
-  /* What the launch kept goes, before the flags it sets go out of scope. */
+  /* What the launch kept goes (once the stream is done), before the flags it
+   * sets go out of scope. */
   g_clear_pointer (&args, cugi_kernel_args_unref);
   synchronize (cugi_context_get_null_stream (cugi_kernel_get_context (kernel)));
 }
@@ -464,6 +572,7 @@ main (int argc, char **argv)
                    test_buffers_outlive_launches_on_two_streams);
   g_test_add_func ("/launch-logic/two-threads-share-a-list", test_two_threads_share_a_list);
   g_test_add_func ("/launch-logic/idle-after-launches", test_idle_after_launches);
+  g_test_add_func ("/launch-logic/idle-waits-for-newer-launches", test_idle_waits_for_newer_launches);
   /* Last: it destroys every stream made before. */
   g_test_add_func ("/launch-logic/buffer-of-reset-context", test_buffer_of_reset_context);
 

@@ -38,9 +38,9 @@ assert_deliveries (Delivery *delivery,
  * as the thread default, which is where its deliveries go. */
 typedef struct
 {
-  GMainContext *main_context;
-  CugiStream   *stream;
   Delivery      delivery;
+  GMainContext *main_context;  /* the delivery's */
+  CugiStream   *stream;
   int           markers_before;
 } Fixture;
 
@@ -48,9 +48,9 @@ static void
 fixture_set_up (Fixture      *fixture,
                 gconstpointer data)
 {
-  fixture->main_context = cugi_test_push_main_context ();
-  cugi_test_caller_init (&fixture->delivery.caller);
+  cugi_test_caller_push (&fixture->delivery.caller);
   fixture->delivery.count = 0;
+  fixture->main_context = fixture->delivery.caller.main_context;
   fixture->stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   fixture->markers_before = cugi_test_get_n_markers ();
 }
@@ -59,10 +59,8 @@ static void
 fixture_tear_down (Fixture      *fixture,
                    gconstpointer data)
 {
-  cugi_test_caller_clear (&fixture->delivery.caller);
-  g_main_context_pop_thread_default (fixture->main_context);
+  cugi_test_caller_pop (&fixture->delivery.caller);
   g_clear_object (&fixture->stream);
-  g_main_context_unref (fixture->main_context);
 }
 
 /* Markers enqueued since the fixture was set up. */
@@ -235,9 +233,8 @@ run_async_calls (gpointer data)
 {
   AsyncCheck *check = data;
   g_autoptr(GError) error = NULL;
-  GMainContext *main_context = cugi_test_push_main_context ();
 
-  cugi_test_caller_init (&check->delivery.caller);
+  cugi_test_caller_push (&check->delivery.caller);
 
   spin (spinner (), check->stream, 100);
   cugi_buffer_memset_d8 (check->buffer, 0, 0x33, check->size, check->stream, &error);
@@ -249,8 +246,7 @@ run_async_calls (gpointer data)
 
   iterate_until (&check->delivery.count, 3, 10000);
 
-  cugi_test_caller_clear (&check->delivery.caller);
-  cugi_test_pop_main_context (main_context);
+  cugi_test_caller_pop (&check->delivery.caller);
   return NULL;
 }
 
@@ -459,12 +455,8 @@ test_fault_ends_wait (void)
   GError *wait_error = NULL;
   gint64 start;
 
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 120 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!cugi_test_in_subprocess (120))
+    return;
 
   fault = cugi_kernel_new_from_source (NULL, fault_source, "fault", NULL, &error);
   g_assert_no_error (error);

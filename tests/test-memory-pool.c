@@ -336,12 +336,8 @@ test_context_reset (void)
   g_autoptr(CugiBuffer) plain = NULL;
   CugiBuffer *held, *active, *fresh;
 
-  if (!g_test_subprocess ())
-    {
-      g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
-      g_test_trap_assert_passed ();
-      return;
-    }
+  if (!cugi_test_in_subprocess (60))
+    return;
 
   context = cugi_test_default_context ();
   pool = new_pool ();

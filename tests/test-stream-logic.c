@@ -239,6 +239,8 @@ work_for (CugiStream *stream,
   work (stream, ms, NULL);
 }
 
+/* The refusals of cugi_event_elapsed_time() (see
+ * cugi_test_check_elapsed_time()), around 50 ms of work. */
 static void
 test_elapsed_time (void)
 {
@@ -492,11 +494,10 @@ static gpointer
 run_worker (gpointer data)
 {
   Worker *worker = data;
-  GMainContext *main_context = cugi_test_push_main_context ();
   CugiStream *stream;
   CugiEvent *event;
 
-  cugi_test_caller_init (&worker->caller);
+  cugi_test_caller_push (&worker->caller);
   stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   event = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
   g_signal_connect (stream, "idle", G_CALLBACK (worker_on_idle), worker);
@@ -520,8 +521,7 @@ run_worker (gpointer data)
   g_object_unref (stream);
   g_object_unref (event);
   iterate_for (10);
-  cugi_test_caller_clear (&worker->caller);
-  cugi_test_pop_main_context (main_context);
+  cugi_test_caller_pop (&worker->caller);
   return NULL;
 }
 

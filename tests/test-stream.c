@@ -11,17 +11,14 @@ test_flags_and_properties (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiContext) context = cugi_test_default_context ();
-  g_autoptr(CugiStream) blocking = NULL;
-  g_autoptr(CugiStream) non_blocking = NULL;
+  g_autoptr(CugiStream) blocking = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
+  g_autoptr(CugiStream) non_blocking = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
   g_autoptr(CugiContext) property_context = NULL;
   CugiStreamFlags flags = 0;
   guint64 handle = 0;
   gint priority = -1;
 
-  blocking = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
-  non_blocking = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
   g_assert_no_error (error);
-
   g_assert_cmpint (cugi_stream_get_flags (blocking), ==, CUGI_STREAM_FLAGS_NONE);
   g_assert_cmpint (cugi_stream_get_flags (non_blocking), ==, CUGI_STREAM_FLAGS_NON_BLOCKING);
   /* NULL means the default context. */

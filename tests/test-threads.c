@@ -101,11 +101,10 @@ static gpointer
 run_worker (gpointer data)
 {
   Worker *worker = data;
-  GMainContext *main_context = cugi_test_push_main_context ();
   GSource *timeout;
 
-  cugi_test_caller_init (&worker->caller);
-  worker->loop = g_main_loop_new (main_context, FALSE);
+  cugi_test_caller_push (&worker->caller);
+  worker->loop = g_main_loop_new (worker->caller.main_context, FALSE);
 
   /* Made here, so they deliver here. */
   worker->stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
@@ -115,7 +114,7 @@ run_worker (gpointer data)
 
   timeout = g_timeout_source_new_seconds (60);
   g_source_set_callback (timeout, worker_timed_out, worker, NULL);
-  g_source_attach (timeout, main_context);
+  g_source_attach (timeout, worker->caller.main_context);
 
   worker_start_round (worker);
   g_main_loop_run (worker->loop);
@@ -135,13 +134,12 @@ run_worker (gpointer data)
   g_clear_object (&worker->stream);
   g_clear_object (&worker->event);
   g_main_loop_unref (worker->loop);
-  cugi_test_caller_clear (&worker->caller);
-  cugi_test_pop_main_context (main_context);
+  cugi_test_caller_pop (&worker->caller);
   return NULL;
 }
 
 static void
-test_threads (void)
+test_eight_loops (void)
 {
   Worker workers[N_THREADS] = { 0 };
 
@@ -156,7 +154,7 @@ main (int argc, char **argv)
   cugi_test_init (&argc, &argv);
   require_gpu_with_spinner ();
 
-  g_test_add_func ("/threads/eight-loops", test_threads);
+  g_test_add_func ("/threads/eight-loops", test_eight_loops);
 
   return g_test_run ();
 }
