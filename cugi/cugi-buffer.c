@@ -424,13 +424,13 @@ cugi_buffer_class_init (CugiBufferClass *klass)
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   /**
-   * CugiBuffer:managed:
+   * CugiBuffer:is-managed:
    *
    * Whether the memory is managed (cugi_buffer_new_managed()), that is
    * reachable from the host at #CugiBuffer:device-pointer as well.
    */
   properties[PROP_MANAGED] =
-    g_param_spec_boolean ("managed", NULL, NULL, FALSE,
+    g_param_spec_boolean ("is-managed", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   /**

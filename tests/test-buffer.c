@@ -44,7 +44,7 @@ test_properties (void)
   CUdeviceptr address = 0;
 
   g_object_get (buffer, "size", &size, "device-pointer", &device_pointer, "context", &property_context,
-                "pitch", &pitch, "managed", &managed, "freed", &freed, "parent", &parent, NULL);
+                "pitch", &pitch, "is-managed", &managed, "freed", &freed, "parent", &parent, NULL);
   g_assert_cmpuint (size, ==, 1024);
   g_assert_cmpuint (device_pointer, !=, 0);
   g_assert_true (property_context == context);
