@@ -545,8 +545,9 @@ cugi_kernel_args_share_buffers (CugiKernelArgs *self)
 }
 
 /* The launches go to @stream from now on: the resources are handed to the
- * stream they went to so far, for those to complete, and will go to @stream. */
-static void
+ * stream they went to so far, for those to complete, and will go to @stream.
+ * Out of line: the launch path's code stays compact. */
+static G_GNUC_NO_INLINE void
 move_pin (CugiKernelArgs *self,
           CugiStream     *stream)
 {
@@ -574,11 +575,11 @@ cugi_kernel_args_track_launch (CugiKernelArgs *self,
 {
   if (self->n_buffers == 0)
     return FALSE;
-  /* Tracked before the pin is read: a launch in another thread that moves
-   * the pin away then hands the resources over behind this work. */
-  cugi_stream_track_pinned_work (stream);
+  /* The launch is enqueued: if another thread moves the pin away after this
+   * read, the stream it hands the resources to has this launch to do. */
   if (G_UNLIKELY (g_atomic_pointer_get (&self->pinned_stream) != stream))
     move_pin (self, stream);
+  cugi_stream_track_pinned_work (stream);
   return TRUE;
 }
 

@@ -41,11 +41,9 @@ struct _CugiKernel
 {
   GObject      parent_instance;
 
-  CugiModule  *module;
+  /* What every launch reads comes first, in as few cache lines as can be. */
   CugiContext *context;
   CUfunction   function;
-  char        *name;
-  char        *mangled_name;
   guint        generation;  /* the context's, when the function was found */
 
   /* Why the kernel could not be queried; returned by every operation. */
@@ -53,13 +51,16 @@ struct _CugiKernel
 
   /* Read once: launches check against them without calling the driver.
    * Settable attributes are updated by cugi_kernel_set_attribute(). */
-  gint                 attributes[CU_FUNC_ATTRIBUTE_MAX];
   CugiKernelSignature *signature;
-
   guint        max_block[3];
   guint        max_grid[3];
+  gint         attributes[CU_FUNC_ATTRIBUTE_MAX];
   int          compute_major;
   gboolean     cooperative_launch;
+
+  CugiModule  *module;
+  char        *name;
+  char        *mangled_name;
 };
 
 G_DEFINE_FINAL_TYPE (CugiKernel, cugi_kernel, G_TYPE_OBJECT)
@@ -482,8 +483,9 @@ check_usable (CugiKernel *self,
   return TRUE;
 }
 
-/* Checks that the kernel is usable and makes its context current. */
-static gboolean
+/* Checks that the kernel is usable and makes its context current. Inline:
+ * launches run it. */
+static G_ALWAYS_INLINE inline gboolean
 enter (CugiKernel       *self,
        CugiContextScope *scope,
        GError          **error)

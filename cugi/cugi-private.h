@@ -200,10 +200,11 @@ void CUDA_CB    cugi_completion_host_func (void *completion);
  * buffers in use from launch to launch) need not be tracked piece by piece.
  * The owner pins the stream it enqueues on (a reference on the stream and its
  * context), tracks each piece with cugi_stream_track_pinned_work(), which
- * takes no lock in the common case and drives ::idle as tracked work does,
- * and when it lets go of the resources or moves to another stream, hands them
- * to cugi_stream_unpin() (transfer full, with the pin), which keeps them
- * until the work tracked so far has completed. */
+ * drives ::idle as tracked work does but in the common case only reads
+ * memory, and when it lets go of the resources or moves to another stream,
+ * hands them to cugi_stream_unpin() (transfer full, with the pin), which
+ * drops them at once if the stream is done, else keeps them until the work
+ * enqueued so far has completed. */
 CugiStream *cugi_stream_pin               (CugiStream *self);
 void        cugi_stream_track_pinned_work (CugiStream *self);
 void        cugi_stream_unpin             (CugiStream *self,
@@ -525,27 +526,29 @@ typedef struct
 
 struct _CugiKernelArgs
 {
+  /* What every launch reads comes first, in as few cache lines as can be. */
   gatomicrefcount ref_count;
   guint           n_args;
+  guint           n_buffers;
   guint           capacity;
   CugiKernelArg  *args;          /* inline_args, or the heap beyond INLINE */
   void          **params;        /* what cuLaunchKernel reads: into args */
-  guint           n_buffers;
-  /* What launches keep alive (cugi_work_resources_new(): the buffers, with
-   * their memory in use), made by the first launch and kept until the
-   * buffers change. Immutable; NULL until needed. */
-  GPtrArray      *resources;
-  /* The stream of the launches since then (cugi_stream_pin()): resources go
-   * to it when let go, so that those launches need no tracking of their own
-   * (cugi_kernel_args_track_launch()). Atomic; NULL before a launch. */
-  CugiStream     *pinned_stream;
-  GMutex          pin_lock;      /* guards changes of the two above */
   /* What launches checked already, so that launching the list again skips
    * it: the serial of the signature the arguments fit, and the address epoch
    * in which the buffers' addresses were resolved. 0: not yet; any change of
    * the arguments clears them. Atomic. */
   gsize           checked_signature;
   gsize           resolved_epoch;
+  /* The stream of the launches since resources was made (cugi_stream_pin()):
+   * resources go to it when let go, so that those launches need no tracking
+   * of their own (cugi_kernel_args_track_launch()). Atomic; NULL before a
+   * launch. */
+  CugiStream     *pinned_stream;
+  /* What launches keep alive (cugi_work_resources_new(): the buffers, with
+   * their memory in use), made by the first launch and kept until the
+   * buffers change. Immutable; NULL until needed. */
+  GPtrArray      *resources;
+  GMutex          pin_lock;      /* guards changes of the two above */
   CugiKernelArg   inline_args[CUGI_KERNEL_ARGS_INLINE];
   void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
 };

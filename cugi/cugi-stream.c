@@ -36,9 +36,11 @@
  * references ride on the burst's marker and are dropped in the stream's
  * #GMainContext once it ran, or as soon as cugi sees the stream idle anyway
  * (cugi_stream_synchronize(), cugi_stream_query(), or a check cugi makes
- * every few dozen launches), so a program that never runs a main loop gets
- * its memory back too. A stream with work in flight is itself kept alive by
- * its markers, so dropping the last reference to it never loses a completion.
+ * every few dozen pieces of work), so a program that never runs a main loop
+ * gets its memory back too. A #CugiKernelArgs launched again and again holds
+ * its buffers itself, and hands them to the stream when it lets go of them.
+ * A stream with work in flight is itself kept alive by its markers, so
+ * dropping the last reference to it never loses a completion.
  *
  * If a kernel faults, the context is unusable from then on and CUDA drops the
  * markers still pending: the asynchronous waits under way (the `_async()`
@@ -58,7 +60,6 @@ typedef struct
 {
   guint pending_serial;
   guint length;
-  int   work_generation;
 } PendingMark;
 
 struct _CugiStream
@@ -76,7 +77,6 @@ struct _CugiStream
   GMainContext    *main_context;       /* where ::idle is emitted and bursts are flushed */
 
   int              work_generation;    /* atomic: bumped for each piece of tracked work */
-  int              idle_generation;    /* atomic: work_generation when its work was last seen done */
 
   GMutex           lock;               /* guards the four that follow */
   GPtrArray       *pending;            /* resources arrays not yet under a marker */
@@ -269,7 +269,6 @@ stream_mark_pending (CugiStream *self)
   g_mutex_lock (&self->lock);
   mark.pending_serial = self->pending_serial;
   mark.length = self->pending->len;
-  mark.work_generation = g_atomic_int_get (&self->work_generation);
   g_mutex_unlock (&self->lock);
   return mark;
 }
@@ -286,8 +285,6 @@ stream_release_pending (CugiStream *self,
   guint n_released = 0;
 
   g_mutex_lock (&self->lock);
-  /* For cugi_stream_unpin(), whatever was released. */
-  g_atomic_int_set (&self->idle_generation, mark.work_generation);
   if (mark.pending_serial == self->pending_serial && mark.length > 0)
     {
       gsize n_pending = 0;
@@ -433,8 +430,9 @@ stream_flush (gpointer data)
   burst = g_new0 (Burst, 1);
   burst->stream = self;
   /* Read after clearing flush_scheduled: work tracked from now on schedules
-   * a flush of its own, so none is left without a marker. (Pinned work bumps
-   * work_generation before it reads flush_scheduled, without the lock.) */
+   * a flush of its own, so none is left without a marker. (Pinned work that
+   * read it set just before covers no more than what the driver enqueued
+   * before this marker.) */
   burst->work_generation = g_atomic_int_get (&self->work_generation);
   burst->resources = resources;
   if (!cugi_stream_add_completion (self, self->main_context, burst_completed, burst, burst_free, &error))
@@ -485,26 +483,38 @@ cugi_stream_pin (CugiStream *self)
 CUGI_LAUNCH_PATH void
 cugi_stream_track_pinned_work (CugiStream *self)
 {
-  /* Bumped before flush_scheduled is read: a flush that clears it afterwards
-   * reads this work's generation (see stream_flush()). */
-  g_atomic_int_inc (&self->work_generation);
-  /* Nothing to keep: ::idle only needs the iteration's flush, which tracked
-   * work always schedules (whether a handler is connected is asked there,
-   * once, instead of at each launch). */
+  /* The burst has its flush already, whose marker will follow this work:
+   * nothing to write, so no atomic operation, which would wait here for the
+   * writes of the launch just made to reach the device. */
   if (G_LIKELY (g_atomic_int_get (&self->flush_scheduled)))
     return;
+  /* The first work of a burst: the bursts in flight are not the last. */
   g_mutex_lock (&self->lock);
+  g_atomic_int_inc (&self->work_generation);
   schedule_flush_locked (self);
   g_mutex_unlock (&self->lock);
+}
+
+/* Whether all the work enqueued on @self so far has completed, as the
+ * driver tells; FALSE when it cannot tell, or must not be asked: during a
+ * capture, a query could break it. */
+static gboolean
+stream_is_done (CugiStream *self)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  return !cugi_graph_has_captures () &&
+         stream_enter (self, &scope, NULL) && !stream_is_capturing (self, NULL) &&
+         cugi_cuda.cuStreamQuery (self->handle) == CUDA_SUCCESS;
 }
 
 void
 cugi_stream_unpin (CugiStream *self,
                    GPtrArray  *resources)
 {
-  /* Nothing was tracked since the work was last seen done (a synchronize,
-   * say): the pinned work is over, and the resources can go now. */
-  if (g_atomic_int_get (&self->work_generation) == g_atomic_int_get (&self->idle_generation))
+  /* Asked once, here, rather than tracked at each launch: when the stream is
+   * done (after a synchronization, say), the resources can go now. */
+  if (stream_is_done (self))
     g_ptr_array_unref (resources);
   else
     cugi_stream_track_work (self, resources);
