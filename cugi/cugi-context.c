@@ -1018,13 +1018,19 @@ cugi_context_disable_peer_access (CugiContext *self,
  * @self: a primary #CugiContext
  * @error: return location for a #GError
  *
- * Recovers a primary context after a kernel fault (%CUGI_ERROR_LAUNCH_FAILED:
- * an illegal address, a trap, an assertion). Such errors are sticky: every
- * later call in the context fails until it is reset.
+ * Destroys everything the primary context holds and makes it anew, so that
+ * @self, the same object, is usable again with the same flags: this waits
+ * for the work still queued (ignoring any fault it reports), destroys the
+ * primary context with `cuDevicePrimaryCtxReset()` and retains it again.
  *
- * This waits for the work still queued (ignoring the fault it reports),
- * destroys the primary context with `cuDevicePrimaryCtxReset()` and makes it
- * anew, so that @self, the same object, is usable again with the same flags.
+ * It does not recover from a kernel fault such as an illegal address, a
+ * trap or a failed device-side assertion (%CUGI_ERROR_LAUNCH_FAILED): CUDA
+ * keeps those for the life of the process, and every later CUDA call in it
+ * fails, a reset included. This then fails with %CUGI_ERROR_LAUNCH_FAILED
+ * saying so, and @self stays unusable without crashing. The recovery from
+ * such a fault is a new process: run kernels that may fault in a helper
+ * process (a #GSubprocess, say) and start a new one when it reports
+ * %CUGI_ERROR_LAUNCH_FAILED; cugi's own test of it does exactly that.
  * Since the primary context is shared, other libraries that use it in this
  * process (the CUDA runtime, PyTorch, CuPy) lose their state too.
  *
@@ -1057,6 +1063,7 @@ cugi_context_reset (CugiContext *self,
 {
   CUdevice device;
   CUcontext handle = NULL;
+  CUresult result;
 
   g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
 
@@ -1085,7 +1092,20 @@ cugi_context_reset (CugiContext *self,
    * which activates the primary context afresh whatever other holders do. */
   cugi_cuda.cuDevicePrimaryCtxRelease (device);
   self->handle = NULL;
-  if (!CUGI_CALL (cuDevicePrimaryCtxRetain, (&handle, device), error))
+  result = cugi_cuda.cuDevicePrimaryCtxRetain (&handle, device);
+  if (cugi_error_code_from_result (result) == CUGI_ERROR_LAUNCH_FAILED)
+    {
+      g_autoptr(GError) fault = NULL;
+
+      cugi_set_error_from_result (&fault, result, "cuDevicePrimaryCtxRetain");
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_LAUNCH_FAILED,
+                   _("The GPU fault cannot be recovered from in this process (%s): CUDA keeps it "
+                     "until the process exits. Restart the process, or run kernels that may fault "
+                     "in a helper process."),
+                   fault->message);
+      return FALSE;
+    }
+  if (!cugi_check_result (result, "cuDevicePrimaryCtxRetain", error))
     return FALSE;
   self->handle = handle;
   return read_context_state (self, error);

@@ -25,8 +25,9 @@ G_BEGIN_DECLS
  * @CUGI_ERROR_NOT_AVAILABLE: no usable CUDA driver, device or NVRTC on this machine
  * @CUGI_ERROR_INVALID_ARGUMENT: an argument is out of range or of the wrong kind
  * @CUGI_ERROR_OUT_OF_MEMORY: device or pinned host memory is exhausted
- * @CUGI_ERROR_LAUNCH_FAILED: a kernel faulted or could not run; the context may
- *   need to be recovered (see cugi_context_reset())
+ * @CUGI_ERROR_LAUNCH_FAILED: a kernel faulted or could not run; a fault such
+ *   as an illegal address lasts for the life of the process (see
+ *   cugi_context_reset() for the recovery)
  * @CUGI_ERROR_COMPILE: NVRTC rejected the source; the message holds its log
  * @CUGI_ERROR_DRIVER: any other error reported by the CUDA driver
  * @CUGI_ERROR_INVALID_STATE: the object cannot do this now, for example a
