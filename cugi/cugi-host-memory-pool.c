@@ -23,9 +23,8 @@ struct _CugiHostMemoryPool
 {
   GObject              parent_instance;
 
-  CugiContext         *context;
+  CugiPoolCore         core;
   CugiHostBufferFlags  flags;
-  CugiBlockPool       *blocks;
 };
 
 G_DEFINE_FINAL_TYPE (CugiHostMemoryPool, cugi_host_memory_pool, G_TYPE_OBJECT)
@@ -42,23 +41,18 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-static guint
-current_generation (CugiHostMemoryPool *self)
-{
-  return cugi_context_get_generation (self->context);
-}
-
 static gboolean
 allocate_block (gpointer   user_data,
                 gsize      size,
                 guint64   *block,
                 GError   **error)
 {
-  CugiHostMemoryPool *self = user_data;
+  CugiPoolCore *core = user_data;
+  CugiHostMemoryPool *self = (CugiHostMemoryPool *) core->object;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   void *data = NULL;
 
-  if (!cugi_context_enter (self->context, &scope, error) ||
+  if (!cugi_context_enter (core->context, &scope, error) ||
       !CUGI_CALL (cuMemHostAlloc, (&data, size, self->flags), error))
     return FALSE;
   *block = (guintptr) data;
@@ -71,26 +65,11 @@ free_block (gpointer   user_data,
             gsize      size,
             GError   **error)
 {
-  CugiHostMemoryPool *self = user_data;
+  CugiPoolCore *core = user_data;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
 
-  return cugi_context_enter (self->context, &scope, error) &&
+  return cugi_context_enter (core->context, &scope, error) &&
          CUGI_CALL (cuMemFreeHost, ((void *) (guintptr) block), error);
-}
-
-static void
-blocks_changed (gpointer user_data,
-                gboolean held_changed,
-                gboolean active_changed)
-{
-  GObject *object = user_data;
-
-  g_object_freeze_notify (object);
-  if (held_changed)
-    g_object_notify_by_pspec (object, properties[PROP_HELD_BLOCKS]);
-  if (active_changed)
-    g_object_notify_by_pspec (object, properties[PROP_ACTIVE_BLOCKS]);
-  g_object_thaw_notify (object);
 }
 
 gboolean
@@ -100,7 +79,7 @@ cugi_host_memory_pool_return_block (CugiHostMemoryPool  *self,
                                     guint                generation,
                                     GError             **error)
 {
-  return cugi_block_pool_give_back (self->blocks, current_generation (self),
+  return cugi_block_pool_give_back (self->core.blocks, cugi_pool_core_get_generation (&self->core),
                                     (guintptr) address, size, generation, error);
 }
 
@@ -108,9 +87,9 @@ void
 cugi_host_memory_pool_set_max_held_bytes (CugiHostMemoryPool *self,
                                           gsize               max_held_bytes)
 {
-  g_return_if_fail (CUGI_IS_HOST_MEMORY_POOL (self) && self->blocks != NULL);
+  g_return_if_fail (CUGI_IS_HOST_MEMORY_POOL (self) && self->core.blocks != NULL);
 
-  cugi_block_pool_set_max_held_bytes (self->blocks, max_held_bytes);
+  cugi_block_pool_set_max_held_bytes (self->core.blocks, max_held_bytes);
 }
 
 static void
@@ -118,9 +97,7 @@ cugi_host_memory_pool_finalize (GObject *object)
 {
   CugiHostMemoryPool *self = CUGI_HOST_MEMORY_POOL (object);
 
-  if (self->blocks != NULL)
-    cugi_block_pool_destroy (self->blocks, current_generation (self));
-  g_clear_object (&self->context);
+  cugi_pool_core_clear (&self->core);
 
   G_OBJECT_CLASS (cugi_host_memory_pool_parent_class)->finalize (object);
 }
@@ -133,19 +110,15 @@ cugi_host_memory_pool_get_property (GObject    *object,
 {
   CugiHostMemoryPool *self = CUGI_HOST_MEMORY_POOL (object);
 
+  if (cugi_pool_core_get_property (&self->core, pspec, value))
+    return;
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->context);
+      g_value_set_object (value, self->core.context);
       break;
     case PROP_FLAGS:
       g_value_set_flags (value, self->flags);
-      break;
-    case PROP_HELD_BLOCKS:
-      g_value_set_uint (value, cugi_host_memory_pool_get_held_blocks (self));
-      break;
-    case PROP_ACTIVE_BLOCKS:
-      g_value_set_uint (value, cugi_host_memory_pool_get_active_blocks (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -185,18 +158,13 @@ cugi_host_memory_pool_class_init (CugiHostMemoryPoolClass *klass)
    * The number of blocks the pool holds for reuse: allocated, used by no
    * host buffer.
    */
-  properties[PROP_HELD_BLOCKS] =
-    g_param_spec_uint ("held-blocks", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * CugiHostMemoryPool:active-blocks:
    *
    * The number of blocks that host buffers from the pool use now.
    */
-  properties[PROP_ACTIVE_BLOCKS] =
-    g_param_spec_uint ("active-blocks", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  cugi_pool_core_make_count_properties (&properties[PROP_HELD_BLOCKS]);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -233,10 +201,9 @@ cugi_host_memory_pool_new (CugiContext          *context,
       (resolved = cugi_context_resolve (context, error)) == NULL)
     return NULL;
   self = g_object_new (CUGI_TYPE_HOST_MEMORY_POOL, NULL);
-  self->context = g_steal_pointer (&resolved);
   self->flags = flags;
-  self->blocks = cugi_block_pool_new (allocate_block, free_block, blocks_changed, self,
-                                      current_generation (self));
+  cugi_pool_core_init (&self->core, G_OBJECT (self), &properties[PROP_HELD_BLOCKS],
+                       g_steal_pointer (&resolved), allocate_block, free_block);
   return self;
 }
 
@@ -265,21 +232,21 @@ cugi_host_memory_pool_allocate (CugiHostMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_HOST_MEMORY_POOL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (self->blocks == NULL)
+  if (self->core.blocks == NULL)
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
                            _("The pool has no context: make it with cugi_host_memory_pool_new()"));
       return NULL;
     }
   if (size == 0)
-    return cugi_host_buffer_new (self->context, 0, self->flags, error);
-  generation = current_generation (self);
-  if (!cugi_block_pool_take (self->blocks, generation, size, &block, error))
+    return cugi_host_buffer_new (self->core.context, 0, self->flags, error);
+  generation = cugi_pool_core_get_generation (&self->core);
+  if (!cugi_block_pool_take (self->core.blocks, generation, size, &block, error))
     return NULL;
-  host_buffer = cugi_host_buffer_new_pooled (self, self->context, (gpointer) (guintptr) block,
+  host_buffer = cugi_host_buffer_new_pooled (self, self->core.context, (gpointer) (guintptr) block,
                                              size, self->flags, error);
   if (host_buffer == NULL)
-    cugi_block_pool_give_back (self->blocks, generation, block, size, generation, NULL);
+    cugi_block_pool_give_back (self->core.blocks, generation, block, size, generation, NULL);
   return host_buffer;
 }
 
@@ -309,7 +276,7 @@ cugi_host_memory_pool_get_held_blocks (CugiHostMemoryPool *self)
 {
   g_return_val_if_fail (CUGI_IS_HOST_MEMORY_POOL (self), 0);
 
-  return self->blocks != NULL ? cugi_block_pool_get_held (self->blocks) : 0;
+  return cugi_pool_core_get_held (&self->core);
 }
 
 /**
@@ -324,7 +291,7 @@ cugi_host_memory_pool_get_active_blocks (CugiHostMemoryPool *self)
 {
   g_return_val_if_fail (CUGI_IS_HOST_MEMORY_POOL (self), 0);
 
-  return self->blocks != NULL ? cugi_block_pool_get_active (self->blocks) : 0;
+  return cugi_pool_core_get_active (&self->core);
 }
 
 /**
@@ -345,8 +312,7 @@ cugi_host_memory_pool_free_held (CugiHostMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_HOST_MEMORY_POOL (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return self->blocks == NULL ||
-         cugi_block_pool_free_held (self->blocks, current_generation (self), error);
+  return cugi_pool_core_free_held (&self->core, error);
 }
 
 /**
@@ -366,6 +332,5 @@ cugi_host_memory_pool_stop_holding (CugiHostMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_HOST_MEMORY_POOL (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return self->blocks == NULL ||
-         cugi_block_pool_stop_holding (self->blocks, current_generation (self), error);
+  return cugi_pool_core_stop_holding (&self->core, error);
 }

@@ -130,53 +130,25 @@ param_accepts (CugiParamType param,
 {
   if (arg == CUGI_ARG_BYTES || param == CUGI_PARAM_TYPE_OTHER)
     return TRUE;
-  switch (param)
-    {
-    case CUGI_PARAM_TYPE_POINTER:
-      return arg == CUGI_ARG_BUFFER || arg == CUGI_ARG_POINTER;
-    case CUGI_PARAM_TYPE_FLOAT:
-      return arg == CUGI_ARG_FLOAT;
-    case CUGI_PARAM_TYPE_DOUBLE:
-      return arg == CUGI_ARG_DOUBLE;
-    case CUGI_PARAM_TYPE_OTHER:
-    case CUGI_PARAM_TYPE_BOOL:
-    case CUGI_PARAM_TYPE_INT8:
-    case CUGI_PARAM_TYPE_UINT8:
-    case CUGI_PARAM_TYPE_INT16:
-    case CUGI_PARAM_TYPE_UINT16:
-    case CUGI_PARAM_TYPE_INT32:
-    case CUGI_PARAM_TYPE_UINT32:
-    case CUGI_PARAM_TYPE_INT64:
-    case CUGI_PARAM_TYPE_UINT64:
-    default:
-      return is_integer (arg);
-    }
+  if (param == CUGI_PARAM_TYPE_POINTER)
+    return arg == CUGI_ARG_BUFFER || arg == CUGI_ARG_POINTER;
+  if (param == CUGI_PARAM_TYPE_FLOAT)
+    return arg == CUGI_ARG_FLOAT;
+  if (param == CUGI_PARAM_TYPE_DOUBLE)
+    return arg == CUGI_ARG_DOUBLE;
+  return is_integer (arg);   /* bool and the integer types */
 }
 
 static const char *
 hint_for (CugiParamType param)
 {
-  switch (param)
-    {
-    case CUGI_PARAM_TYPE_POINTER:
-      return _("pass a CugiBuffer (or a raw device address with cugi_kernel_args_add_pointer())");
-    case CUGI_PARAM_TYPE_FLOAT:
-      return _("pass a float");
-    case CUGI_PARAM_TYPE_DOUBLE:
-      return _("pass a double");
-    case CUGI_PARAM_TYPE_OTHER:
-    case CUGI_PARAM_TYPE_BOOL:
-    case CUGI_PARAM_TYPE_INT8:
-    case CUGI_PARAM_TYPE_UINT8:
-    case CUGI_PARAM_TYPE_INT16:
-    case CUGI_PARAM_TYPE_UINT16:
-    case CUGI_PARAM_TYPE_INT32:
-    case CUGI_PARAM_TYPE_UINT32:
-    case CUGI_PARAM_TYPE_INT64:
-    case CUGI_PARAM_TYPE_UINT64:
-    default:
-      return _("pass an integer of the parameter's size, or its bytes");
-    }
+  if (param == CUGI_PARAM_TYPE_POINTER)
+    return _("pass a CugiBuffer (or a raw device address with cugi_kernel_args_add_pointer())");
+  if (param == CUGI_PARAM_TYPE_FLOAT)
+    return _("pass a float");
+  if (param == CUGI_PARAM_TYPE_DOUBLE)
+    return _("pass a double");
+  return _("pass an integer of the parameter's size, or its bytes");
 }
 
 /* Kept apart from cugi_kernel_signature_check(), whose common case then

@@ -344,11 +344,11 @@ read_signature (CugiKernel *self)
                                                have_sizes ? (gint) sizes->len : -1);
 }
 
-static gboolean
-get_device_attribute (CUdevice           device,
-                      CUdevice_attribute attribute,
-                      guint             *value,
-                      GError           **error)
+gboolean
+cugi_kernel_get_device_attribute (CUdevice           device,
+                                  CUdevice_attribute attribute,
+                                  guint             *value,
+                                  GError           **error)
 {
   int result;
 
@@ -384,14 +384,14 @@ query_kernel (CugiKernel *self,
     }
 
   if (!CUGI_CALL (cuCtxGetDevice, (&device), error) ||
-      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &self->max_block[0], error) ||
-      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &self->max_block[1], error) ||
-      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &self->max_block[2], error) ||
-      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &self->max_grid[0], error) ||
-      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &self->max_grid[1], error) ||
-      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &self->max_grid[2], error) ||
-      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major, error) ||
-      !get_device_attribute (device, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, &cooperative, error))
+      !cugi_kernel_get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, &self->max_block[0], error) ||
+      !cugi_kernel_get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, &self->max_block[1], error) ||
+      !cugi_kernel_get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, &self->max_block[2], error) ||
+      !cugi_kernel_get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, &self->max_grid[0], error) ||
+      !cugi_kernel_get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, &self->max_grid[1], error) ||
+      !cugi_kernel_get_device_attribute (device, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, &self->max_grid[2], error) ||
+      !cugi_kernel_get_device_attribute (device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major, error) ||
+      !cugi_kernel_get_device_attribute (device, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, &cooperative, error))
     return FALSE;
   self->compute_major = major;
   self->cooperative_launch = cooperative != 0;

@@ -557,6 +557,106 @@ cugi_block_pool_get_active (CugiBlockPool *self)
   return n;
 }
 
+/* ---- the pool classes' shared GObject side ------------------------------- */
+
+static void
+pool_core_blocks_changed (gpointer user_data,
+                          gboolean held_changed,
+                          gboolean active_changed)
+{
+  CugiPoolCore *self = user_data;
+
+  g_object_freeze_notify (self->object);
+  if (held_changed)
+    g_object_notify_by_pspec (self->object, self->count_properties[0]);
+  if (active_changed)
+    g_object_notify_by_pspec (self->object, self->count_properties[1]);
+  g_object_thaw_notify (self->object);
+}
+
+void
+cugi_pool_core_make_count_properties (GParamSpec **count_properties)
+{
+  count_properties[0] =
+    g_param_spec_uint ("held-blocks", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  count_properties[1] =
+    g_param_spec_uint ("active-blocks", NULL, NULL, 0, G_MAXUINT, 0,
+                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+}
+
+void
+cugi_pool_core_init (CugiPoolCore       *self,
+                     GObject            *object,
+                     GParamSpec        **count_properties,
+                     CugiContext        *context,
+                     CugiBlockAllocFunc  alloc,
+                     CugiBlockFreeFunc   free)
+{
+  self->object = object;
+  self->count_properties = count_properties;
+  self->context = context;
+  self->blocks = cugi_block_pool_new (alloc, free, pool_core_blocks_changed, self,
+                                      cugi_pool_core_get_generation (self));
+}
+
+void
+cugi_pool_core_clear (CugiPoolCore *self)
+{
+  if (self->blocks != NULL)
+    cugi_block_pool_destroy (self->blocks, cugi_pool_core_get_generation (self));
+  self->blocks = NULL;
+  g_clear_object (&self->context);
+}
+
+guint
+cugi_pool_core_get_generation (CugiPoolCore *self)
+{
+  return cugi_context_get_generation (self->context);
+}
+
+gboolean
+cugi_pool_core_get_property (CugiPoolCore *self,
+                             GParamSpec   *pspec,
+                             GValue       *value)
+{
+  if (pspec == self->count_properties[0])
+    g_value_set_uint (value, cugi_pool_core_get_held (self));
+  else if (pspec == self->count_properties[1])
+    g_value_set_uint (value, cugi_pool_core_get_active (self));
+  else
+    return FALSE;
+  return TRUE;
+}
+
+guint
+cugi_pool_core_get_held (CugiPoolCore *self)
+{
+  return self->blocks != NULL ? cugi_block_pool_get_held (self->blocks) : 0;
+}
+
+guint
+cugi_pool_core_get_active (CugiPoolCore *self)
+{
+  return self->blocks != NULL ? cugi_block_pool_get_active (self->blocks) : 0;
+}
+
+gboolean
+cugi_pool_core_free_held (CugiPoolCore  *self,
+                          GError       **error)
+{
+  return self->blocks == NULL ||
+         cugi_block_pool_free_held (self->blocks, cugi_pool_core_get_generation (self), error);
+}
+
+gboolean
+cugi_pool_core_stop_holding (CugiPoolCore  *self,
+                             GError       **error)
+{
+  return self->blocks == NULL ||
+         cugi_block_pool_stop_holding (self->blocks, cugi_pool_core_get_generation (self), error);
+}
+
 /* ---- resources of work in flight ------------------------------------------ */
 
 typedef struct

@@ -32,10 +32,9 @@
 
 struct _CugiMemoryPool
 {
-  GObject        parent_instance;
+  GObject      parent_instance;
 
-  CugiContext   *context;
-  CugiBlockPool *blocks;
+  CugiPoolCore core;
 };
 
 G_DEFINE_FINAL_TYPE (CugiMemoryPool, cugi_memory_pool, G_TYPE_OBJECT)
@@ -51,23 +50,17 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
-static guint
-current_generation (CugiMemoryPool *self)
-{
-  return cugi_context_get_generation (self->context);
-}
-
 static gboolean
 allocate_block (gpointer   user_data,
                 gsize      size,
                 guint64   *block,
                 GError   **error)
 {
-  CugiMemoryPool *self = user_data;
+  CugiPoolCore *core = user_data;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   CUdeviceptr address = 0;
 
-  if (!cugi_context_enter (self->context, &scope, error) ||
+  if (!cugi_context_enter (core->context, &scope, error) ||
       !CUGI_CALL (cuMemAlloc, (&address, size), error))
     return FALSE;
   *block = address;
@@ -80,26 +73,11 @@ free_block (gpointer   user_data,
             gsize      size,
             GError   **error)
 {
-  CugiMemoryPool *self = user_data;
+  CugiPoolCore *core = user_data;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
 
-  return cugi_context_enter (self->context, &scope, error) &&
+  return cugi_context_enter (core->context, &scope, error) &&
          CUGI_CALL (cuMemFree, ((CUdeviceptr) block), error);
-}
-
-static void
-blocks_changed (gpointer user_data,
-                gboolean held_changed,
-                gboolean active_changed)
-{
-  GObject *object = user_data;
-
-  g_object_freeze_notify (object);
-  if (held_changed)
-    g_object_notify_by_pspec (object, properties[PROP_HELD_BLOCKS]);
-  if (active_changed)
-    g_object_notify_by_pspec (object, properties[PROP_ACTIVE_BLOCKS]);
-  g_object_thaw_notify (object);
 }
 
 gboolean
@@ -109,7 +87,7 @@ cugi_memory_pool_return_block (CugiMemoryPool  *self,
                                guint            generation,
                                GError         **error)
 {
-  return cugi_block_pool_give_back (self->blocks, current_generation (self),
+  return cugi_block_pool_give_back (self->core.blocks, cugi_pool_core_get_generation (&self->core),
                                     address, size, generation, error);
 }
 
@@ -118,9 +96,7 @@ cugi_memory_pool_finalize (GObject *object)
 {
   CugiMemoryPool *self = CUGI_MEMORY_POOL (object);
 
-  if (self->blocks != NULL)
-    cugi_block_pool_destroy (self->blocks, current_generation (self));
-  g_clear_object (&self->context);
+  cugi_pool_core_clear (&self->core);
 
   G_OBJECT_CLASS (cugi_memory_pool_parent_class)->finalize (object);
 }
@@ -133,16 +109,12 @@ cugi_memory_pool_get_property (GObject    *object,
 {
   CugiMemoryPool *self = CUGI_MEMORY_POOL (object);
 
+  if (cugi_pool_core_get_property (&self->core, pspec, value))
+    return;
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->context);
-      break;
-    case PROP_HELD_BLOCKS:
-      g_value_set_uint (value, cugi_memory_pool_get_held_blocks (self));
-      break;
-    case PROP_ACTIVE_BLOCKS:
-      g_value_set_uint (value, cugi_memory_pool_get_active_blocks (self));
+      g_value_set_object (value, self->core.context);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -172,18 +144,13 @@ cugi_memory_pool_class_init (CugiMemoryPoolClass *klass)
    * The number of blocks the pool holds for reuse: allocated from the
    * driver, used by no buffer.
    */
-  properties[PROP_HELD_BLOCKS] =
-    g_param_spec_uint ("held-blocks", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * CugiMemoryPool:active-blocks:
    *
    * The number of blocks that buffers from the pool use now.
    */
-  properties[PROP_ACTIVE_BLOCKS] =
-    g_param_spec_uint ("active-blocks", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  cugi_pool_core_make_count_properties (&properties[PROP_HELD_BLOCKS]);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -217,9 +184,8 @@ cugi_memory_pool_new (CugiContext  *context,
       (resolved = cugi_context_resolve (context, error)) == NULL)
     return NULL;
   self = g_object_new (CUGI_TYPE_MEMORY_POOL, NULL);
-  self->context = g_steal_pointer (&resolved);
-  self->blocks = cugi_block_pool_new (allocate_block, free_block, blocks_changed, self,
-                                      current_generation (self));
+  cugi_pool_core_init (&self->core, G_OBJECT (self), &properties[PROP_HELD_BLOCKS],
+                       g_steal_pointer (&resolved), allocate_block, free_block);
   return self;
 }
 
@@ -248,18 +214,18 @@ cugi_memory_pool_allocate (CugiMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (self->blocks == NULL)
+  if (self->core.blocks == NULL)
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
                            _("The pool has no context: make it with cugi_memory_pool_new()"));
       return NULL;
     }
   if (size == 0)
-    return cugi_buffer_new (self->context, 0, error);
-  generation = current_generation (self);
-  if (!cugi_block_pool_take (self->blocks, generation, size, &block, error))
+    return cugi_buffer_new (self->core.context, 0, error);
+  generation = cugi_pool_core_get_generation (&self->core);
+  if (!cugi_block_pool_take (self->core.blocks, generation, size, &block, error))
     return NULL;
-  return cugi_buffer_new_pooled (self, self->context, block, size);
+  return cugi_buffer_new_pooled (self, self->core.context, block, size);
 }
 
 /**
@@ -273,7 +239,7 @@ cugi_memory_pool_get_held_blocks (CugiMemoryPool *self)
 {
   g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), 0);
 
-  return self->blocks != NULL ? cugi_block_pool_get_held (self->blocks) : 0;
+  return cugi_pool_core_get_held (&self->core);
 }
 
 /**
@@ -287,7 +253,7 @@ cugi_memory_pool_get_active_blocks (CugiMemoryPool *self)
 {
   g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), 0);
 
-  return self->blocks != NULL ? cugi_block_pool_get_active (self->blocks) : 0;
+  return cugi_pool_core_get_active (&self->core);
 }
 
 /**
@@ -308,8 +274,7 @@ cugi_memory_pool_free_held (CugiMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return self->blocks == NULL ||
-         cugi_block_pool_free_held (self->blocks, current_generation (self), error);
+  return cugi_pool_core_free_held (&self->core, error);
 }
 
 /**
@@ -330,6 +295,5 @@ cugi_memory_pool_stop_holding (CugiMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return self->blocks == NULL ||
-         cugi_block_pool_stop_holding (self->blocks, current_generation (self), error);
+  return cugi_pool_core_stop_holding (&self->core, error);
 }

@@ -31,20 +31,6 @@ struct _CugiOccupancy
 G_DEFINE_BOXED_TYPE (CugiOccupancy, cugi_occupancy, cugi_occupancy_copy, cugi_occupancy_free)
 
 static gboolean
-get_device_attribute (CUdevice           device,
-                      CUdevice_attribute attribute,
-                      guint             *value,
-                      GError           **error)
-{
-  int result;
-
-  if (!CUGI_CALL (cuDeviceGetAttribute, (&result, attribute, device), error))
-    return FALSE;
-  *value = MAX (result, 0);
-  return TRUE;
-}
-
-static gboolean
 get_kernel_attribute (CugiKernel           *kernel,
                       CugiFunctionAttribute attribute,
                       guint                *value,
@@ -66,26 +52,26 @@ read_device (CugiDevice          *device,
   CUdevice handle = cugi_device_get_handle (device);
   guint major, minor;
 
-  return get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor, error) &&
+  return cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &major, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &minor, error) &&
          cugi_occupancy_device_set_architecture (limits, major, minor, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &limits->warp_size, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
-                               &limits->max_threads_per_multiprocessor, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
-                               &limits->max_blocks_per_multiprocessor, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                               &limits->max_threads_per_block, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
-                               &limits->registers_per_multiprocessor, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
-                               &limits->max_registers_per_block, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-                               &limits->shared_memory_per_multiprocessor, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                               &limits->max_shared_memory_per_block, error) &&
-         get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
-                               &limits->reserved_shared_memory_per_block, error);
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_WARP_SIZE, &limits->warp_size, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,
+                                           &limits->max_threads_per_multiprocessor, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+                                           &limits->max_blocks_per_multiprocessor, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                                           &limits->max_threads_per_block, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR,
+                                           &limits->registers_per_multiprocessor, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
+                                           &limits->max_registers_per_block, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                                           &limits->shared_memory_per_multiprocessor, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                                           &limits->max_shared_memory_per_block, error) &&
+         cugi_kernel_get_device_attribute (handle, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                                           &limits->reserved_shared_memory_per_block, error);
 }
 
 /**

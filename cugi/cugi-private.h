@@ -359,6 +359,43 @@ gboolean  cugi_block_pool_stop_holding (CugiBlockPool  *self,
 guint     cugi_block_pool_get_held     (CugiBlockPool  *self);
 guint     cugi_block_pool_get_active   (CugiBlockPool  *self);
 
+/* The GObject side both pool classes share over their CugiBlockPool: the
+ * held-blocks and active-blocks properties and their notification, and the
+ * methods' bodies. @blocks is NULL in a pool made with g_object_new() (no
+ * context): such a pool holds nothing. */
+typedef struct
+{
+  GObject        *object;            /* the pool (not a reference) */
+  GParamSpec    **count_properties;  /* the class's held-blocks, active-blocks */
+  CugiContext    *context;           /* (owned) */
+  CugiBlockPool  *blocks;            /* (owned) (nullable) */
+} CugiPoolCore;
+
+/* From class_init: the held-blocks and active-blocks properties, into
+ * @count_properties[0] and [1]. */
+void      cugi_pool_core_make_count_properties (GParamSpec **count_properties);
+/* Takes @context (transfer full) and makes @self's blocks; the block
+ * functions get @self as user data. */
+void      cugi_pool_core_init          (CugiPoolCore        *self,
+                                        GObject             *object,
+                                        GParamSpec         **count_properties,
+                                        CugiContext         *context,
+                                        CugiBlockAllocFunc   alloc,
+                                        CugiBlockFreeFunc    free);
+/* From finalize. */
+void      cugi_pool_core_clear         (CugiPoolCore  *self);
+guint     cugi_pool_core_get_generation (CugiPoolCore *self);
+/* From get_property: TRUE when @pspec is a count property, set in @value. */
+gboolean  cugi_pool_core_get_property  (CugiPoolCore  *self,
+                                        GParamSpec    *pspec,
+                                        GValue        *value);
+guint     cugi_pool_core_get_held      (CugiPoolCore  *self);
+guint     cugi_pool_core_get_active    (CugiPoolCore  *self);
+gboolean  cugi_pool_core_free_held     (CugiPoolCore  *self,
+                                        GError       **error);
+gboolean  cugi_pool_core_stop_holding  (CugiPoolCore  *self,
+                                        GError       **error);
+
 /* Resources for cugi_stream_track_work(): each element is released with its
  * own function, so one array holds buffers, host buffers and GBytes. */
 GPtrArray *cugi_work_resources_new     (void);
@@ -636,6 +673,11 @@ gboolean cugi_kernel_signature_add_value (const CugiKernelSignature *self,
                                           GError                   **error);
 
 /* cugi-kernel.c */
+/* A device attribute, negative values read as 0. */
+gboolean     cugi_kernel_get_device_attribute (CUdevice           device,
+                                               CUdevice_attribute attribute,
+                                               guint             *value,
+                                               GError           **error);
 CUfunction   cugi_kernel_get_function       (CugiKernel     *self);
 CugiContext *cugi_kernel_get_context        (CugiKernel     *self);
 /* INVALID_ARGUMENT naming the parameter when @args do not fit @self. */
