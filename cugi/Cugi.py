@@ -5,6 +5,7 @@
 # kernels called like functions: kernel(a, x, y, n, grid=..., block=...).
 # NumPy is imported only when a NumPy feature is used.
 
+import ctypes
 import operator
 import sys
 
@@ -43,6 +44,38 @@ __all__.append('Context')
 
 
 # ---- buffers ----------------------------------------------------------------
+
+# ---- pinned staging -----------------------------------------------------------
+
+# One pool of pinned host memory per context, through which NumPy data moves:
+# a transfer from pinned memory is a single DMA at full speed, and NumPy
+# fills or reads the pinned block in place (no bytes objects in between).
+# Blocks are reused; Cugi.free_staging_memory() gives the idle ones back.
+_staging_pools = {}
+
+
+def _staging_view(context, size):
+    """A pinned block of at least @size bytes from @context's pool, and a
+    writable ctypes view of its first @size bytes that keeps it alive."""
+    pool = _staging_pools.get(context)
+    if pool is None:
+        pool = Cugi.HostMemoryPool.new(context, Cugi.HostBufferFlags.NONE)
+        _staging_pools[context] = pool
+    host = pool.allocate(size)
+    view = (ctypes.c_uint8 * size).from_address(host.get_host_address())
+    view.host_buffer = host
+    return host, view
+
+
+def free_staging_memory():
+    """Frees the pinned memory that to_device() and copy_to_host() keep for
+    reuse and that no transfer is using now."""
+    for pool in _staging_pools.values():
+        pool.free_held()
+
+
+__all__.append('free_staging_memory')
+
 
 class Buffer(Cugi.Buffer):
     """Device memory. A buffer made by Cugi.to_device() remembers the NumPy
@@ -85,9 +118,24 @@ class Buffer(Cugi.Buffer):
         if -1 not in shape and int(numpy.prod(shape, dtype=numpy.int64)) != count:
             raise ValueError(f'shape {shape} does not match the {count} {dtype} items '
                              f'of a {size}-byte buffer')
-        data = self.download(0, size).get_data() if size else b''
-        # frombuffer() over bytes is read-only: copy into an array of our own.
-        return numpy.frombuffer(data, dtype=dtype, count=count).reshape(shape).copy()
+        result = numpy.empty(count, dtype=dtype)
+        if size:
+            self._download_into(result.view(numpy.uint8))
+        return result.reshape(shape)
+
+    def _download_into(self, destination):
+        """Fills @destination, a writable uint8 NumPy array of the buffer's
+        size: one DMA into pinned staging memory, then one copy out of it."""
+        host, view = _staging_view(self.props.context, destination.nbytes)
+        self.download_to_host(0, host, 0, destination.nbytes, None)
+        destination[:] = _numpy().frombuffer(view, dtype=_numpy().uint8)
+
+    def _upload_from(self, source):
+        """Uploads @source, a uint8 NumPy array of the buffer's size: one copy
+        into pinned staging memory, then one DMA. Done when this returns."""
+        host, view = _staging_view(self.props.context, source.nbytes)
+        _numpy().frombuffer(view, dtype=_numpy().uint8)[:] = source
+        self.upload_from_host(0, host, 0, source.nbytes, None)
 
     @property
     def __cuda_array_interface__(self):
@@ -121,7 +169,7 @@ def to_device(array, context=None):
     array = numpy.ascontiguousarray(array)
     buffer = Buffer.new(context, array.nbytes)
     if array.nbytes:
-        buffer.upload(0, array.tobytes())
+        buffer._upload_from(array.reshape(-1).view(numpy.uint8))
     buffer._remember_layout(array.dtype, array.shape)
     return buffer
 
@@ -196,6 +244,10 @@ def _kernel_value(value, index):
                     'a kernel (use a Cugi.Buffer, GLib.Bytes, int, float or NumPy scalar)')
 
 
+# Launch shapes one kernel keeps configs for, before it starts afresh.
+_MAX_CACHED_CONFIGS = 16
+
+
 class Kernel(Cugi.Kernel):
     """A kernel can be called like a function:
 
@@ -208,16 +260,30 @@ class Kernel(Cugi.Kernel):
     returns once the launch is enqueued."""
 
     def __call__(self, *args, grid, block, stream=None, shared_mem=0):
-        grid_x, grid_y, grid_z = _dim3(grid, 'grid')
-        block_x, block_y, block_z = _dim3(block, 'block')
-        config = Cugi.LaunchConfig.new(grid_x, block_x)
-        config.set_grid(grid_x, grid_y, grid_z)
-        config.set_block(block_x, block_y, block_z)
-        config.set_shared_memory(shared_mem)
-        if stream is not None:
-            config.set_stream(stream)
+        config = self._launch_config(grid, block, stream, shared_mem)
         values = [_kernel_value(value, index) for index, value in enumerate(args)]
         self.launch_values(config, values)
+
+    def _launch_config(self, grid, block, stream, shared_mem):
+        """The LaunchConfig for one shape of launch, made once: calls in a
+        loop then cost the arguments alone. Kept on the kernel's wrapper, a
+        few shapes at most in practice (a stream keeps its configs' entry)."""
+        configs = self.__dict__.setdefault('_cugi_configs', {})
+        grid = _dim3(grid, 'grid')
+        block = _dim3(block, 'block')
+        key = (grid, block, stream, shared_mem)
+        config = configs.get(key)
+        if config is None:
+            config = Cugi.LaunchConfig.new(grid[0], block[0])
+            config.set_grid(*grid)
+            config.set_block(*block)
+            config.set_shared_memory(shared_mem)
+            if stream is not None:
+                config.set_stream(stream)
+            if len(configs) >= _MAX_CACHED_CONFIGS:
+                configs.clear()
+            configs[key] = config
+        return config
 
 
 Kernel = override(Kernel)

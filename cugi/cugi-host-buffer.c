@@ -524,6 +524,30 @@ cugi_host_buffer_get_data (CugiHostBuffer  *self,
 }
 
 /**
+ * cugi_host_buffer_get_host_address:
+ * @self: a #CugiHostBuffer
+ * @error: return location for a #GError
+ *
+ * The host address of the memory as an integer, for language bindings that
+ * view it without copying (Python's overrides give it to NumPy through
+ * ctypes). It is valid while @self is alive and not freed; C code has
+ * cugi_host_buffer_get_data().
+ *
+ * Returns: the address, or 0 with @error set when @self cannot be used
+ */
+guint64
+cugi_host_buffer_get_host_address (CugiHostBuffer  *self,
+                                   GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
+
+  if (!check_usable (self, error))
+    return 0;
+  return (guint64) (guintptr) self->data;
+}
+
+/**
  * cugi_host_buffer_get_bytes:
  * @self: a #CugiHostBuffer
  * @error: return location for a #GError

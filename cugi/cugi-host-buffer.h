@@ -63,6 +63,9 @@ guint8             *cugi_host_buffer_get_data          (CugiHostBuffer      *sel
                                                         gsize               *size,
                                                         GError             **error);
 CUGI_AVAILABLE_IN_ALL
+guint64             cugi_host_buffer_get_host_address (CugiHostBuffer  *self,
+                                                       GError         **error);
+CUGI_AVAILABLE_IN_ALL
 GBytes             *cugi_host_buffer_get_bytes         (CugiHostBuffer      *self,
                                                         GError             **error);
 CUGI_AVAILABLE_IN_ALL

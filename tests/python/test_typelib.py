@@ -184,8 +184,9 @@ class FakeBuffer:
         self.data, self.dtype, self.shape = data, dtype, shape
         self.props = types.SimpleNamespace(size=len(data), device_pointer=0x7f0000001000)
 
-    def download(self, offset, size):
-        return GLib.Bytes.new(self.data[offset:offset + size])
+    def _download_into(self, destination):
+        import numpy
+        destination[:] = numpy.frombuffer(self.data, dtype=numpy.uint8)
 
 
 class TestBufferLayouts(unittest.TestCase):
