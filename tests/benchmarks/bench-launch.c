@@ -18,7 +18,7 @@
 #include <locale.h>
 #include <stdlib.h>
 
-#include "cugi-private.h"
+#include "launch-pair.h"
 
 #define REPETITIONS 7
 #define WARM_UP 2000
@@ -46,71 +46,36 @@ static const char source[] =
 
 typedef struct
 {
-  CugiStream       *stream;
-  CUstream          handle;
-
-  /* cugi's side */
-  CugiKernel       *kernel;
-  CugiLaunchConfig *config;
-  CugiKernelArgs   *args;
-  CugiGraphExec    *exec;
-
-  /* the raw side: the same function, arguments and graph */
-  CUfunction        function;
-  float             a;
-  CUdeviceptr       x;
-  CUdeviceptr       y;
-  unsigned int      n;
-  void             *params[4];
-  CUgraphExec       raw_exec;
+  LaunchPair        launch;
+  CugiGraphExec    *exec;       /* cugi's graph */
+  CUgraphExec       raw_exec;   /* the same graph, instantiated raw */
 } Bench;
 
 typedef void (*LaunchFunc) (Bench *bench);
 
 static void
-check (CUresult    result,
-       const char *what)
-{
-  if (G_UNLIKELY (result != CUDA_SUCCESS))
-    g_error ("%s failed with CUDA error %d", what, (int) result);
-}
-
-static void
-check_error (gboolean ok,
-             GError  *error)
-{
-  if (G_UNLIKELY (!ok))
-    g_error ("%s", error->message);
-}
-
-static void
 launch_raw (Bench *bench)
 {
-  check (cugi_cuda.cuLaunchKernel (bench->function, 1, 1, 1, N_ELEMENTS, 1, 1, 0, bench->handle,
-                                   bench->params, NULL), "cuLaunchKernel");
+  launch_pair_raw (&bench->launch);
 }
 
 static void
 launch_cugi (Bench *bench)
 {
-  GError *error = NULL;
-  /* Apart: the order in which arguments are evaluated is unspecified. */
-  gboolean launched = cugi_kernel_launch (bench->kernel, bench->config, bench->args, &error);
-
-  check_error (launched, error);
+  launch_pair_cugi (&bench->launch);
 }
 
 static void
 graph_raw (Bench *bench)
 {
-  check (cugi_cuda.cuGraphLaunch (bench->raw_exec, bench->handle), "cuGraphLaunch");
+  check (cugi_cuda.cuGraphLaunch (bench->raw_exec, bench->launch.handle), "cuGraphLaunch");
 }
 
 static void
 graph_cugi (Bench *bench)
 {
   GError *error = NULL;
-  gboolean launched = cugi_graph_exec_launch (bench->exec, bench->stream, &error);
+  gboolean launched = cugi_graph_exec_launch (bench->exec, bench->launch.stream, &error);
 
   check_error (launched, error);
 }
@@ -118,7 +83,7 @@ graph_cugi (Bench *bench)
 static void
 synchronize (Bench *bench)
 {
-  check (cugi_cuda.cuStreamSynchronize (bench->handle), "cuStreamSynchronize");
+  launch_pair_synchronize (&bench->launch);
 }
 
 /* Launches a second, by the wall clock, synchronizing every @sync_every. */
@@ -189,15 +154,6 @@ graph_host (Bench *bench, LaunchFunc launch)
   return host_rate (bench, launch, GRAPH_BATCH, GRAPH_BATCHES);
 }
 
-static int
-compare_doubles (gconstpointer a,
-                 gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
 static double
 median (double *values)
 {
@@ -247,49 +203,33 @@ set_up (Bench *bench)
   g_autoptr(CugiBuffer) x = NULL;
   g_autoptr(CugiBuffer) y = NULL;
   g_autoptr(CugiGraph) graph = NULL;
+  CugiKernel *kernel;
+  CugiStream *stream;
 
-  bench->kernel = cugi_kernel_new_from_source (NULL, source, "axpy4", NULL, &error);
-  check_error (bench->kernel != NULL, error);
-  bench->stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-  check_error (bench->stream != NULL, error);
-  bench->handle = cugi_stream_get_handle (bench->stream);
+  kernel = cugi_kernel_new_from_source (NULL, source, "axpy4", NULL, &error);
+  check_error (kernel != NULL, error);
+  stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  check_error (stream != NULL, error);
   x = cugi_buffer_new (NULL, sizeof zeros, &error);
   check_error (x != NULL, error);
   y = cugi_buffer_new (NULL, sizeof zeros, &error);
   check_error (y != NULL, error);
   check_error (cugi_buffer_upload (x, 0, (const guint8 *) zeros, sizeof zeros, &error), error);
   check_error (cugi_buffer_upload (y, 0, (const guint8 *) zeros, sizeof zeros, &error), error);
-
-  bench->a = 0.5f;
-  bench->n = N_ELEMENTS;
-  bench->config = cugi_launch_config_new (1, N_ELEMENTS);
-  cugi_launch_config_set_stream (bench->config, bench->stream);
-  bench->args = cugi_kernel_args_new ();
-  cugi_kernel_args_add_float (bench->args, bench->a);
-  cugi_kernel_args_add_buffer (bench->args, x);
-  cugi_kernel_args_add_buffer (bench->args, y);
-  cugi_kernel_args_add_uint32 (bench->args, bench->n);
-
-  bench->function = cugi_kernel_get_function (bench->kernel);
-  check_error (cugi_buffer_get_address (x, &bench->x, &error), error);
-  check_error (cugi_buffer_get_address (y, &bench->y, &error), error);
-  bench->params[0] = &bench->a;
-  bench->params[1] = &bench->x;
-  bench->params[2] = &bench->y;
-  bench->params[3] = &bench->n;
+  launch_pair_set_up (&bench->launch, kernel, stream, x, y, N_ELEMENTS);
 
   /* One graph of GRAPH_KERNELS launches, instantiated by each side. */
-  check_error (cugi_graph_capture_begin (bench->stream, CUGI_CAPTURE_MODE_GLOBAL, &error), error);
+  check_error (cugi_graph_capture_begin (stream, CUGI_CAPTURE_MODE_GLOBAL, &error), error);
   for (guint i = 0; i < GRAPH_KERNELS; i++)
     launch_cugi (bench);
-  graph = cugi_graph_capture_end (bench->stream, &error);
+  graph = cugi_graph_capture_end (stream, &error);
   check_error (graph != NULL, error);
   bench->exec = cugi_graph_instantiate (graph, &error);
   check_error (bench->exec != NULL, error);
   check (cugi_cuda.cuGraphInstantiateWithFlags (&bench->raw_exec, cugi_graph_get_handle (graph), 0),
          "cuGraphInstantiateWithFlags");
-  check_error (cugi_graph_exec_upload (bench->exec, bench->stream, &error), error);
-  check (cugi_cuda.cuGraphUpload (bench->raw_exec, bench->handle), "cuGraphUpload");
+  check_error (cugi_graph_exec_upload (bench->exec, stream, &error), error);
+  check (cugi_cuda.cuGraphUpload (bench->raw_exec, bench->launch.handle), "cuGraphUpload");
 
   for (guint i = 0; i < WARM_UP; i++)
     {
@@ -305,10 +245,7 @@ tear_down (Bench *bench)
   synchronize (bench);
   check (cugi_cuda.cuGraphExecDestroy (bench->raw_exec), "cuGraphExecDestroy");
   g_clear_object (&bench->exec);
-  g_clear_pointer (&bench->args, cugi_kernel_args_unref);
-  g_clear_pointer (&bench->config, cugi_launch_config_unref);
-  g_clear_object (&bench->stream);
-  g_clear_object (&bench->kernel);
+  launch_pair_clear (&bench->launch);
 }
 
 int
