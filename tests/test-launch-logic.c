@@ -168,15 +168,43 @@ main_context_finish (GMainContext *main_context)
   g_main_context_unref (main_context);
 }
 
+/* What most cases share: a main context of their own, pushed, and a kernel,
+ * a stream and a launch configuration on that stream made under it. */
+typedef struct
+{
+  GMainContext     *main_context;
+  CugiKernel       *kernel;
+  CugiStream       *stream;
+  CugiLaunchConfig *config;
+} Launching;
+
+static void
+launching_set_up (Launching    *f,
+                  gconstpointer data)
+{
+  f->main_context = g_main_context_new ();
+  g_main_context_push_thread_default (f->main_context);
+  f->kernel = kernel_new (NULL);
+  f->stream = stream_new ();
+  f->config = config_new (f->stream);
+}
+
+static void
+launching_tear_down (Launching    *f,
+                     gconstpointer data)
+{
+  g_clear_object (&f->stream);
+  main_context_finish (f->main_context);
+  g_clear_pointer (&f->config, cugi_launch_config_unref);
+  g_clear_object (&f->kernel);
+}
+
 /* A list launched before is checked again once it or its buffers changed. */
 static void
-test_relaunch_checks_again (void)
+test_relaunch_checks_again (Launching    *f,
+                            gconstpointer data)
 {
-  GMainContext *main_context = g_main_context_new ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiKernel) kernel = NULL;
-  g_autoptr(CugiStream) stream = NULL;
-  g_autoptr(CugiLaunchConfig) config = NULL;
   g_autoptr(CugiKernelArgs) args = NULL;
   g_autoptr(CugiBuffer) x = NULL;
   g_autoptr(CugiBuffer) y = NULL;
@@ -184,22 +212,18 @@ test_relaunch_checks_again (void)
   gboolean x_released, y_released, z_released;
   Gate gate;
 
-  g_main_context_push_thread_default (main_context);
-  kernel = kernel_new (NULL);
-  stream = stream_new ();
-  config = config_new (stream);
   x = buffer_new (NULL, &x_released);
   y = buffer_new (NULL, &y_released);
   z = buffer_new (NULL, &z_released);
   args = axpy_args (x, y);
-  gate_close (&gate, stream);
-  launch (kernel, config, args);
-  launch (kernel, config, args);
+  gate_close (&gate, f->stream);
+  launch (f->kernel, f->config, args);
+  launch (f->kernel, f->config, args);
 
   /* A buffer freed between two launches of the list. */
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
-  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_false (cugi_kernel_launch (f->kernel, f->config, args, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
   g_assert_nonnull (strstr (error->message, "argument 1"));
   g_clear_error (&error);
@@ -210,7 +234,7 @@ test_relaunch_checks_again (void)
   cugi_kernel_args_add_buffer (args, y);
   cugi_kernel_args_add_buffer (args, z);
   cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
-  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_false (cugi_kernel_launch (f->kernel, f->config, args, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "parameter 0"));
   g_clear_error (&error);
@@ -221,67 +245,58 @@ test_relaunch_checks_again (void)
   cugi_kernel_args_add_buffer (args, y);
   cugi_kernel_args_add_buffer (args, z);
   cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
-  launch (kernel, config, args);
+  launch (f->kernel, f->config, args);
   cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
-  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_false (cugi_kernel_launch (f->kernel, f->config, args, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "takes 4 parameters, but 5 arguments"));
   g_clear_error (&error);
 
   /* Freed, x goes once its launches are seen to complete. */
   g_assert_false (x_released);
-  gate_open (&gate, stream);
+  gate_open (&gate, f->stream);
   g_assert_false (x_released);
-  synchronize (stream);
+  synchronize (f->stream);
   g_assert_true (x_released);
 
   g_clear_pointer (&args, cugi_kernel_args_unref);
-  g_clear_object (&stream);
-  main_context_finish (main_context);
 }
 
 /* The memory of a buffer that a launch uses goes only once cugi has seen the
  * launch complete, and not before the list that holds it lets go. */
 static void
-test_buffers_outlive_launches (void)
+test_buffers_outlive_launches (Launching    *f,
+                               gconstpointer data)
 {
-  GMainContext *main_context = g_main_context_new ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiKernel) kernel = NULL;
-  g_autoptr(CugiStream) stream = NULL;
-  g_autoptr(CugiLaunchConfig) config = NULL;
   g_autoptr(CugiBuffer) y = NULL;
   CugiKernelArgs *args;
   CugiBuffer *x;
   gboolean x_released, y_released;
   Gate gate;
 
-  g_main_context_push_thread_default (main_context);
-  kernel = kernel_new (NULL);
-  stream = stream_new ();
-  config = config_new (stream);
   y = buffer_new (NULL, &y_released);
 
   /* Dropped and freed while the launches wait. */
   x = buffer_new (NULL, &x_released);
   args = axpy_args (x, y);
-  gate_close (&gate, stream);
-  launch (kernel, config, args);
-  launch (kernel, config, args);
+  gate_close (&gate, f->stream);
+  launch (f->kernel, f->config, args);
+  launch (f->kernel, f->config, args);
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
   g_object_unref (x);
   cugi_kernel_args_unref (args);
   g_assert_false (x_released);
-  gate_open (&gate, stream);
-  synchronize (stream);
+  gate_open (&gate, f->stream);
+  synchronize (f->stream);
   g_assert_true (x_released);
 
   /* Done, but still held by the list for its next launches... */
   x = buffer_new (NULL, &x_released);
   args = axpy_args (x, y);
-  launch (kernel, config, args);
-  synchronize (stream);
+  launch (f->kernel, f->config, args);
+  synchronize (f->stream);
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
   g_assert_false (x_released);
@@ -294,25 +309,23 @@ test_buffers_outlive_launches (void)
   /* Launched again after a synchronization: that launch keeps it. */
   x = buffer_new (NULL, &x_released);
   args = axpy_args (x, y);
-  launch (kernel, config, args);
-  synchronize (stream);
-  gate_close (&gate, stream);
-  launch (kernel, config, args);
+  launch (f->kernel, f->config, args);
+  synchronize (f->stream);
+  gate_close (&gate, f->stream);
+  launch (f->kernel, f->config, args);
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
   g_object_unref (x);
   cugi_kernel_args_unref (args);
-  g_assert_false (cugi_stream_query (stream, &error));
+  g_assert_false (cugi_stream_query (f->stream, &error));
   g_assert_no_error (error);
   g_assert_false (x_released);
-  gate_open (&gate, stream);
-  g_assert_true (cugi_stream_query (stream, &error));
+  gate_open (&gate, f->stream);
+  g_assert_true (cugi_stream_query (f->stream, &error));
   g_assert_no_error (error);
   g_assert_true (x_released);
 
   g_assert_false (y_released);
-  g_clear_object (&stream);
-  main_context_finish (main_context);
 }
 
 /* A list launched on one stream, then on another, keeps its buffers until
@@ -438,53 +451,41 @@ test_two_threads_share_a_list (void)
 /* Repeated launches of one list are bursts as any work is: one ::idle for
  * the launches of an iteration. */
 static void
-test_idle_after_launches (void)
+test_idle_after_launches (Launching    *f,
+                          gconstpointer data)
 {
-  GMainContext *main_context = g_main_context_new ();
-  g_autoptr(CugiKernel) kernel = NULL;
-  g_autoptr(CugiStream) stream = NULL;
-  g_autoptr(CugiLaunchConfig) config = NULL;
   g_autoptr(CugiKernelArgs) args = NULL;
   g_autoptr(CugiBuffer) x = NULL;
   g_autoptr(CugiBuffer) y = NULL;
   gboolean x_released, y_released;
   guint n_idle = 0;
 
-  g_main_context_push_thread_default (main_context);
-  kernel = kernel_new (NULL);
-  stream = stream_new ();
-  config = config_new (stream);
   x = buffer_new (NULL, &x_released);
   y = buffer_new (NULL, &y_released);
   args = axpy_args (x, y);
-  g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
+  g_signal_connect (f->stream, "idle", G_CALLBACK (count_emission), &n_idle);
 
   for (guint i = 0; i < 10; i++)
-    launch (kernel, config, args);
+    launch (f->kernel, f->config, args);
   iterate_until (&n_idle, 1, 10000);
   iterate_for (50);
   g_assert_cmpuint (n_idle, ==, 1);
 
   for (guint i = 0; i < 10; i++)
-    launch (kernel, config, args);
+    launch (f->kernel, f->config, args);
   iterate_until (&n_idle, 2, 10000);
   iterate_for (50);
   g_assert_cmpuint (n_idle, ==, 2);
 
   g_clear_pointer (&args, cugi_kernel_args_unref);
-  g_clear_object (&stream);
-  main_context_finish (main_context);
 }
 
 /* A burst followed by newer launches before it completed emits nothing of
  * its own: ::idle comes once, when all of them are done. */
 static void
-test_idle_waits_for_newer_launches (void)
+test_idle_waits_for_newer_launches (Launching    *f,
+                                    gconstpointer data)
 {
-  GMainContext *main_context = g_main_context_new ();
-  g_autoptr(CugiKernel) kernel = NULL;
-  g_autoptr(CugiStream) stream = NULL;
-  g_autoptr(CugiLaunchConfig) config = NULL;
   g_autoptr(CugiKernelArgs) args = NULL;
   g_autoptr(CugiBuffer) x = NULL;
   g_autoptr(CugiBuffer) y = NULL;
@@ -492,30 +493,24 @@ test_idle_waits_for_newer_launches (void)
   guint n_idle = 0;
   Gate gate;
 
-  g_main_context_push_thread_default (main_context);
-  kernel = kernel_new (NULL);
-  stream = stream_new ();
-  config = config_new (stream);
   x = buffer_new (NULL, &x_released);
   y = buffer_new (NULL, &y_released);
   args = axpy_args (x, y);
-  g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
+  g_signal_connect (f->stream, "idle", G_CALLBACK (count_emission), &n_idle);
 
-  gate_close (&gate, stream);
+  gate_close (&gate, f->stream);
   for (guint i = 0; i < 3; i++)
-    launch (kernel, config, args);
+    launch (f->kernel, f->config, args);
   /* The first burst's marker goes in, behind the gate; then a second burst. */
-  g_assert_true (g_main_context_iteration (main_context, FALSE));
-  launch (kernel, config, args);
-  gate_open (&gate, stream);
+  g_assert_true (g_main_context_iteration (f->main_context, FALSE));
+  launch (f->kernel, f->config, args);
+  gate_open (&gate, f->stream);
 
   iterate_until (&n_idle, 1, 10000);
   iterate_for (100);
   g_assert_cmpuint (n_idle, ==, 1);
 
   g_clear_pointer (&args, cugi_kernel_args_unref);
-  g_clear_object (&stream);
-  main_context_finish (main_context);
 }
 
 /* A buffer of a context that was reset since the last launch fails the next
@@ -566,13 +561,17 @@ main (int argc, char **argv)
   if (!cugi_init (&error))
     g_error ("the stand-in driver did not load: %s", error->message);
 
-  g_test_add_func ("/launch-logic/relaunch-checks-again", test_relaunch_checks_again);
-  g_test_add_func ("/launch-logic/buffers-outlive-launches", test_buffers_outlive_launches);
+  g_test_add ("/launch-logic/relaunch-checks-again", Launching, NULL,
+              launching_set_up, test_relaunch_checks_again, launching_tear_down);
+  g_test_add ("/launch-logic/buffers-outlive-launches", Launching, NULL,
+              launching_set_up, test_buffers_outlive_launches, launching_tear_down);
   g_test_add_func ("/launch-logic/buffers-outlive-launches-on-two-streams",
                    test_buffers_outlive_launches_on_two_streams);
   g_test_add_func ("/launch-logic/two-threads-share-a-list", test_two_threads_share_a_list);
-  g_test_add_func ("/launch-logic/idle-after-launches", test_idle_after_launches);
-  g_test_add_func ("/launch-logic/idle-waits-for-newer-launches", test_idle_waits_for_newer_launches);
+  g_test_add ("/launch-logic/idle-after-launches", Launching, NULL,
+              launching_set_up, test_idle_after_launches, launching_tear_down);
+  g_test_add ("/launch-logic/idle-waits-for-newer-launches", Launching, NULL,
+              launching_set_up, test_idle_waits_for_newer_launches, launching_tear_down);
   /* Last: it destroys every stream made before. */
   g_test_add_func ("/launch-logic/buffer-of-reset-context", test_buffer_of_reset_context);
 
