@@ -392,39 +392,6 @@ enqueue_snapshot (Snapshot   *snapshot,
                    ==, CUDA_SUCCESS);
 }
 
-static CugiStream *
-stream_new (void)
-{
-  g_autoptr(GError) error = NULL;
-  CugiStream *stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-
-  g_assert_no_error (error);
-  return stream;
-}
-
-static GBytes *
-make_pattern (gsize size,
-              guint seed)
-{
-  guint8 *data = g_malloc (size);
-
-  for (gsize i = 0; i < size; i++)
-    data[i] = (guint8) (i * 31 + seed + i / 4093);
-  return g_bytes_new_take (data, size);
-}
-
-static CugiBuffer *
-new_buffer_with (GBytes *bytes)
-{
-  g_autoptr(GError) error = NULL;
-  CugiBuffer *buffer = cugi_buffer_new (NULL, g_bytes_get_size (bytes), &error);
-
-  g_assert_no_error (error);
-  g_assert_true (cugi_buffer_upload_bytes (buffer, 0, bytes, &error));
-  g_assert_no_error (error);
-  return buffer;
-}
-
 static void
 assert_device_holds (CugiBuffer *buffer,
                      GBytes     *expected)
@@ -435,73 +402,12 @@ assert_device_holds (CugiBuffer *buffer,
                    g_bytes_get_data (expected, NULL), g_bytes_get_size (expected));
 }
 
-typedef struct
-{
-  guint    calls;
-  GBytes  *bytes;
-  gboolean uploaded;
-  GError  *error;
-  GThread *thread;
-} Outcome;
-
+/* Ready for the next transfer, its call count too. */
 static void
-outcome_clear (Outcome *outcome)
+outcome_reset (CugiTestTransfer *outcome)
 {
-  g_clear_pointer (&outcome->bytes, g_bytes_unref);
-  g_clear_error (&outcome->error);
+  cugi_test_transfer_clear (outcome);
   memset (outcome, 0, sizeof *outcome);
-}
-
-static void
-on_downloaded (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
-{
-  Outcome *outcome = user_data;
-
-  outcome->calls++;
-  outcome->thread = g_thread_self ();
-  outcome->bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &outcome->error);
-}
-
-static void
-on_uploaded (GObject      *source,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  Outcome *outcome = user_data;
-
-  outcome->calls++;
-  outcome->thread = g_thread_self ();
-  outcome->uploaded = cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &outcome->error);
-}
-
-/* Pageable bytes that the caller poisons and frees once the last reference
- * goes, wherever that is. */
-typedef struct
-{
-  guint8 *data;
-  gsize   size;
-} Pageable;
-
-static void
-poison_and_free (gpointer data)
-{
-  Pageable *pageable = data;
-
-  memset (pageable->data, 0xee, pageable->size);
-  g_free (pageable->data);
-  g_free (pageable);
-}
-
-static GBytes *
-pageable_copy (GBytes *pattern)
-{
-  Pageable *pageable = g_new (Pageable, 1);
-
-  pageable->size = g_bytes_get_size (pattern);
-  pageable->data = g_memdup2 (g_bytes_get_data (pattern, NULL), pageable->size);
-  return g_bytes_new_with_free_func (pageable->data, pageable->size, poison_and_free, pageable);
 }
 
 /* ---- cases ------------------------------------------------------------------ */
@@ -509,13 +415,13 @@ pageable_copy (GBytes *pattern)
 static void
 test_download (void)
 {
-  g_autoptr(GBytes) pattern = make_pattern (3 << 20, 1);
-  g_autoptr(CugiBuffer) buffer = new_buffer_with (pattern);
-  g_autoptr(CugiStream) stream = stream_new ();
-  Outcome outcome = { 0 };
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (3 << 20, 1);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  CugiTestTransfer outcome = { 0 };
   Gate *gate = close_stream (stream);
 
-  cugi_buffer_download_async (buffer, 0, 3 << 20, stream, NULL, on_downloaded, &outcome);
+  cugi_buffer_download_async (buffer, 0, 3 << 20, stream, NULL, cugi_test_on_downloaded, &outcome);
   iterate_for (20);
   g_assert_cmpuint (outcome.calls, ==, 0);
 
@@ -527,21 +433,21 @@ test_download (void)
                    g_bytes_get_data (pattern, NULL), g_bytes_get_size (pattern));
   /* The bytes are the pinned staging memory itself. */
   g_assert_true (lies_in (g_bytes_get_data (outcome.bytes, NULL), 3 << 20, TRUE));
-  outcome_clear (&outcome);
+  outcome_reset (&outcome);
 }
 
 static void
 test_upload_pageable_in_order (void)
 {
   const gsize size = 5 << 20;
-  g_autoptr(GBytes) pattern = make_pattern (size, 2);
-  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 2);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(GError) error = NULL;
   CugiBuffer *buffer = cugi_buffer_new (NULL, size, &error);
   gpointer weak_buffer = buffer;
-  GBytes *bytes = pageable_copy (pattern);
+  GBytes *bytes = cugi_test_pageable_copy (pattern);
   Snapshot after = { 0 };
-  Outcome outcome = { 0 };
+  CugiTestTransfer outcome = { 0 };
   gint waits_before = g_atomic_int_get (&n_waits);
   gint driver_staged_before = g_atomic_int_get (&n_driver_staged);
   Gate *gate;
@@ -552,7 +458,7 @@ test_upload_pageable_in_order (void)
   /* Behind busy work, the upload, then work that reads what it wrote; the
    * caller drops its bytes (poisoned once freed) and its buffer at once. */
   gate = close_stream (stream);
-  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, on_uploaded, &outcome);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, cugi_test_on_uploaded, &outcome);
   enqueue_snapshot (&after, buffer, stream);
   g_bytes_unref (bytes);
   g_object_unref (buffer);
@@ -572,7 +478,7 @@ test_upload_pageable_in_order (void)
   g_assert_cmpint (g_atomic_int_get (&n_waits) - waits_before, ==, 3);
   g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged_before);
   iterate_until_finalized (&weak_buffer, 5000);
-  outcome_clear (&outcome);
+  outcome_reset (&outcome);
 }
 
 /* The calling thread only enqueues and leaves the staging to a worker: the
@@ -581,8 +487,8 @@ static void
 test_upload_leaves_staging (void)
 {
   const gsize size = 64 << 20;
-  g_autoptr(GBytes) pattern = make_pattern (size, 9);
-  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 9);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiBuffer) buffer = cugi_buffer_new (NULL, size, &error);
   g_autofree guint8 *copy = g_malloc (size);
@@ -594,18 +500,18 @@ test_upload_leaves_staging (void)
    * one before gave its staging memory back. */
   for (guint i = 0; i < 5; i++)
     {
-      Outcome outcome = { 0 };
+      CugiTestTransfer outcome = { 0 };
       gint64 start = g_get_monotonic_time ();
 
       memcpy (copy, g_bytes_get_data (pattern, NULL), size);
       shortest_copy = MIN (shortest_copy, g_get_monotonic_time () - start);
 
       start = g_get_monotonic_time ();
-      cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, on_uploaded, &outcome);
+      cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
       shortest_call = MIN (shortest_call, g_get_monotonic_time () - start);
       iterate_until (&outcome.calls, 1, 5000);
       g_assert_no_error (outcome.error);
-      outcome_clear (&outcome);
+      outcome_reset (&outcome);
       iterate_for (20);
     }
   assert_device_holds (buffer, pattern);
@@ -619,33 +525,33 @@ test_upload_at_offset (void)
 {
   const gsize size = 4 << 20;
   g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
-  g_autoptr(GBytes) pattern = make_pattern (size - 1000, 3);
-  g_autoptr(CugiBuffer) buffer = new_buffer_with (zeros);
-  g_autoptr(CugiStream) stream = stream_new ();
-  Outcome outcome = { 0 };
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size - 1000, 3);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  CugiTestTransfer outcome = { 0 };
   const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
   guint8 nothing[1000] = { 0 };
 
-  cugi_buffer_upload_bytes_async (buffer, 1000, pattern, stream, NULL, on_uploaded, &outcome);
+  cugi_buffer_upload_bytes_async (buffer, 1000, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   g_assert_cmpmem (device, 1000, nothing, 1000);
   g_assert_cmpmem (device + 1000, size - 1000, g_bytes_get_data (pattern, NULL), size - 1000);
-  outcome_clear (&outcome);
+  outcome_reset (&outcome);
 }
 
 static void
 test_upload_without_stream_waits (void)
 {
   const gsize size = 3 << 20;
-  g_autoptr(GBytes) pattern = make_pattern (size, 4);
-  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 4);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiBuffer) buffer = cugi_buffer_new (NULL, size, &error);
-  GBytes *bytes = pageable_copy (pattern);
+  GBytes *bytes = cugi_test_pageable_copy (pattern);
   __typeof__ (cugi_cuda.cuStreamWaitValue32) wait_value = cugi_cuda.cuStreamWaitValue32;
   Snapshot after = { 0 };
-  Outcome outcome = { 0 };
+  CugiTestTransfer outcome = { 0 };
   gint waits_before = g_atomic_int_get (&n_waits);
   Gate *gate;
 
@@ -654,7 +560,7 @@ test_upload_without_stream_waits (void)
    * slower, but as right and as well ordered. */
   cugi_cuda.cuStreamWaitValue32 = fake_not_supported;
   gate = close_stream (stream);
-  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, on_uploaded, &outcome);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, cugi_test_on_uploaded, &outcome);
   enqueue_snapshot (&after, buffer, stream);
   g_bytes_unref (bytes);
   cugi_cuda.cuStreamWaitValue32 = wait_value;
@@ -667,7 +573,7 @@ test_upload_without_stream_waits (void)
                    g_bytes_get_data (pattern, NULL), size);
   g_bytes_unref (after.seen);
   g_assert_cmpint (g_atomic_int_get (&n_waits), ==, waits_before);
-  outcome_clear (&outcome);
+  outcome_reset (&outcome);
 }
 
 static void
@@ -675,13 +581,13 @@ test_upload_pinned_bytes_kept (void)
 {
   const gsize size = 1 << 20;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) pattern = make_pattern (size, 5);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 5);
   g_autoptr(CugiBuffer) buffer = cugi_buffer_new (NULL, size, &error);
-  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   CugiHostBuffer *host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
   gpointer weak_host = host;
   gint waits_before = g_atomic_int_get (&n_waits);
-  Outcome outcome = { 0 };
+  CugiTestTransfer outcome = { 0 };
   GBytes *bytes;
   Gate *gate;
 
@@ -694,7 +600,7 @@ test_upload_pinned_bytes_kept (void)
 
   /* Pinned bytes go as they are, so the copy keeps them until it is done. */
   gate = close_stream (stream);
-  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, on_uploaded, &outcome);
+  cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, cugi_test_on_uploaded, &outcome);
   g_bytes_unref (bytes);
   iterate_for (20);
   g_assert_nonnull (weak_host);
@@ -705,24 +611,24 @@ test_upload_pinned_bytes_kept (void)
   g_assert_no_error (outcome.error);
   assert_device_holds (buffer, pattern);
   iterate_until_finalized (&weak_host, 5000);
-  outcome_clear (&outcome);
+  outcome_reset (&outcome);
 }
 
 static void
 test_cancelled (void)
 {
   const gsize size = 3 << 20;
-  g_autoptr(GBytes) pattern = make_pattern (size, 6);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 6);
   g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
-  g_autoptr(CugiBuffer) buffer = new_buffer_with (zeros);
-  g_autoptr(CugiStream) stream = stream_new ();
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  Outcome uploaded = { 0 };
-  Outcome downloaded = { 0 };
+  CugiTestTransfer uploaded = { 0 };
+  CugiTestTransfer downloaded = { 0 };
   Gate *gate = close_stream (stream);
 
-  cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, cancellable, on_uploaded, &uploaded);
-  cugi_buffer_download_async (buffer, 0, size, stream, cancellable, on_downloaded, &downloaded);
+  cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, cancellable, cugi_test_on_uploaded, &uploaded);
+  cugi_buffer_download_async (buffer, 0, size, stream, cancellable, cugi_test_on_downloaded, &downloaded);
   g_cancellable_cancel (cancellable);
   /* Both end while the stream is still held: the wait ends, not the work. */
   iterate_until (&uploaded.calls, 1, 5000);
@@ -736,8 +642,8 @@ test_cancelled (void)
   g_assert_cmpuint (uploaded.calls, ==, 1);
   g_assert_cmpuint (downloaded.calls, ==, 1);
   assert_device_holds (buffer, pattern);
-  outcome_clear (&uploaded);
-  outcome_clear (&downloaded);
+  outcome_reset (&uploaded);
+  outcome_reset (&downloaded);
 }
 
 static gpointer
@@ -751,12 +657,12 @@ static void
 test_bytes_freed_on_another_thread (void)
 {
   const gsize size = 6 << 20;
-  g_autoptr(GBytes) pattern = make_pattern (size, 7);
-  g_autoptr(CugiBuffer) buffer = new_buffer_with (pattern);
-  Outcome outcome = { 0 };
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 7);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  CugiTestTransfer outcome = { 0 };
   gint pins;
 
-  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, on_downloaded, &outcome);
+  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, cugi_test_on_downloaded, &outcome);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   g_thread_join (g_thread_new ("unref", unref_bytes, g_steal_pointer (&outcome.bytes)));
@@ -764,13 +670,13 @@ test_bytes_freed_on_another_thread (void)
 
   /* Its block went back to the pool from there; the next download takes it. */
   pins = g_atomic_int_get (&n_pins);
-  outcome_clear (&outcome);
-  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, on_downloaded, &outcome);
+  outcome_reset (&outcome);
+  cugi_buffer_download_async (buffer, 0, size, NULL, NULL, cugi_test_on_downloaded, &outcome);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   g_assert_cmpmem (g_bytes_get_data (outcome.bytes, NULL), size, g_bytes_get_data (pattern, NULL), size);
   g_assert_cmpint (g_atomic_int_get (&n_pins), ==, pins);
-  outcome_clear (&outcome);
+  outcome_reset (&outcome);
 }
 
 /* ---- the steady state: the method of bench-completion's part 3 ---------- */
@@ -863,7 +769,7 @@ steady_done (GObject      *source,
 static void
 test_steady_state (void)
 {
-  g_autoptr(GBytes) pattern = make_pattern (3 * STEADY_CHUNK, 8);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (3 * STEADY_CHUNK, 8);
   g_autoptr(GBytes) expected = NULL;
   Steady steady = { 0 };
   GSource *timer = g_timeout_source_new (1);
@@ -871,12 +777,12 @@ test_steady_state (void)
   const guint8 *device;
   GBytes *first_chunk;
 
-  steady.buffer = new_buffer_with (pattern);
+  steady.buffer = cugi_test_buffer_new_with (pattern);
   driver_staged_before = g_atomic_int_get (&n_driver_staged);
-  steady.stream = stream_new ();
+  steady.stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (steady.buffer);
   first_chunk = g_bytes_new_from_bytes (pattern, 0, STEADY_CHUNK);
-  steady.pageable = pageable_copy (first_chunk);
+  steady.pageable = cugi_test_pageable_copy (first_chunk);
   g_bytes_unref (first_chunk);
   g_source_set_callback (timer, steady_tick, &steady, NULL);
   g_source_attach (timer, NULL);
