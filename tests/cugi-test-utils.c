@@ -457,6 +457,43 @@ cugi_test_on_uploaded (GObject      *source,
   uploaded->uploaded = cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &uploaded->error);
 }
 
+/* ---- holding a stream back ------------------------------------------------ */
+
+static void CUDA_CB
+gate_wait (void *data)
+{
+  CugiTestGate *gate = data;
+
+  g_mutex_lock (&gate->lock);
+  while (!gate->open)
+    g_cond_wait (&gate->opened, &gate->lock);
+  g_mutex_unlock (&gate->lock);
+}
+
+void
+cugi_test_gate_close (CugiTestGate *gate,
+                      CugiStream   *stream)
+{
+  g_mutex_init (&gate->lock);
+  g_cond_init (&gate->opened);
+  gate->open = FALSE;
+  g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (stream), gate_wait, gate),
+                   ==, CUDA_SUCCESS);
+}
+
+void
+cugi_test_gate_open (CugiTestGate *gate,
+                     CugiStream   *stream)
+{
+  g_mutex_lock (&gate->lock);
+  gate->open = TRUE;
+  g_cond_broadcast (&gate->opened);
+  g_mutex_unlock (&gate->lock);
+  g_assert_cmpint (cugi_cuda.cuStreamSynchronize (cugi_stream_get_handle (stream)), ==, CUDA_SUCCESS);
+  g_mutex_clear (&gate->lock);
+  g_cond_clear (&gate->opened);
+}
+
 /* ---- cugi-info ------------------------------------------------------------ */
 
 void

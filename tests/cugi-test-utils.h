@@ -137,6 +137,24 @@ void cugi_test_caller_clear (CugiTestCaller       *caller);
 /* Asserts that this is @caller's thread and that it runs its main context. */
 void cugi_test_caller_check (const CugiTestCaller *caller);
 
+/* ---- holding a stream back ------------------------------------------------ */
+
+/* A stand-in for a long kernel: a host function that holds its stream until
+ * the gate opens, for stand-in drivers whose work takes no time. */
+typedef struct
+{
+  GMutex   lock;
+  GCond    opened;
+  gboolean open;
+} CugiTestGate;
+
+/* Closes @gate on @stream: work enqueued after this waits for it. */
+void cugi_test_gate_close (CugiTestGate *gate,
+                           CugiStream   *stream);
+/* Opens @gate and waits, without telling cugi, until @stream is past it. */
+void cugi_test_gate_open  (CugiTestGate *gate,
+                           CugiStream   *stream);
+
 /* ---- asynchronous transfers ----------------------------------------------- */
 
 /* What the callbacks below saw, for the caller to check. */

@@ -112,51 +112,6 @@ synchronize (CugiStream *stream)
   g_assert_no_error (error);
 }
 
-/* Holds a stream back, standing for a long kernel: the work enqueued after
- * gate_close() is not done until gate_open(). */
-typedef struct
-{
-  GMutex   lock;
-  GCond    opened;
-  gboolean open;
-} Gate;
-
-static void CUDA_CB
-gate_wait (void *data)
-{
-  Gate *gate = data;
-
-  g_mutex_lock (&gate->lock);
-  while (!gate->open)
-    g_cond_wait (&gate->opened, &gate->lock);
-  g_mutex_unlock (&gate->lock);
-}
-
-static void
-gate_close (Gate       *gate,
-            CugiStream *stream)
-{
-  g_mutex_init (&gate->lock);
-  g_cond_init (&gate->opened);
-  gate->open = FALSE;
-  g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (stream), gate_wait, gate),
-                   ==, CUDA_SUCCESS);
-}
-
-/* Opens @gate and waits, without telling cugi, until @stream is past it. */
-static void
-gate_open (Gate       *gate,
-           CugiStream *stream)
-{
-  g_mutex_lock (&gate->lock);
-  gate->open = TRUE;
-  g_cond_broadcast (&gate->opened);
-  g_mutex_unlock (&gate->lock);
-  g_assert_cmpint (cugi_cuda.cuStreamSynchronize (cugi_stream_get_handle (stream)), ==, CUDA_SUCCESS);
-  g_mutex_clear (&gate->lock);
-  g_cond_clear (&gate->opened);
-}
-
 /* Runs what the tests left for @main_context (the flushes of bursts, which
  * hold their streams), pops it and drops it. */
 static void
@@ -210,13 +165,13 @@ test_relaunch_checks_again (Launching    *f,
   g_autoptr(CugiBuffer) y = NULL;
   g_autoptr(CugiBuffer) z = NULL;
   gboolean x_released, y_released, z_released;
-  Gate gate;
+  CugiTestGate gate;
 
   x = buffer_new (NULL, &x_released);
   y = buffer_new (NULL, &y_released);
   z = buffer_new (NULL, &z_released);
   args = axpy_args (x, y);
-  gate_close (&gate, f->stream);
+  cugi_test_gate_close (&gate, f->stream);
   launch (f->kernel, f->config, args);
   launch (f->kernel, f->config, args);
 
@@ -254,7 +209,7 @@ test_relaunch_checks_again (Launching    *f,
 
   /* Freed, x goes once its launches are seen to complete. */
   g_assert_false (x_released);
-  gate_open (&gate, f->stream);
+  cugi_test_gate_open (&gate, f->stream);
   g_assert_false (x_released);
   synchronize (f->stream);
   g_assert_true (x_released);
@@ -273,14 +228,14 @@ test_buffers_outlive_launches (Launching    *f,
   CugiKernelArgs *args;
   CugiBuffer *x;
   gboolean x_released, y_released;
-  Gate gate;
+  CugiTestGate gate;
 
   y = buffer_new (NULL, &y_released);
 
   /* Dropped and freed while the launches wait. */
   x = buffer_new (NULL, &x_released);
   args = axpy_args (x, y);
-  gate_close (&gate, f->stream);
+  cugi_test_gate_close (&gate, f->stream);
   launch (f->kernel, f->config, args);
   launch (f->kernel, f->config, args);
   g_assert_true (cugi_buffer_free (x, &error));
@@ -288,7 +243,7 @@ test_buffers_outlive_launches (Launching    *f,
   g_object_unref (x);
   cugi_kernel_args_unref (args);
   g_assert_false (x_released);
-  gate_open (&gate, f->stream);
+  cugi_test_gate_open (&gate, f->stream);
   synchronize (f->stream);
   g_assert_true (x_released);
 
@@ -311,7 +266,7 @@ test_buffers_outlive_launches (Launching    *f,
   args = axpy_args (x, y);
   launch (f->kernel, f->config, args);
   synchronize (f->stream);
-  gate_close (&gate, f->stream);
+  cugi_test_gate_close (&gate, f->stream);
   launch (f->kernel, f->config, args);
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
@@ -320,7 +275,7 @@ test_buffers_outlive_launches (Launching    *f,
   g_assert_false (cugi_stream_query (f->stream, &error));
   g_assert_no_error (error);
   g_assert_false (x_released);
-  gate_open (&gate, f->stream);
+  cugi_test_gate_open (&gate, f->stream);
   g_assert_true (cugi_stream_query (f->stream, &error));
   g_assert_no_error (error);
   g_assert_true (x_released);
@@ -344,7 +299,7 @@ test_buffers_outlive_launches_on_two_streams (void)
   g_autoptr(CugiBuffer) y = NULL;
   CugiKernelArgs *args;
   gboolean x_released, y_released;
-  Gate first_gate, second_gate;
+  CugiTestGate first_gate, second_gate;
 
   g_main_context_push_thread_default (main_context);
   kernel = kernel_new (NULL);
@@ -356,8 +311,8 @@ test_buffers_outlive_launches_on_two_streams (void)
   y = buffer_new (NULL, &y_released);
   args = axpy_args (x, y);
 
-  gate_close (&first_gate, first);
-  gate_close (&second_gate, second);
+  cugi_test_gate_close (&first_gate, first);
+  cugi_test_gate_close (&second_gate, second);
   launch (kernel, on_first, args);
   launch (kernel, on_second, args);
   launch (kernel, on_second, args);
@@ -365,10 +320,10 @@ test_buffers_outlive_launches_on_two_streams (void)
   g_assert_no_error (error);
   cugi_kernel_args_unref (args);
 
-  gate_open (&second_gate, second);
+  cugi_test_gate_open (&second_gate, second);
   synchronize (second);
   g_assert_false (x_released);
-  gate_open (&first_gate, first);
+  cugi_test_gate_open (&first_gate, first);
   synchronize (first);
   g_assert_true (x_released);
 
@@ -410,7 +365,7 @@ test_two_threads_share_a_list (void)
   CugiKernelArgs *args;
   Launcher launchers[2];
   GThread *threads[2];
-  Gate gates[2];
+  CugiTestGate gates[2];
   gboolean x_released, y_released;
 
   g_main_context_push_thread_default (main_context);
@@ -421,7 +376,7 @@ test_two_threads_share_a_list (void)
   for (guint i = 0; i < 2; i++)
     {
       streams[i] = stream_new ();
-      gate_close (&gates[i], streams[i]);
+      cugi_test_gate_close (&gates[i], streams[i]);
       launchers[i].kernel = kernel;
       launchers[i].args = args;
       launchers[i].config = config_new (streams[i]);
@@ -433,10 +388,10 @@ test_two_threads_share_a_list (void)
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
   cugi_kernel_args_unref (args);
-  gate_open (&gates[1], streams[1]);
+  cugi_test_gate_open (&gates[1], streams[1]);
   synchronize (streams[1]);
   g_assert_false (x_released);
-  gate_open (&gates[0], streams[0]);
+  cugi_test_gate_open (&gates[0], streams[0]);
   synchronize (streams[0]);
   g_assert_true (x_released);
 
@@ -491,20 +446,20 @@ test_idle_waits_for_newer_launches (Launching    *f,
   g_autoptr(CugiBuffer) y = NULL;
   gboolean x_released, y_released;
   guint n_idle = 0;
-  Gate gate;
+  CugiTestGate gate;
 
   x = buffer_new (NULL, &x_released);
   y = buffer_new (NULL, &y_released);
   args = axpy_args (x, y);
   g_signal_connect (f->stream, "idle", G_CALLBACK (count_emission), &n_idle);
 
-  gate_close (&gate, f->stream);
+  cugi_test_gate_close (&gate, f->stream);
   for (guint i = 0; i < 3; i++)
     launch (f->kernel, f->config, args);
   /* The first burst's marker goes in, behind the gate; then a second burst. */
   g_assert_true (g_main_context_iteration (f->main_context, FALSE));
   launch (f->kernel, f->config, args);
-  gate_open (&gate, f->stream);
+  cugi_test_gate_open (&gate, f->stream);
 
   iterate_until (&n_idle, 1, 10000);
   iterate_for (100);

@@ -319,52 +319,6 @@ install_fake_memory (void)
 
 /* ---- work on the stand-in's streams --------------------------------------- */
 
-/* A stand-in for a long kernel: holds its stream until opened. */
-typedef struct
-{
-  GMutex   lock;
-  GCond    cond;
-  gboolean open;
-} Gate;
-
-static void CUDA_CB
-pass_gate (void *data)
-{
-  Gate *gate = data;
-
-  g_mutex_lock (&gate->lock);
-  while (!gate->open)
-    g_cond_wait (&gate->cond, &gate->lock);
-  g_mutex_unlock (&gate->lock);
-}
-
-static Gate *
-close_stream (CugiStream *stream)
-{
-  Gate *gate = g_new0 (Gate, 1);
-
-  g_mutex_init (&gate->lock);
-  g_cond_init (&gate->cond);
-  g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (stream), pass_gate, gate),
-                   ==, CUDA_SUCCESS);
-  return gate;
-}
-
-/* Opens the gate and waits for the driver to be done with @stream. */
-static void
-open_and_drain (Gate       *gate,
-                CugiStream *stream)
-{
-  g_mutex_lock (&gate->lock);
-  gate->open = TRUE;
-  g_cond_broadcast (&gate->cond);
-  g_mutex_unlock (&gate->lock);
-  g_assert_cmpint (cugi_cuda.cuStreamSynchronize (cugi_stream_get_handle (stream)), ==, CUDA_SUCCESS);
-  g_mutex_clear (&gate->lock);
-  g_cond_clear (&gate->cond);
-  g_free (gate);
-}
-
 /* A stand-in for a kernel that reads device memory: what it saw. */
 typedef struct
 {
@@ -419,13 +373,14 @@ test_download (void)
   g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   CugiTestTransfer outcome = { 0 };
-  Gate *gate = close_stream (stream);
+  CugiTestGate gate;
 
+  cugi_test_gate_close (&gate, stream);
   cugi_buffer_download_async (buffer, 0, 3 << 20, stream, NULL, cugi_test_on_downloaded, &outcome);
   iterate_for (20);
   g_assert_cmpuint (outcome.calls, ==, 0);
 
-  open_and_drain (gate, stream);
+  cugi_test_gate_open (&gate, stream);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   g_assert_true (outcome.thread == g_thread_self ());
@@ -450,21 +405,21 @@ test_upload_pageable_in_order (void)
   CugiTestTransfer outcome = { 0 };
   gint waits_before = g_atomic_int_get (&n_waits);
   gint driver_staged_before = g_atomic_int_get (&n_driver_staged);
-  Gate *gate;
+  CugiTestGate gate;
 
   g_assert_no_error (error);
   g_object_add_weak_pointer (G_OBJECT (buffer), &weak_buffer);
 
   /* Behind busy work, the upload, then work that reads what it wrote; the
    * caller drops its bytes (poisoned once freed) and its buffer at once. */
-  gate = close_stream (stream);
+  cugi_test_gate_close (&gate, stream);
   cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, cugi_test_on_uploaded, &outcome);
   enqueue_snapshot (&after, buffer, stream);
   g_bytes_unref (bytes);
   g_object_unref (buffer);
   g_assert_nonnull (weak_buffer);
 
-  open_and_drain (gate, stream);
+  cugi_test_gate_open (&gate, stream);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   g_assert_true (outcome.uploaded);
@@ -553,19 +508,19 @@ test_upload_without_stream_waits (void)
   Snapshot after = { 0 };
   CugiTestTransfer outcome = { 0 };
   gint waits_before = g_atomic_int_get (&n_waits);
-  Gate *gate;
+  CugiTestGate gate;
 
   g_assert_no_error (error);
   /* Where streams cannot wait for memory, the data is staged by the caller:
    * slower, but as right and as well ordered. */
   cugi_cuda.cuStreamWaitValue32 = fake_not_supported;
-  gate = close_stream (stream);
+  cugi_test_gate_close (&gate, stream);
   cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, cugi_test_on_uploaded, &outcome);
   enqueue_snapshot (&after, buffer, stream);
   g_bytes_unref (bytes);
   cugi_cuda.cuStreamWaitValue32 = wait_value;
 
-  open_and_drain (gate, stream);
+  cugi_test_gate_open (&gate, stream);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   g_assert_true (outcome.uploaded);
@@ -589,7 +544,7 @@ test_upload_pinned_bytes_kept (void)
   gint waits_before = g_atomic_int_get (&n_waits);
   CugiTestTransfer outcome = { 0 };
   GBytes *bytes;
-  Gate *gate;
+  CugiTestGate gate;
 
   g_assert_no_error (error);
   g_assert_true (cugi_host_buffer_write (host, 0, g_bytes_get_data (pattern, NULL), size, &error));
@@ -599,14 +554,14 @@ test_upload_pinned_bytes_kept (void)
   g_object_unref (host);
 
   /* Pinned bytes go as they are, so the copy keeps them until it is done. */
-  gate = close_stream (stream);
+  cugi_test_gate_close (&gate, stream);
   cugi_buffer_upload_bytes_async (buffer, 0, bytes, stream, NULL, cugi_test_on_uploaded, &outcome);
   g_bytes_unref (bytes);
   iterate_for (20);
   g_assert_nonnull (weak_host);
   g_assert_cmpint (g_atomic_int_get (&n_waits), ==, waits_before);
 
-  open_and_drain (gate, stream);
+  cugi_test_gate_open (&gate, stream);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   assert_device_holds (buffer, pattern);
@@ -625,8 +580,9 @@ test_cancelled (void)
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   CugiTestTransfer uploaded = { 0 };
   CugiTestTransfer downloaded = { 0 };
-  Gate *gate = close_stream (stream);
+  CugiTestGate gate;
 
+  cugi_test_gate_close (&gate, stream);
   cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, cancellable, cugi_test_on_uploaded, &uploaded);
   cugi_buffer_download_async (buffer, 0, size, stream, cancellable, cugi_test_on_downloaded, &downloaded);
   g_cancellable_cancel (cancellable);
@@ -637,7 +593,7 @@ test_cancelled (void)
   g_assert_error (downloaded.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_null (downloaded.bytes);
 
-  open_and_drain (gate, stream);
+  cugi_test_gate_open (&gate, stream);
   iterate_for (50);
   g_assert_cmpuint (uploaded.calls, ==, 1);
   g_assert_cmpuint (downloaded.calls, ==, 1);
