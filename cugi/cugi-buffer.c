@@ -317,6 +317,15 @@ cugi_buffer_get_address (CugiBuffer   *self,
   return TRUE;
 }
 
+/**
+ * cugi_buffer_get_context:
+ * @self: a #CugiBuffer
+ *
+ * The context whose memory this is, and so the device it lives on. Work on
+ * the buffer goes to a stream of this context.
+ *
+ * Returns: (transfer none): the value of #CugiBuffer:context
+ */
 CugiContext *
 cugi_buffer_get_context (CugiBuffer *self)
 {

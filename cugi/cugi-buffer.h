@@ -86,6 +86,8 @@ CugiBuffer  *cugi_buffer_new_from_ipc_handle (CugiContext    *context,
                                               GError        **error);
 
 CUGI_AVAILABLE_IN_ALL
+CugiContext *cugi_buffer_get_context         (CugiBuffer     *self);
+CUGI_AVAILABLE_IN_ALL
 gsize        cugi_buffer_get_size            (CugiBuffer     *self);
 CUGI_AVAILABLE_IN_ALL
 guint64      cugi_buffer_get_device_pointer  (CugiBuffer     *self);

@@ -110,7 +110,6 @@ CUevent   cugi_event_get_handle        (CugiEvent *self);
 gboolean  cugi_buffer_get_address      (CugiBuffer  *self,
                                         CUdeviceptr *address,
                                         GError     **error);
-CugiContext *cugi_buffer_get_context   (CugiBuffer *self);
 /* A buffer over memory cugi does not own (a module's global, an IPC mapping
  * is not this): @owner (may be NULL) is kept alive as long as the buffer. */
 CugiBuffer  *cugi_buffer_new_wrapping  (CugiContext *context,
@@ -127,7 +126,6 @@ CugiKernel *cugi_kernel_new_for_function (CugiModule *module,
                                           CUfunction  function,
                                           const char *name,
                                           const char *mangled_name);
-CugiContext *cugi_module_get_context   (CugiModule *self);
 /* The module for @source compiled for @context's device with @options, through
  * the disk cache, and loaded once per context (later calls return the same
  * module). @name_expressions (may be NULL) are registered before compiling. */
