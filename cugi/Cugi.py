@@ -8,6 +8,7 @@
 import ctypes
 import operator
 import sys
+import threading
 
 from gi.repository import GLib, GObject
 
@@ -192,57 +193,87 @@ def _dim3(value, what):
     return dims + (1,) * (3 - len(dims))
 
 
-# The GType each NumPy scalar type is passed as: exactly its own width.
-_NUMPY_SCALAR_GTYPES = {
-    'int8': GObject.TYPE_INT, 'int16': GObject.TYPE_INT, 'int32': GObject.TYPE_INT,
-    'uint8': GObject.TYPE_UINT, 'uint16': GObject.TYPE_UINT, 'uint32': GObject.TYPE_UINT,
-    'int64': GObject.TYPE_INT64, 'uint64': GObject.TYPE_UINT64,
-    'float32': GObject.TYPE_FLOAT, 'float64': GObject.TYPE_DOUBLE,
-    'bool': GObject.TYPE_BOOLEAN,
+def _append_int(kernel, args, value):
+    """A Python int, converted by cugi to the parameter's type. Where nothing
+    is known of the parameter, it takes the narrowest of int32, uint32, int64
+    and uint64 that holds it."""
+    if -2**63 <= value < 2**31 or 2**32 <= value < 2**63:
+        kernel.append_int(args, value)
+    elif 0 <= value < 2**64:
+        kernel.append_uint(args, value)
+    else:
+        raise OverflowError(f'{value} does not fit a kernel parameter of 64 bits')
+
+
+def _append_bool(kernel, args, value):
+    kernel.append_int(args, int(value))
+
+
+def _append_double(kernel, args, value):
+    # A double keeps every digit; cugi narrows it for a float parameter.
+    kernel.append_double(args, value)
+
+
+def _append_buffer(kernel, args, value):
+    args.add_buffer(value)
+
+
+def _append_bytes(kernel, args, value):
+    args.add_bytes(value)
+
+
+# For the Python types passed most, the appender, found by exact type.
+_APPENDERS = {int: _append_int, float: _append_double, bool: _append_bool,
+              Buffer: _append_buffer, Cugi.Buffer: _append_buffer, GLib.Bytes: _append_bytes}
+
+# NumPy scalars, by dtype name: where the kernel's parameters are known, the
+# value is converted to them as a Python number would be; where nothing is
+# known of them, it is passed in its own width (8 and 16 bits as 32).
+_NUMPY_CONVERTED = {
+    'bool': _append_bool,
+    'int8': _append_int, 'int16': _append_int, 'int32': _append_int, 'int64': _append_int,
+    'uint8': _append_int, 'uint16': _append_int, 'uint32': _append_int, 'uint64': _append_int,
+    'float32': lambda kernel, args, value: kernel.append_float(args, value),
+    'float64': _append_double,
+}
+_NUMPY_OWN_WIDTH = {
+    'bool': 'add_int32',
+    'int8': 'add_int32', 'int16': 'add_int32', 'int32': 'add_int32', 'int64': 'add_int64',
+    'uint8': 'add_uint32', 'uint16': 'add_uint32', 'uint32': 'add_uint32', 'uint64': 'add_uint64',
+    'float32': 'add_float', 'float64': 'add_double',
 }
 
 
-def _int_gtype(value):
-    """The narrowest GType that holds a plain Python int: cugi then widens it
-    to what the kernel's parameter declares, and checks that it fits."""
-    if -2**31 <= value < 2**31:
-        return GObject.TYPE_INT
-    if 0 <= value < 2**32:
-        return GObject.TYPE_UINT
-    if -2**63 <= value < 2**63:
-        return GObject.TYPE_INT64
-    if 0 <= value < 2**64:
-        return GObject.TYPE_UINT64
-    raise OverflowError(f'{value} does not fit a kernel parameter of 64 bits')
-
-
-def _kernel_value(value, index):
-    """One kernel argument as a GObject.Value for Kernel.launch_values(),
-    which converts it to the parameter's own type."""
+def _append_other(kernel, args, value, index):
+    """Any argument that _APPENDERS does not know by its exact type."""
     if isinstance(value, Cugi.Buffer):
-        return GObject.Value(Cugi.Buffer, value)
+        return args.add_buffer(value)
     if isinstance(value, GLib.Bytes):
-        return GObject.Value(GLib.Bytes, value)
+        return args.add_bytes(value)
     if isinstance(value, bool):
-        return GObject.Value(GObject.TYPE_BOOLEAN, value)
+        return _append_bool(kernel, args, value)
     if isinstance(value, int):
-        return GObject.Value(_int_gtype(value), value)
+        return _append_int(kernel, args, int(value))
     if isinstance(value, float):
-        # A double keeps every digit; cugi narrows it for a float parameter.
-        return GObject.Value(GObject.TYPE_DOUBLE, value)
+        return _append_double(kernel, args, float(value))
     numpy = sys.modules.get('numpy')
     if numpy is not None and isinstance(value, numpy.generic):
-        gtype = _NUMPY_SCALAR_GTYPES.get(value.dtype.name)
-        if gtype is None:
+        name = value.dtype.name
+        if name not in _NUMPY_CONVERTED:
             raise TypeError(f'kernel argument {index}: NumPy {value.dtype} scalars cannot be '
-                            f'passed; use one of {", ".join(_NUMPY_SCALAR_GTYPES)}')
-        return GObject.Value(gtype, value.item())
+                            f'passed; use one of {", ".join(_NUMPY_CONVERTED)}')
+        if kernel.get_num_params() < 0:
+            return getattr(args, _NUMPY_OWN_WIDTH[name])(value.item())
+        return _NUMPY_CONVERTED[name](kernel, args, value.item())
     if numpy is not None and isinstance(value, numpy.ndarray):
         raise TypeError(f'kernel argument {index}: a NumPy array lives in host memory; '
                         'pass Cugi.to_device(array) instead')
     raise TypeError(f'kernel argument {index}: a {type(value).__name__} cannot be passed to '
                     'a kernel (use a Cugi.Buffer, GLib.Bytes, int, float or NumPy scalar)')
 
+
+# One argument list per thread, reused by its kernel calls.
+_this_thread = threading.local()
 
 # Launch shapes one kernel keeps configs for, before it starts afresh.
 _MAX_CACHED_CONFIGS = 16
@@ -261,28 +292,50 @@ class Kernel(Cugi.Kernel):
 
     def __call__(self, *args, grid, block, stream=None, shared_mem=0):
         config = self._launch_config(grid, block, stream, shared_mem)
-        values = [_kernel_value(value, index) for index, value in enumerate(args)]
-        self.launch_values(config, values)
+        kernel_args = getattr(_this_thread, 'spare_args', None) or Cugi.KernelArgs.new()
+        _this_thread.spare_args = None
+        try:
+            for index, value in enumerate(args):
+                append = _APPENDERS.get(type(value))
+                if append is not None:
+                    append(self, kernel_args, value)
+                else:
+                    _append_other(self, kernel_args, value, index)
+            self.launch(config, kernel_args)
+        finally:
+            # Emptied, so that it keeps no buffer alive; the launch keeps what
+            # it needs.
+            kernel_args.clear()
+            _this_thread.spare_args = kernel_args
 
     def _launch_config(self, grid, block, stream, shared_mem):
         """The LaunchConfig for one shape of launch, made once: calls in a
         loop then cost the arguments alone. Kept on the kernel's wrapper, a
-        few shapes at most in practice (a stream keeps its configs' entry)."""
+        few shapes at most in practice (a stream keeps its configs' entry),
+        and found by the shape as the caller wrote it, so that a repeated
+        call does not read its dimensions again."""
         configs = self.__dict__.setdefault('_cugi_configs', {})
+        key = (grid, block, stream, shared_mem)
+        try:
+            return configs[key]
+        except KeyError:
+            pass
+        except TypeError:
+            # Unhashable (a list): by its dimensions.
+            key = (_dim3(grid, 'grid'), _dim3(block, 'block'), stream, shared_mem)
+            if key in configs:
+                return configs[key]
         grid = _dim3(grid, 'grid')
         block = _dim3(block, 'block')
-        key = (grid, block, stream, shared_mem)
-        config = configs.get(key)
-        if config is None:
-            config = Cugi.LaunchConfig.new(grid[0], block[0])
-            config.set_grid(*grid)
-            config.set_block(*block)
-            config.set_shared_memory(shared_mem)
-            if stream is not None:
-                config.set_stream(stream)
-            if len(configs) >= _MAX_CACHED_CONFIGS:
-                configs.clear()
-            configs[key] = config
+        config = Cugi.LaunchConfig.new(grid[0], block[0])
+        config.set_grid(*grid)
+        config.set_block(*block)
+        config.set_shared_memory(shared_mem)
+        if stream is not None:
+            config.set_stream(stream)
+        if len(configs) >= _MAX_CACHED_CONFIGS:
+            configs.clear()
+        configs[key] = config
         return config
 
 

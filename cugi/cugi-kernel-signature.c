@@ -196,21 +196,6 @@ cugi_kernel_signature_check (const CugiKernelSignature *self,
 
 /* ---- launches with GValues ------------------------------------------------ */
 
-static gboolean
-value_error (const CugiKernelSignature *self,
-             guint                      index,
-             GError                   **error,
-             const GValue              *value)
-{
-  g_autofree char *contents = g_strdup_value_contents (value);
-
-  if (self->n_params >= 0 && index < (guint) self->n_params)
-    return param_error (self, index, error, _("%s is out of range"), contents);
-  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-               _("Kernel “%s”, argument %u: %s is out of range"), self->name, index, contents);
-  return FALSE;
-}
-
 static void
 add_small_integer (CugiKernelArgs *args,
                    gint64          value,
@@ -230,7 +215,7 @@ add_small_integer (CugiKernelArgs *args,
 /* An integer, converted to the parameter's type: FALSE when it does not fit.
  * Without a known type, the parameter's size and the value's sign decide. */
 static gboolean
-add_integer (const CugiKernelSignature *self,
+convert_integer (const CugiKernelSignature *self,
              CugiKernelArgs            *args,
              guint                      index,
              gboolean                   is_signed,
@@ -318,14 +303,58 @@ add_integer (const CugiKernelSignature *self,
 }
 
 gboolean
+cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
+                                   CugiKernelArgs            *args,
+                                   guint                      index,
+                                   gboolean                   is_signed,
+                                   gint64                     signed_value,
+                                   guint64                    unsigned_value,
+                                   gboolean                   wide,
+                                   GError                   **error)
+{
+  g_autofree char *number = NULL;
+
+  if (is_signed && signed_value >= 0)
+    unsigned_value = (guint64) signed_value;
+  if (convert_integer (self, args, index, is_signed, signed_value, unsigned_value, wide))
+    return TRUE;
+
+  number = is_signed && signed_value < 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, signed_value)
+                                         : g_strdup_printf ("%" G_GUINT64_FORMAT, unsigned_value);
+  if (self->n_params >= 0 && index < (guint) self->n_params)
+    return param_error (self, index, error, _("%s is out of range"), number);
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Kernel “%s”, argument %u: %s is out of range"), self->name, index, number);
+  return FALSE;
+}
+
+void
+cugi_kernel_signature_add_real (const CugiKernelSignature *self,
+                                CugiKernelArgs            *args,
+                                guint                      index,
+                                gdouble                    number,
+                                gboolean                   single)
+{
+  const CugiKernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
+  CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
+  gsize size = param != NULL ? param->size : 0;
+
+  if (type == CUGI_PARAM_TYPE_FLOAT || (type == CUGI_PARAM_TYPE_OTHER && size == 4) ||
+      (type == CUGI_PARAM_TYPE_OTHER && size == 0 && single))
+    cugi_kernel_args_add_float (args, (gfloat) number);
+  else
+    /* A double, or a real number where something else is expected: the
+     * checks then say what. */
+    cugi_kernel_args_add_double (args, number);
+}
+
+gboolean
 cugi_kernel_signature_add_value (const CugiKernelSignature *self,
                                  CugiKernelArgs            *args,
                                  guint                      index,
                                  const GValue              *value,
                                  GError                   **error)
 {
-  const CugiKernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
-  CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
   gboolean is_signed = TRUE, wide = FALSE;
   gint64 signed_value = 0;
   guint64 unsigned_value = 0;
@@ -356,18 +385,14 @@ cugi_kernel_signature_add_value (const CugiKernelSignature *self,
       cugi_kernel_args_add_bytes (args, bytes);
       return TRUE;
     }
-  if (G_VALUE_HOLDS_FLOAT (value) || G_VALUE_HOLDS_DOUBLE (value))
+  if (G_VALUE_HOLDS_FLOAT (value))
     {
-      gdouble number = G_VALUE_HOLDS_FLOAT (value) ? g_value_get_float (value) : g_value_get_double (value);
-      gsize size = param != NULL ? param->size : 0;
-
-      if (type == CUGI_PARAM_TYPE_FLOAT || (type == CUGI_PARAM_TYPE_OTHER && size == 4) ||
-          (type == CUGI_PARAM_TYPE_OTHER && size == 0 && G_VALUE_HOLDS_FLOAT (value)))
-        cugi_kernel_args_add_float (args, (gfloat) number);
-      else
-        /* A double, or a float where something else is expected: the
-         * checks then say what. */
-        cugi_kernel_args_add_double (args, number);
+      cugi_kernel_signature_add_real (self, args, index, g_value_get_float (value), TRUE);
+      return TRUE;
+    }
+  if (G_VALUE_HOLDS_DOUBLE (value))
+    {
+      cugi_kernel_signature_add_real (self, args, index, g_value_get_double (value), FALSE);
       return TRUE;
     }
 
@@ -390,10 +415,6 @@ cugi_kernel_signature_add_value (const CugiKernelSignature *self,
                    self->name, index, G_VALUE_TYPE_NAME (value));
       return FALSE;
     }
-  if (is_signed && signed_value >= 0)
-    unsigned_value = (guint64) signed_value;
-
-  if (!add_integer (self, args, index, is_signed, signed_value, unsigned_value, wide))
-    return value_error (self, index, error, value);
-  return TRUE;
+  return cugi_kernel_signature_add_integer (self, args, index, is_signed, signed_value, unsigned_value,
+                                            wide, error);
 }

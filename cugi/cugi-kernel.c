@@ -1038,6 +1038,123 @@ cugi_kernel_launch_values (CugiKernel       *self,
   return cugi_kernel_launch (self, config, kernel_args, error);
 }
 
+/* What every append needs: a kernel that can take arguments. */
+static gboolean
+check_append (CugiKernel     *self,
+              CugiKernelArgs *args,
+              GError        **error)
+{
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return check_usable (self, error);
+}
+
+/**
+ * cugi_kernel_append_int:
+ * @self: a kernel
+ * @args: an argument list being built for @self
+ * @value: an integer
+ * @error: return location for a #GError
+ *
+ * Adds @value to @args as the argument for @self's next parameter, the one
+ * numbered cugi_kernel_args_get_n_args() of @args, converted to that
+ * parameter's type as cugi_kernel_launch_values() converts numbers. Where
+ * nothing is known of the parameter, the value takes 32 bits if it fits
+ * them and 64 otherwise.
+ *
+ * This is how bindings pass their own numbers without making a #GValue of
+ * each: one call per argument, then cugi_kernel_launch().
+ *
+ * Returns: %TRUE, or %FALSE with %CUGI_ERROR_INVALID_ARGUMENT when @value
+ *   does not fit the parameter (@args is then unchanged)
+ */
+gboolean
+cugi_kernel_append_int (CugiKernel     *self,
+                        CugiKernelArgs *args,
+                        gint64          value,
+                        GError        **error)
+{
+  return check_append (self, args, error) &&
+         cugi_kernel_signature_add_integer (self->signature, args, cugi_kernel_args_get_n_args (args),
+                                            TRUE, value, 0, value < G_MININT32 || value > G_MAXINT32,
+                                            error);
+}
+
+/**
+ * cugi_kernel_append_uint:
+ * @self: a kernel
+ * @args: an argument list being built for @self
+ * @value: an unsigned integer
+ * @error: return location for a #GError
+ *
+ * Like cugi_kernel_append_int(), for the unsigned integers up to
+ * %G_MAXUINT64.
+ *
+ * Returns: %TRUE, or %FALSE with %CUGI_ERROR_INVALID_ARGUMENT when @value
+ *   does not fit the parameter (@args is then unchanged)
+ */
+gboolean
+cugi_kernel_append_uint (CugiKernel     *self,
+                         CugiKernelArgs *args,
+                         guint64         value,
+                         GError        **error)
+{
+  return check_append (self, args, error) &&
+         cugi_kernel_signature_add_integer (self->signature, args, cugi_kernel_args_get_n_args (args),
+                                            FALSE, 0, value, value > G_MAXUINT32, error);
+}
+
+/**
+ * cugi_kernel_append_float:
+ * @self: a kernel
+ * @args: an argument list being built for @self
+ * @value: a real number
+ * @error: return location for a #GError
+ *
+ * Adds @value to @args as the argument for @self's next parameter: a float
+ * or a double as the parameter is, and a float where nothing is known of it.
+ * A parameter of another type refuses it at launch.
+ *
+ * Returns: %TRUE unless @self cannot be launched
+ */
+gboolean
+cugi_kernel_append_float (CugiKernel     *self,
+                          CugiKernelArgs *args,
+                          gfloat          value,
+                          GError        **error)
+{
+  if (!check_append (self, args, error))
+    return FALSE;
+  cugi_kernel_signature_add_real (self->signature, args, cugi_kernel_args_get_n_args (args), value, TRUE);
+  return TRUE;
+}
+
+/**
+ * cugi_kernel_append_double:
+ * @self: a kernel
+ * @args: an argument list being built for @self
+ * @value: a real number
+ * @error: return location for a #GError
+ *
+ * Like cugi_kernel_append_float(), but a double where nothing is known of
+ * the parameter, so that no digit is lost.
+ *
+ * Returns: %TRUE unless @self cannot be launched
+ */
+gboolean
+cugi_kernel_append_double (CugiKernel     *self,
+                           CugiKernelArgs *args,
+                           gdouble         value,
+                           GError        **error)
+{
+  if (!check_append (self, args, error))
+    return FALSE;
+  cugi_kernel_signature_add_real (self->signature, args, cugi_kernel_args_get_n_args (args), value, FALSE);
+  return TRUE;
+}
+
 /**
  * cugi_kernel_launch_with_valist: (skip)
  * @self: a kernel

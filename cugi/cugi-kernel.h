@@ -118,6 +118,26 @@ gboolean     cugi_kernel_launch_values      (CugiKernel          *self,
                                              guint                n_args,
                                              GError             **error);
 CUGI_AVAILABLE_IN_ALL
+gboolean     cugi_kernel_append_int         (CugiKernel          *self,
+                                             CugiKernelArgs      *args,
+                                             gint64               value,
+                                             GError             **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean     cugi_kernel_append_uint        (CugiKernel          *self,
+                                             CugiKernelArgs      *args,
+                                             guint64              value,
+                                             GError             **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean     cugi_kernel_append_float       (CugiKernel          *self,
+                                             CugiKernelArgs      *args,
+                                             gfloat               value,
+                                             GError             **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean     cugi_kernel_append_double      (CugiKernel          *self,
+                                             CugiKernelArgs      *args,
+                                             gdouble              value,
+                                             GError             **error);
+CUGI_AVAILABLE_IN_ALL
 gboolean     cugi_kernel_launch_with        (CugiKernel          *self,
                                              CugiLaunchConfig    *config,
                                              GError             **error,

@@ -663,6 +663,24 @@ void     cugi_kernel_signature_free      (CugiKernelSignature       *self);
 gboolean cugi_kernel_signature_check     (const CugiKernelSignature *self,
                                           CugiKernelArgs            *args,
                                           GError                   **error);
+/* Adds an integer as argument @index, converted to the parameter's type:
+ * INVALID_ARGUMENT when it does not fit. @wide: when nothing is known of
+ * the parameter, 64 bits rather than 32. */
+gboolean cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
+                                            CugiKernelArgs            *args,
+                                            guint                      index,
+                                            gboolean                   is_signed,
+                                            gint64                     signed_value,
+                                            guint64                    unsigned_value,
+                                            gboolean                   wide,
+                                            GError                   **error);
+/* Adds a real number as argument @index: a float or a double as the
+ * parameter is (@single: a float when nothing is known of it). */
+void     cugi_kernel_signature_add_real  (const CugiKernelSignature *self,
+                                          CugiKernelArgs            *args,
+                                          guint                      index,
+                                          gdouble                    number,
+                                          gboolean                   single);
 /* Adds @value as argument @index, converted to the parameter's type. */
 gboolean cugi_kernel_signature_add_value (const CugiKernelSignature *self,
                                           CugiKernelArgs            *args,

@@ -519,15 +519,45 @@ fake_cuFuncGetParamInfo (CUfunction handle, size_t index, size_t *offset, size_t
   return CUDA_SUCCESS;
 }
 
+/* The parameters of the last launch, packed by their sizes. */
+static unsigned char last_params[FAKE_MAX_PARAMS * 16];
+static size_t last_params_size;
+
 static CUresult
 fake_cuLaunchKernel (CUfunction function, unsigned int grid_x, unsigned int grid_y,
                      unsigned int grid_z, unsigned int block_x, unsigned int block_y,
                      unsigned int block_z, unsigned int shared_memory, CUstream stream,
                      void **params, void **extra)
 {
-  if (function == NULL || (params == NULL && ((FakeFunction *) function)->n_params > 0))
+  FakeFunction *fake = (FakeFunction *) function;
+  size_t size = 0;
+
+  if (function == NULL || (params == NULL && fake->n_params > 0))
     return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock (&lock);
+  for (int i = 0; i < fake->n_params && size + fake->sizes[i] <= sizeof last_params; i++)
+    {
+      memcpy (last_params + size, params[i], fake->sizes[i]);
+      size += fake->sizes[i];
+    }
+  last_params_size = size;
+  pthread_mutex_unlock (&lock);
   return failed ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+}
+
+/* Copies the last launch's parameters, packed by their sizes, to @out (of
+ * @capacity bytes) and returns their size, so that tests can read what a
+ * launch passed. */
+EXPORT size_t
+fake_cuda_streams_last_params (void *out, size_t capacity)
+{
+  size_t size;
+
+  pthread_mutex_lock (&lock);
+  size = last_params_size < capacity ? last_params_size : capacity;
+  memcpy (out, last_params, size);
+  pthread_mutex_unlock (&lock);
+  return size;
 }
 
 /* Makes the context fail (@fail non-zero) or recover. */

@@ -231,49 +231,13 @@ class TestBufferLayouts(unittest.TestCase):
         self.assertFalse(hasattr(FakeBuffer(b'1234'), '__cuda_array_interface__'))
 
 
-class TestKernelCallConversions(unittest.TestCase):
-    """How the kernel-call override turns Python values into arguments (the
-    launch itself needs a GPU: see test_gpu.py)."""
+class TestKernelCallShapes(unittest.TestCase):
+    """How the kernel-call override reads grid and block shapes (the
+    arguments: test_kernel_call.py; launches on a GPU: test_gpu.py)."""
 
     def setUp(self):
         from gi.overrides import Cugi as overrides
         self.overrides = overrides
-
-    def value_of(self, value):
-        gvalue = self.overrides._kernel_value(value, 0)
-        return gvalue.g_type, gvalue.get_value()
-
-    def test_python_numbers_take_the_narrowest_type(self):
-        # cugi widens them to the parameter's declared type and checks the fit.
-        self.assertEqual(self.value_of(7), (GObject.TYPE_INT, 7))
-        self.assertEqual(self.value_of(-2**31), (GObject.TYPE_INT, -2**31))
-        self.assertEqual(self.value_of(2**32 - 1), (GObject.TYPE_UINT, 2**32 - 1))
-        self.assertEqual(self.value_of(-2**40), (GObject.TYPE_INT64, -2**40))
-        self.assertEqual(self.value_of(2**64 - 1), (GObject.TYPE_UINT64, 2**64 - 1))
-        self.assertEqual(self.value_of(True), (GObject.TYPE_BOOLEAN, True))
-        # Floats keep every digit; a float parameter narrows them.
-        self.assertEqual(self.value_of(0.1), (GObject.TYPE_DOUBLE, 0.1))
-        with self.assertRaises(OverflowError):
-            self.value_of(2**64)
-
-    def test_numpy_scalars_keep_their_type(self):
-        import numpy
-        cases = [(numpy.int32(-3), GObject.TYPE_INT), (numpy.uint32(3), GObject.TYPE_UINT),
-                 (numpy.int64(-3), GObject.TYPE_INT64), (numpy.uint64(2**63), GObject.TYPE_UINT64),
-                 (numpy.float32(1.5), GObject.TYPE_FLOAT), (numpy.float64(0.1), GObject.TYPE_DOUBLE)]
-        for scalar, gtype in cases:
-            self.assertEqual(self.value_of(scalar), (gtype, scalar.item()))
-        with self.assertRaises(TypeError):
-            self.value_of(numpy.float16(1))
-        with self.assertRaises(TypeError):
-            self.value_of(numpy.zeros(4))
-
-    def test_other_values_are_refused(self):
-        bytes_value = GLib.Bytes.new(b'abcd')
-        self.assertEqual(self.value_of(bytes_value)[0], GLib.Bytes.__gtype__)
-        for bad in ('x', None, [1, 2], object()):
-            with self.assertRaises(TypeError):
-                self.value_of(bad)
 
     def test_grid_and_block_dimensions(self):
         dim3 = self.overrides._dim3

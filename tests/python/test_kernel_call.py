@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Calling a kernel like a function, without a GPU: against the stand-in
+driver of the tests (fake-cuda-streams), which records the parameters of the
+last launch, so that each conversion is checked byte for byte."""
+
+import ctypes
+import os
+import struct
+import unittest
+
+import gi
+
+gi.require_version('Cugi', '1.0')
+from gi.repository import Cugi, GLib  # noqa: E402
+
+import numpy  # noqa: E402
+
+# The stand-in driver's module format: a kernel name and its parameters'
+# sizes. mixed(int, float, long long, unsigned long long, float, double,
+# unsigned char, bool) is a C++ kernel, so its types are known; plain and
+# with_struct are extern "C", known by their sizes alone.
+IMAGE = b'_Z5mixedifxyfdhb 4 4 8 8 4 8 1 1\nplain 4 8 4 8\nwith_struct 12\n'
+MIXED = '<ifqQfdBB'
+
+
+class KernelCallTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])
+        cls.last_params_of = driver.fake_cuda_streams_last_params
+        cls.last_params_of.restype = ctypes.c_size_t
+        cls.last_params_of.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        context = Cugi.Context.get_default()
+        cls.module = Cugi.Module.new_from_data(context, GLib.Bytes.new(IMAGE))
+        cls.mixed = cls.module.get_kernel('_Z5mixedifxyfdhb')
+        cls.plain = cls.module.get_kernel('plain')
+        cls.with_struct = cls.module.get_kernel('with_struct')
+        cls.stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
+
+    def last_params(self):
+        out = ctypes.create_string_buffer(256)
+        size = self.last_params_of(out, len(out))
+        return out.raw[:size]
+
+    def call(self, kernel, *args):
+        kernel(*args, grid=1, block=1, stream=self.stream)
+        return self.last_params()
+
+    def test_python_numbers_take_the_declared_types(self):
+        got = self.call(self.mixed, -7, 2, -(2**40), 2**64 - 1, 0.5, 0.1, 200, True)
+        self.assertEqual(got, struct.pack(MIXED, -7, 2.0, -(2**40), 2**64 - 1, 0.5, 0.1, 200, 1))
+        # A small int for a 64-bit parameter, a float for a double and back.
+        got = self.call(self.mixed, 2**31 - 1, -3, 5, 0, 1, -2.5, 0, False)
+        self.assertEqual(got, struct.pack(MIXED, 2**31 - 1, -3.0, 5, 0, 1.0, -2.5, 0, 0))
+
+    def test_numpy_scalars_are_converted_to_the_declared_types(self):
+        got = self.call(self.mixed, numpy.int64(-7), numpy.float64(2), numpy.int32(-5),
+                        numpy.uint8(3), numpy.float32(0.5), numpy.float32(0.25),
+                        numpy.uint16(255), numpy.bool_(True))
+        self.assertEqual(got, struct.pack(MIXED, -7, 2.0, -5, 3, 0.5, 0.25, 255, 1))
+
+    def test_sizes_decide_for_extern_c_kernels(self):
+        got = self.call(self.plain, -1, 2**40, 1.5, 2.5)
+        self.assertEqual(got, struct.pack('<iqfd', -1, 2**40, 1.5, 2.5))
+        # An int stays an integer: nothing says the 8 bytes are a double.
+        got = self.call(self.plain, 2**32 - 1, -1, numpy.float32(0.75), 1)
+        self.assertEqual(got, struct.pack('<Iqfq', 2**32 - 1, -1, 0.75, 1))
+
+    def test_bytes_pass_a_struct_by_value(self):
+        value = struct.pack('<iff', 3, 1.5, -2.0)
+        self.assertEqual(self.call(self.with_struct, GLib.Bytes.new(value)), value)
+
+    def test_values_that_do_not_fit_are_refused(self):
+        good = (-7, 2, -(2**40), 2**64 - 1, 0.5, 0.1, 200, True)
+        self.call(self.mixed, *good)
+        for index, bad in ((0, 2**31), (0, -(2**31) - 1), (3, -1), (6, 256), (6, -1),
+                           (2, 2**63), (0, numpy.int64(2**40))):
+            args = list(good)
+            args[index] = bad
+            with self.assertRaisesRegex(GLib.Error, f'parameter {index} .*out of range'):
+                self.call(self.mixed, *args)
+        with self.assertRaises(OverflowError):
+            self.call(self.mixed, 2**64, *good[1:])
+        with self.assertRaises(OverflowError):
+            self.call(self.mixed, -(2**63) - 1, *good[1:])
+        # A refused call launched nothing, and the kernel is still usable.
+        self.assertEqual(self.last_params(), struct.pack(MIXED, *good[:7], 1))
+        self.assertEqual(self.call(self.mixed, *good), struct.pack(MIXED, *good[:7], 1))
+
+    def test_wrong_kinds_of_argument_are_refused(self):
+        with self.assertRaisesRegex(GLib.Error, 'takes 8 arguments|8 parameters|argument'):
+            self.call(self.mixed, 1, 2, 3)
+        with self.assertRaisesRegex(GLib.Error, 'parameter 0'):
+            self.call(self.mixed, 1.5, 2, 3, 4, 5, 6, 7, True)
+        for bad, message in (('x', 'a str cannot be passed'), (None, 'a NoneType cannot'),
+                             ([1], 'a list cannot'), (numpy.zeros(4), 'lives in host memory'),
+                             (numpy.float16(1), 'float16 scalars cannot be passed')):
+            with self.assertRaisesRegex(TypeError, message):
+                self.call(self.plain, bad, 1, 1.0, 1.0)
+        self.assertEqual(self.call(self.plain, 1, 2, 3.0, 4.0), struct.pack('<iqfd', 1, 2, 3.0, 4.0))
+
+    def test_append_methods(self):
+        # The C entry points the call uses, as other bindings would.
+        args = Cugi.KernelArgs.new()
+        self.mixed.append_int(args, -7)
+        self.mixed.append_uint(args, 2)
+        self.assertEqual(args.get_arg_type(1), Cugi.ArgType.FLOAT)
+        self.mixed.append_int(args, 5)
+        self.assertEqual(args.get_arg_type(2), Cugi.ArgType.INT64)
+        self.mixed.append_uint(args, 2**64 - 1)
+        self.mixed.append_double(args, 0.5)
+        self.assertEqual(args.get_arg_type(4), Cugi.ArgType.FLOAT)
+        self.mixed.append_float(args, 0.25)
+        self.assertEqual(args.get_arg_type(5), Cugi.ArgType.DOUBLE)
+        with self.assertRaisesRegex(GLib.Error, 'out of range'):
+            self.mixed.append_int(args, 256)
+        self.assertEqual(args.get_n_args(), 6)
+        self.mixed.append_int(args, 255)
+        self.mixed.append_uint(args, 1)
+        config = Cugi.LaunchConfig.new(1, 1)
+        config.set_stream(self.stream)
+        self.mixed.launch(config, args)
+        self.assertEqual(self.last_params(), struct.pack(MIXED, -7, 2.0, 5, 2**64 - 1, 0.5, 0.25, 255, 1))
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
