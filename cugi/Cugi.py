@@ -10,7 +10,7 @@ import operator
 import sys
 import threading
 
-from gi.repository import GLib, GObject
+from gi.repository import GLib
 
 from ..module import get_introspection_module
 from ..overrides import override
@@ -79,9 +79,10 @@ __all__.append('free_staging_memory')
 
 
 class Buffer(Cugi.Buffer):
-    """Device memory. A buffer made by Cugi.to_device() remembers the NumPy
-    dtype and shape it was made from: copy_to_host() returns that kind of
-    array, and it exposes __cuda_array_interface__."""
+    """Device memory. A buffer made by Cugi.to_device() or
+    Buffer.from_cuda_array() remembers the NumPy dtype and shape it was made
+    from: copy_to_host() returns that kind of array, and it exposes
+    __cuda_array_interface__."""
 
     @property
     def dtype(self):
@@ -138,15 +139,53 @@ class Buffer(Cugi.Buffer):
         _numpy().frombuffer(view, dtype=_numpy().uint8)[:] = source
         self.upload_from_host(0, host, 0, source.nbytes, None)
 
+    @classmethod
+    def from_cuda_array(cls, array, context=None):
+        """Wraps the device memory of @array, any object with a
+        __cuda_array_interface__ (a CuPy array, a PyTorch CUDA tensor, a
+        Numba device array), as a Buffer, without a copy. The buffer keeps
+        @array alive, and with it the memory, as long as the buffer or any
+        work enqueued on it; it remembers the dtype and shape. The array must
+        be C-contiguous and on @context's device (None: the default
+        context). Where the interface names a stream, the work on it is
+        waited for first, as the interface asks of a consumer."""
+        numpy = _numpy()
+        try:
+            interface = array.__cuda_array_interface__
+        except AttributeError:
+            raise TypeError(f'a {type(array).__name__} has no __cuda_array_interface__') from None
+        address = interface['data'][0]
+        dtype = numpy.dtype(interface['typestr'])
+        shape = tuple(interface['shape'])
+        strides = interface.get('strides')
+        if strides is not None:
+            expected = dtype.itemsize
+            for length, stride in reversed(list(zip(shape, strides))):
+                if length > 1 and stride != expected:
+                    raise ValueError(f'the array is not C-contiguous (strides {tuple(strides)}); '
+                                     'make a contiguous copy first')
+                expected *= length
+        stream = interface.get('stream')
+        if stream is not None:
+            Cugi.Stream.new_for_handle(context, stream).synchronize()
+        size = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
+        buffer = cls.new_for_address(context, address, size)
+        buffer._remember_layout(dtype, shape)
+        # On the wrapper, which PyGObject keeps as long as the buffer.
+        buffer._cugi_owner = array
+        return buffer
+
     @property
     def __cuda_array_interface__(self):
         """The CUDA array interface (version 3) of a buffer made by
-        Cugi.to_device(), so CuPy, Numba and PyTorch can use its memory
+        Cugi.to_device() or Buffer.from_cuda_array(), so CuPy, Numba and
+        PyTorch can use its memory
         without a copy. Work that cugi enqueued on a stream is not waited
         for: synchronize it first."""
         if self.dtype is None:
             raise AttributeError('__cuda_array_interface__: this buffer was not made by '
-                                 'Cugi.to_device(), so its dtype and shape are unknown')
+                                 'Cugi.to_device() or Buffer.from_cuda_array(), so its dtype '
+                                 'and shape are unknown')
         return {
             'shape': self.shape,
             'typestr': self.dtype.str,

@@ -743,6 +743,133 @@ cugi_buffer_new_from_ipc_handle (CugiContext  *context,
   return buffer_new (resolved, address, size, BUFFER_MEMORY_IPC);
 }
 
+/* INVALID_ARGUMENT unless @size bytes from @address are one allocation's
+ * device (or managed) memory on @context's device. */
+static gboolean
+check_foreign_memory (CugiContext *context,
+                      CUdeviceptr  address,
+                      gsize        size,
+                      GError     **error)
+{
+  CugiDevice *device = cugi_context_get_device (context);
+  CUmemorytype type = 0;
+  int ordinal = -1;
+  CUdeviceptr base = 0;
+  size_t allocation_size = 0;
+
+  if (cugi_cuda.cuPointerGetAttribute (&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address) != CUDA_SUCCESS)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("0x%" G_GINT64_MODIFIER "x is no memory the CUDA driver knows"), (guint64) address);
+      return FALSE;
+    }
+  if (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("0x%" G_GINT64_MODIFIER "x is host memory, not device memory: use a CugiHostBuffer for it"),
+                   (guint64) address);
+      return FALSE;
+    }
+  if (!CUGI_CALL (cuPointerGetAttribute, (&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address), error))
+    return FALSE;
+  if (ordinal != cugi_device_get_ordinal (device))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("0x%" G_GINT64_MODIFIER "x is memory of cuda:%d, not of this context’s device cuda:%d: "
+                     "wrap it in a context of its own device"),
+                   (guint64) address, ordinal, cugi_device_get_ordinal (device));
+      return FALSE;
+    }
+  if (!CUGI_CALL (cuMemGetAddressRange, (&base, &allocation_size, address), error))
+    return FALSE;
+  if (size > allocation_size - (address - base))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Only %" G_GSIZE_FORMAT " bytes are allocated from 0x%" G_GINT64_MODIFIER "x, "
+                     "fewer than the %" G_GSIZE_FORMAT " asked for"),
+                   (gsize) (allocation_size - (address - base)), (guint64) address, size);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * cugi_buffer_new_for_address:
+ * @context: (nullable): the context of the memory's device, or %NULL for
+ *   the default context
+ * @address: a device address that another library allocated (CuPy,
+ *   PyTorch, GStreamer's CUDA memory, cuMemAlloc())
+ * @size: the number of bytes from @address
+ * @error: return location for a #GError
+ *
+ * Wraps device memory that cugi did not allocate, without copying it, so
+ * that cugi's copies, kernels and main-loop signals work on it. cugi never
+ * frees that memory: its owner must keep it allocated as long as the buffer
+ * lives, and the buffer lives until the work enqueued on it has completed,
+ * whatever the caller drops. From C, cugi_buffer_new_for_address_full()
+ * hands the owner to the buffer instead.
+ *
+ * The memory is checked first: @size bytes from @address must lie in one
+ * allocation of device or managed memory on @context's device. A size of 0
+ * gives a zero-size buffer and checks nothing.
+ *
+ * Returns: (transfer full): the new buffer, or %NULL with @error set
+ *   (%CUGI_ERROR_INVALID_ARGUMENT when the memory is not as described)
+ */
+CugiBuffer *
+cugi_buffer_new_for_address (CugiContext  *context,
+                             guint64       address,
+                             gsize         size,
+                             GError      **error)
+{
+  return cugi_buffer_new_for_address_full (context, address, size, NULL, NULL, error);
+}
+
+/**
+ * cugi_buffer_new_for_address_full: (skip)
+ * @context: (nullable): the context of the memory's device, or %NULL for
+ *   the default context
+ * @address: a device address that another library allocated
+ * @size: the number of bytes from @address
+ * @release_data: (nullable): what keeps the memory allocated, such as a
+ *   reference to its owner
+ * @release: (nullable): called with @release_data once the buffer is freed
+ *   or finalized and no work on it is in flight
+ * @error: return location for a #GError
+ *
+ * cugi_buffer_new_for_address(), with the owner of the memory handed to the
+ * buffer: a GStreamer element, say, passes a reference to a `GstMemory` and
+ * gst_memory_unref(). @release is called in any case, at once when this
+ * fails.
+ *
+ * Returns: (transfer full): the new buffer, or %NULL with @error set
+ */
+CugiBuffer *
+cugi_buffer_new_for_address_full (CugiContext    *context,
+                                  guint64         address,
+                                  gsize           size,
+                                  gpointer        release_data,
+                                  GDestroyNotify  release,
+                                  GError        **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL ||
+      (size > 0 && (!cugi_context_enter (resolved, &scope, error) ||
+                    !check_foreign_memory (resolved, address, size, error))))
+    {
+      if (release != NULL)
+        release (release_data);
+      return NULL;
+    }
+  return cugi_buffer_new_holding (resolved, size > 0 ? address : 0, size, release_data, release);
+}
+
 /* ---- properties ----------------------------------------------------------- */
 
 /**

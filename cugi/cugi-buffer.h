@@ -86,6 +86,19 @@ CugiBuffer  *cugi_buffer_new_from_ipc_handle (CugiContext    *context,
                                               GError        **error);
 
 CUGI_AVAILABLE_IN_ALL
+CugiBuffer  *cugi_buffer_new_for_address     (CugiContext    *context,
+                                              guint64         address,
+                                              gsize           size,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_ALL
+CugiBuffer  *cugi_buffer_new_for_address_full (CugiContext   *context,
+                                              guint64         address,
+                                              gsize           size,
+                                              gpointer        release_data,
+                                              GDestroyNotify  release,
+                                              GError        **error);
+
+CUGI_AVAILABLE_IN_ALL
 CugiContext *cugi_buffer_get_context         (CugiBuffer     *self);
 CUGI_AVAILABLE_IN_ALL
 gsize        cugi_buffer_get_size            (CugiBuffer     *self);

@@ -709,6 +709,75 @@ test_3d (void)
 /* ---- managed memory ------------------------------------------------------- */
 
 static void
+count_release (gpointer counter)
+{
+  g_atomic_int_inc ((gint *) counter);
+}
+
+/* Memory that other code allocated: wrapped without a copy, checked first,
+ * and its owner released only once the work on it has completed. */
+static void
+test_new_for_address (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (1 << 20, 13);
+  g_autoptr(CugiBuffer) owner = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiBuffer) wrapped = NULL;
+  g_autoptr(CugiBuffer) empty = NULL;
+  g_autoptr(CugiHostBuffer) host = NULL;
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(GBytes) got = NULL;
+  guint64 address = cugi_buffer_get_device_pointer (owner);
+  gint released = 0;
+
+  /* 64 KiB from 4 KiB in: the same bytes, both ways. */
+  wrapped = cugi_buffer_new_for_address (NULL, address + 4096, 65536, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (wrapped), ==, address + 4096);
+  g_assert_cmpuint (cugi_buffer_get_size (wrapped), ==, 65536);
+  got = cugi_test_download_all (wrapped);
+  g_assert_cmpmem (g_bytes_get_data (got, NULL), 65536,
+                   (const guint8 *) g_bytes_get_data (pattern, NULL) + 4096, 65536);
+  g_clear_pointer (&got, g_bytes_unref);
+  g_assert_true (cugi_buffer_memset_d8 (wrapped, 0, 0x5a, 16, NULL, &error));
+  g_assert_no_error (error);
+  got = cugi_test_download (owner, 4096, 16);
+  for (gsize i = 0; i < 16; i++)
+    g_assert_cmpuint (((const guint8 *) g_bytes_get_data (got, NULL))[i], ==, 0x5a);
+  g_clear_object (&wrapped);
+
+  /* Not as described: refused, and the owner handed over is released. */
+  g_assert_null (cugi_buffer_new_for_address_full (NULL, address + 4096, 1 << 20, &released,
+                                                   count_release, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "fewer than");
+  g_assert_cmpint (released, ==, 1);
+  g_assert_null (cugi_buffer_new_for_address (NULL, 0x1000, 16, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "no memory the CUDA driver knows");
+  host = cugi_host_buffer_new (NULL, 4096, CUGI_HOST_BUFFER_FLAGS_MAPPED, &error);
+  g_assert_no_error (error);
+  g_assert_null (cugi_buffer_new_for_address (NULL, cugi_host_buffer_get_device_pointer (host), 4096, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "host memory");
+  empty = cugi_buffer_new_for_address (NULL, 0x1000, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (empty), ==, 0);
+
+  /* Released once the buffer is gone and the work on it has run, not before. */
+  released = 0;
+  wrapped = cugi_buffer_new_for_address_full (NULL, address, 1 << 20, &released, count_release, &error);
+  g_assert_no_error (error);
+  spin (spinner (), stream, 100);
+  g_assert_true (cugi_buffer_memset_d8 (wrapped, 0, 0x77, 1 << 20, stream, &error));
+  g_assert_no_error (error);
+  g_clear_object (&wrapped);
+  g_assert_cmpint (g_atomic_int_get (&released), ==, 0);
+  cugi_test_settle (stream);
+  g_assert_cmpint (g_atomic_int_get (&released), ==, 1);
+  got = cugi_test_download (owner, (1 << 20) - 16, 16);
+  for (gsize i = 0; i < 16; i++)
+    g_assert_cmpuint (((const guint8 *) g_bytes_get_data (got, NULL))[i], ==, 0x77);
+}
+
+static void
 test_managed (void)
 {
   const gsize size = 1 << 20;
@@ -1075,6 +1144,7 @@ main (int   argc,
   g_test_add_func ("/buffer/memset", test_memset);
   g_test_add_func ("/buffer/pitched-2d", test_pitched_2d);
   g_test_add_func ("/buffer/3d", test_3d);
+  g_test_add_func ("/buffer/new-for-address", test_new_for_address);
   g_test_add_func ("/buffer/managed", test_managed);
   g_test_add_func ("/buffer/ipc", test_ipc);
   g_test_add_func ("/buffer/async/download", test_download_async);

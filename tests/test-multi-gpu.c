@@ -199,6 +199,24 @@ test_stream_waits_for_other_device (void)
   assert_words (copied, 0xabcd);
 }
 
+/* Memory of device 1 is wrapped in a context of device 1, not of device 0. */
+static void
+test_wrap_memory_of_each_device (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) on_1 = buffer_new (&gpus[1]);
+  g_autoptr(CugiBuffer) wrapped = NULL;
+  guint64 address = cugi_buffer_get_device_pointer (on_1);
+
+  g_assert_null (cugi_buffer_new_for_address (gpus[0].context, address, N_BYTES, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "cuda:1");
+  wrapped = cugi_buffer_new_for_address (gpus[1].context, address, N_BYTES, &error);
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_memset_d32 (wrapped, 0, 7, N_WORDS, NULL, &error));
+  g_assert_no_error (error);
+  assert_words (on_1, 7);
+}
+
 typedef struct
 {
   CugiTestCaller caller;
@@ -297,6 +315,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/multi-gpu/devices", test_devices);
   g_test_add_func ("/multi-gpu/copy-between-devices", test_copy_between_devices);
+  g_test_add_func ("/multi-gpu/wrap-memory-of-each-device", test_wrap_memory_of_each_device);
   g_test_add_func ("/multi-gpu/kernel-reads-peer-memory", test_kernel_reads_peer_memory);
   g_test_add_func ("/multi-gpu/stream-waits-for-other-device", test_stream_waits_for_other_device);
   g_test_add_func ("/multi-gpu/completed-from-both-devices", test_completed_from_both_devices);

@@ -153,7 +153,7 @@ def main():
     gb = 2 * COPY_BYTES / 1e9
     cugi_rate = rate(cugi_round_trip, gb)
     cupy_rate = rate(cupy_round_trip, gb)
-    print(f'\nRound trip of 256 MiB (to the device and back), GB/s counting both ways:')
+    print('\nRound trip of 256 MiB (to the device and back), GB/s counting both ways:')
     print(f'  cugi to_device + copy_to_host            {cugi_rate:12.2f}')
     print(f'  CuPy asarray + asnumpy                   {cupy_rate:12.2f}')
     print(f'  cugi / CuPy: {cugi_rate / cupy_rate:.2f}')

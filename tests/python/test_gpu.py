@@ -109,6 +109,49 @@ class TestMemory(unittest.TestCase):
         self.assertNotEqual(interface['data'][0], 0)
         self.assertFalse(hasattr(Cugi.Buffer.new(None, 8), '__cuda_array_interface__'))
 
+    def test_from_cuda_array(self):
+        class Exporter:
+            """Another library's array: its own memory, its interface."""
+            def __init__(self, interface, memory):
+                self.__cuda_array_interface__ = interface
+                self.memory = memory
+
+        source = numpy.arange(4 * 256, dtype=numpy.float32).reshape(4, 256)
+        memory = Cugi.to_device(source)
+        exporter = Exporter(dict(memory.__cuda_array_interface__), memory)
+        buffer = Cugi.Buffer.from_cuda_array(exporter)
+        self.assertEqual(buffer.props.device_pointer, memory.props.device_pointer)
+        self.assertEqual((buffer.dtype, buffer.shape), (numpy.dtype(numpy.float32), (4, 256)))
+        numpy.testing.assert_array_equal(buffer.copy_to_host(), source)
+
+        # The buffer keeps the exporter, and so its memory, alive.
+        del exporter, memory
+        gc.collect()
+        buffer.memset_d32(0, 0, 256, None)
+        expected = source.copy()
+        expected[0] = 0
+        numpy.testing.assert_array_equal(buffer.copy_to_host(), expected)
+
+        # Strided, not device memory, or not an array at all: refused.
+        interface = dict(buffer.__cuda_array_interface__, strides=(8, 4 * 2))
+        with self.assertRaisesRegex(ValueError, 'not C-contiguous'):
+            Cugi.Buffer.from_cuda_array(Exporter(interface, None))
+        interface = dict(buffer.__cuda_array_interface__, data=(0x1000, False))
+        with self.assertRaisesRegex(GLib.Error, 'no memory the CUDA driver knows'):
+            Cugi.Buffer.from_cuda_array(Exporter(interface, None))
+        with self.assertRaisesRegex(TypeError, 'has no __cuda_array_interface__'):
+            Cugi.Buffer.from_cuda_array(numpy.zeros(4))
+        # A stream named by the exporter is waited for: the kernel on it
+        # spins before it writes, and the copy that follows is on another.
+        n = 1024
+        fill = Cugi.Kernel.new_from_source(None, SPIN_THEN_FILL, 'spin_then_fill', None)
+        stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
+        filled = Cugi.to_device(numpy.zeros(n, dtype=numpy.int32))
+        fill(filled, n, 100_000_000, grid=n // 256, block=256, stream=stream)
+        interface = dict(filled.__cuda_array_interface__, stream=stream.props.handle)
+        wrapped = Cugi.Buffer.from_cuda_array(Exporter(interface, filled))
+        numpy.testing.assert_array_equal(wrapped.copy_to_host(), numpy.arange(n, dtype=numpy.int32) * 3)
+
 
 class TestKernelCall(unittest.TestCase):
     def test_saxpy(self):

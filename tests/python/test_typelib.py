@@ -13,7 +13,7 @@ import unittest
 import gi
 
 gi.require_version('Cugi', '1.0')
-from gi.repository import Cugi, GLib, GObject  # noqa: E402
+from gi.repository import Cugi, GLib  # noqa: E402
 
 SAXPY = textwrap.dedent('''\
     extern "C" __global__ void saxpy(float a, const float *x, float *y, unsigned int n)

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""cugi's buffers shared with CuPy and PyTorch, both ways, without copies.
+
+Needs a Python with PyGObject, NumPy, CuPy and PyTorch and a GPU (on the GPU
+machine: bash .gpu/enter .gpu/venv-gi tests/python/test_interop.py); exits
+77 (skipped) where any is missing, as in Debian's Python, which has neither
+CuPy nor PyTorch.
+"""
+import gc
+import sys
+import textwrap
+import unittest
+
+try:
+    import gi
+    gi.require_version('Cugi', '1.0')
+    from gi.repository import Cugi, GLib
+    import numpy
+    import cupy
+    import torch
+except (ImportError, ValueError) as missing:
+    print(f'1..0 # SKIP needs PyGObject, NumPy, CuPy and PyTorch: {missing}')
+    sys.exit(77)
+
+if not Cugi.is_available() or not torch.cuda.is_available():
+    print('1..0 # SKIP no GPU usable')
+    sys.exit(77)
+
+SCALE = textwrap.dedent('''\
+    extern "C" __global__ void scale(float *x, float factor, unsigned int n)
+    {
+        unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n)
+            x[i] *= factor;
+    }
+''')
+N = 1 << 16
+
+
+class InteropTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.scale = Cugi.Kernel.new_from_source(None, SCALE, 'scale', None)
+
+    def test_cupy_array_into_a_cugi_kernel(self):
+        array = cupy.arange(N, dtype=cupy.float32)
+        buffer = Cugi.Buffer.from_cuda_array(array)
+        self.assertEqual(buffer.props.device_pointer, array.data.ptr)
+        self.scale(buffer, 2.0, N, grid=N // 256, block=256)
+        Cugi.Context.get_default().synchronize()
+        cupy.testing.assert_array_equal(array, cupy.arange(N, dtype=cupy.float32) * 2)
+
+    def test_torch_tensor_into_a_cugi_kernel(self):
+        tensor = torch.ones(N, dtype=torch.float32, device='cuda')
+        buffer = Cugi.Buffer.from_cuda_array(tensor)
+        self.assertEqual((buffer.dtype, buffer.shape), (numpy.dtype(numpy.float32), (N,)))
+        self.scale(buffer, 3.0, N, grid=N // 256, block=256)
+        Cugi.Context.get_default().synchronize()
+        self.assertTrue(torch.equal(tensor, torch.full((N,), 3.0, device='cuda')))
+        # Dropped by its owner, the tensor lives on in the buffer.
+        del tensor
+        gc.collect()
+        torch.cuda.empty_cache()
+        numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.full(N, 3.0, numpy.float32))
+
+    def test_cugi_buffer_into_cupy_and_torch(self):
+        buffer = Cugi.to_device(numpy.arange(N, dtype=numpy.float32))
+        view = cupy.asarray(buffer)
+        tensor = torch.as_tensor(buffer, device='cuda')
+        self.assertEqual(view.data.ptr, buffer.props.device_pointer)
+        self.assertEqual(tensor.data_ptr(), buffer.props.device_pointer)
+        view *= 2
+        cupy.cuda.runtime.deviceSynchronize()
+        self.assertEqual(float(tensor[5]), 10.0)
+        numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.arange(N, dtype=numpy.float32) * 2)
+
+    def test_refusals(self):
+        strided = cupy.arange(2 * N, dtype=cupy.float32)[::2]
+        with self.assertRaisesRegex(ValueError, 'not C-contiguous'):
+            Cugi.Buffer.from_cuda_array(strided)
+        pinned = cupy.cuda.alloc_pinned_memory(4096)
+        with self.assertRaisesRegex(GLib.Error, 'host memory'):
+            Cugi.Buffer.new_for_address(None, pinned.ptr, 4096)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
