@@ -1051,6 +1051,19 @@ check_append (CugiKernel     *self,
   return check_usable (self, error);
 }
 
+static gboolean
+append_real (CugiKernel     *self,
+             CugiKernelArgs *args,
+             gdouble         value,
+             gboolean        single,
+             GError        **error)
+{
+  if (!check_append (self, args, error))
+    return FALSE;
+  cugi_kernel_signature_add_real (self->signature, args, cugi_kernel_args_get_n_args (args), value, single);
+  return TRUE;
+}
+
 /**
  * cugi_kernel_append_int:
  * @self: a kernel
@@ -1125,10 +1138,7 @@ cugi_kernel_append_float (CugiKernel     *self,
                           gfloat          value,
                           GError        **error)
 {
-  if (!check_append (self, args, error))
-    return FALSE;
-  cugi_kernel_signature_add_real (self->signature, args, cugi_kernel_args_get_n_args (args), value, TRUE);
-  return TRUE;
+  return append_real (self, args, value, TRUE, error);
 }
 
 /**
@@ -1149,10 +1159,7 @@ cugi_kernel_append_double (CugiKernel     *self,
                            gdouble         value,
                            GError        **error)
 {
-  if (!check_append (self, args, error))
-    return FALSE;
-  cugi_kernel_signature_add_real (self->signature, args, cugi_kernel_args_get_n_args (args), value, FALSE);
-  return TRUE;
+  return append_real (self, args, value, FALSE, error);
 }
 
 /**
