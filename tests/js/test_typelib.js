@@ -31,6 +31,19 @@ for (let attempt = 0; attempt < 2; attempt++) {
 }
 check(Cugi.is_available() === false, 'is_available() without a driver');
 
+// Wrapping another library's device memory needs the driver too: a clear
+// error, not a crash, for a pointer that is not even checked yet.
+{
+    let error = null;
+    try {
+        Cugi.Buffer.new_for_address(null, 0x7f0000000000, 4096);
+    } catch (e) {
+        error = e;
+    }
+    check(error?.matches(Cugi.error_quark(), Cugi.Error.NOT_AVAILABLE), `new_for_address: ${error}`);
+}
+check(typeof Cugi.Kernel.prototype.append_int === 'function', 'Kernel.append_int for bindings');
+
 // NVRTC needs no driver.
 GLib.setenv('CUGI_DISABLE_CACHE', '1', true);
 const program = Cugi.Program.new(
