@@ -24,6 +24,15 @@ void test_no_driver () {
         }
     }
     assert (!Cugi.is_available ());
+
+    // Wrapping another library's device memory needs the driver too.
+    try {
+        new Cugi.Buffer.for_address (null, 0x7f0000000000, 4096);
+        assert_not_reached ();
+    } catch (Cugi.Error.NOT_AVAILABLE e) {
+    } catch (Error e) {
+        error ("unexpected error: %s", e.message);
+    }
 }
 
 void test_program () {
