@@ -265,6 +265,11 @@ def _append_bytes(kernel, args, value):
 _APPENDERS = {int: _append_int, float: _append_double, bool: _append_bool,
               Buffer: _append_buffer, Cugi.Buffer: _append_buffer, GLib.Bytes: _append_bytes}
 
+# The types that PyGObject turns into GValues as cugi expects them, in C: an
+# int into a gint (or OverflowError), a float into a gdouble, a bool into a
+# gboolean, buffers and bytes as themselves.
+_DIRECT_TYPES = frozenset((int, float, bool, Buffer, Cugi.Buffer, GLib.Bytes))
+
 # NumPy scalars, by dtype name: where the kernel's parameters are known, the
 # value is converted to them as a Python number would be; where nothing is
 # known of them, it is passed in its own width (8 and 16 bits as 32).
@@ -331,6 +336,16 @@ class Kernel(Cugi.Kernel):
 
     def __call__(self, *args, grid, block, stream=None, shared_mem=0):
         config = self._launch_config(grid, block, stream, shared_mem)
+        for value in args:
+            if type(value) not in _DIRECT_TYPES:
+                break
+        else:
+            try:
+                # One call: PyGObject makes the GValues in C, and cugi
+                # converts them as append_int() and the others would.
+                return Cugi.Kernel.launch_values(self, config, args)
+            except OverflowError:
+                pass  # an int beyond 32 bits, for append_int() below
         kernel_args = getattr(_this_thread, 'spare_args', None) or Cugi.KernelArgs.new()
         _this_thread.spare_args = None
         try:
@@ -346,6 +361,14 @@ class Kernel(Cugi.Kernel):
             # it needs.
             kernel_args.clear()
             _this_thread.spare_args = kernel_args
+
+    def launch_values(self, config, values):
+        """Kernel.launch_values(), refusing None, which PyGObject cannot turn
+        into a GValue (it crashes in the attempt)."""
+        for index, value in enumerate(values):
+            if value is None:
+                raise TypeError(f'kernel argument {index}: None cannot be passed to a kernel')
+        return Cugi.Kernel.launch_values(self, config, values)
 
     def _launch_config(self, grid, block, stream, shared_mem):
         """The LaunchConfig for one shape of launch, made once: calls in a

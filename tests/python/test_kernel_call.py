@@ -53,6 +53,22 @@ class KernelCallTest(unittest.TestCase):
         got = self.call(self.mixed, 2**31 - 1, -3, 5, 0, 1, -2.5, 0, False)
         self.assertEqual(got, struct.pack(MIXED, 2**31 - 1, -3.0, 5, 0, 1.0, -2.5, 0, 0))
 
+    def test_both_ways_of_converting_agree(self):
+        # Plain ints, floats and bools go to cugi in one call, as GValues;
+        # a NumPy scalar or an int beyond 32 bits sends the call through
+        # one append per argument. Both must pass the same bytes.
+        values = [(-7, 2, 3, 4, 0.5, 0.1, 200, True), (0, -1, -5, 9, -2, 1e300, 0, False)]
+        for direct in values:
+            through_appends = (numpy.int32(direct[0]),) + direct[1:]
+            self.assertEqual(self.call(self.mixed, *direct), self.call(self.mixed, *through_appends))
+        self.assertEqual(self.call(self.plain, 1, 2, 3.0, True), self.call(self.plain, 1, 2, 3.0, numpy.bool_(True)))
+
+    def test_launch_values_refuses_none(self):
+        # PyGObject cannot make a GValue of None (it crashes trying).
+        config = Cugi.LaunchConfig.new(1, 1)
+        with self.assertRaisesRegex(TypeError, 'argument 1: None cannot be passed'):
+            self.plain.launch_values(config, [1, None, 1.0, 1.0])
+
     def test_numpy_scalars_are_converted_to_the_declared_types(self):
         got = self.call(self.mixed, numpy.int64(-7), numpy.float64(2), numpy.int32(-5),
                         numpy.uint8(3), numpy.float32(0.5), numpy.float32(0.25),
