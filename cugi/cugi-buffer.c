@@ -744,7 +744,8 @@ cugi_buffer_new_from_ipc_handle (CugiContext  *context,
 }
 
 /* INVALID_ARGUMENT unless @size bytes from @address are one allocation's
- * device (or managed) memory on @context's device. */
+ * device (or managed) memory on @context's device. The allocation may be
+ * another context's on that device: its kernels reach it (seen on an H100). */
 static gboolean
 check_foreign_memory (CugiContext *context,
                       CUdeviceptr  address,
@@ -810,8 +811,9 @@ check_foreign_memory (CugiContext *context,
  * hands the owner to the buffer instead.
  *
  * The memory is checked first: @size bytes from @address must lie in one
- * allocation of device or managed memory on @context's device. A size of 0
- * gives a zero-size buffer and checks nothing.
+ * allocation of device or managed memory on @context's device; another
+ * context on that device may have allocated it. A size of 0 gives a
+ * zero-size buffer and checks nothing.
  *
  * Returns: (transfer full): the new buffer, or %NULL with @error set
  *   (%CUGI_ERROR_INVALID_ARGUMENT when the memory is not as described)

@@ -55,6 +55,9 @@ struct _CugiContext
   CugiDevice      *device;
   CUcontext        handle;      /* NULL: not made by cugi, or lost in a reset */
   gboolean         is_primary;
+  gboolean         owns_handle; /* made by cugi_context_new(): destroyed with it */
+  gpointer         release_data; /* what keeps a wrapped foreign context alive */
+  GDestroyNotify   release;
   CugiContextFlags flags;
   guint            api_version;
   int              generation;  /* atomic: cugi_context_reset() calls */
@@ -72,6 +75,7 @@ enum
   PROP_IS_PRIMARY,
   PROP_FLAGS,
   PROP_API_VERSION,
+  PROP_HANDLE,
   N_PROPS
 };
 
@@ -165,9 +169,12 @@ cugi_context_finalize (GObject *object)
       else
         {
           unregister_created (self->handle);
-          cugi_cuda.cuCtxDestroy (self->handle);
+          if (self->owns_handle)
+            cugi_cuda.cuCtxDestroy (self->handle);
         }
     }
+  if (self->release != NULL)
+    self->release (self->release_data);
   g_clear_object (&self->device);
   g_mutex_clear (&self->null_stream_lock);
 
@@ -196,6 +203,9 @@ cugi_context_get_property (GObject    *object,
     case PROP_API_VERSION:
       g_value_set_uint (value, self->api_version);
       break;
+    case PROP_HANDLE:
+      g_value_set_uint64 (value, (guint64) (guintptr) self->handle);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -221,7 +231,8 @@ cugi_context_class_init (CugiContextClass *klass)
    * CugiContext:is-primary:
    *
    * Whether this is its device's primary context, the one shared with the
-   * CUDA runtime API, rather than one made with cugi_context_new().
+   * CUDA runtime API, rather than one made with cugi_context_new() or by
+   * other code (cugi_context_new_for_handle()).
    */
   properties[PROP_IS_PRIMARY] = g_param_spec_boolean ("is-primary", NULL, NULL, FALSE, flags);
   /**
@@ -240,6 +251,13 @@ cugi_context_class_init (CugiContextClass *klass)
    * `cuCtxGetApiVersion()` reports it (e.g. 3020).
    */
   properties[PROP_API_VERSION] = g_param_spec_uint ("api-version", NULL, NULL, 0, G_MAXUINT, 0, flags);
+  /**
+   * CugiContext:handle:
+   *
+   * The `CUcontext`, for code that calls the driver API itself (0 while a
+   * failed cugi_context_reset() left none). The context keeps ownership.
+   */
+  properties[PROP_HANDLE] = g_param_spec_uint64 ("handle", NULL, NULL, 0, G_MAXUINT64, 0, flags);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -452,6 +470,7 @@ cugi_context_new (CugiDevice      *device,
   self = g_object_new (CUGI_TYPE_CONTEXT, NULL);
   self->device = g_steal_pointer (&target);
   self->handle = handle;
+  self->owns_handle = TRUE;
   register_created (self);
   if (!read_context_state (self, error))
     return NULL;
@@ -477,39 +496,38 @@ cugi_context_get_default (GError **error)
   return cugi_device_get_primary_context (device, error);
 }
 
-/* The primary context wrapper of the device @handle belongs to, if @handle
- * is that device's primary context. */
-static CugiContext *
-lookup_primary (CUcontext handle,
-                GError  **error)
+/* The device whose driver handle is @device_handle. */
+static CugiDevice *
+device_for_handle (CUdevice device_handle,
+                   GError **error)
 {
-  CUdevice device_handle;
-  int count;
+  int count = cugi_device_get_count (error);
 
-  /* @handle is current, so cuCtxGetDevice() answers for it. */
-  if (!CUGI_CALL (cuCtxGetDevice, (&device_handle), error))
-    return NULL;
-  count = cugi_device_get_count (error);
   for (int ordinal = 0; ordinal < count; ordinal++)
     {
       g_autoptr(CugiDevice) device = cugi_device_get (ordinal, error);
-      g_autoptr(CugiContext) primary = NULL;
 
       if (device == NULL)
         return NULL;
-      if (cugi_device_get_handle (device) != device_handle)
-        continue;
-      primary = cugi_device_get_primary_context (device, error);
-      if (primary == NULL)
-        return NULL;
-      if (primary->handle == handle)
-        return g_steal_pointer (&primary);
-      break;
+      if (cugi_device_get_handle (device) == device_handle)
+        return g_steal_pointer (&device);
     }
-  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
-                       _("the calling thread's current CUDA context was made outside cugi: only "
-                         "primary contexts and those of cugi_context_new() have a CugiContext"));
+  if (count >= 0)
+    g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_FOUND,
+                         _("the CUDA context belongs to no device the driver lists"));
   return NULL;
+}
+
+/* The primary context wrapper of @device, if @handle is that context;
+ * else %NULL, without an error. */
+static CugiContext *
+lookup_primary (CugiDevice *device,
+                CUcontext   handle,
+                GError    **error)
+{
+  g_autoptr(CugiContext) primary = cugi_device_get_primary_context (device, error);
+
+  return primary != NULL && primary->handle == handle ? g_steal_pointer (&primary) : NULL;
 }
 
 /**
@@ -519,9 +537,9 @@ lookup_primary (CUcontext handle,
  * The #CugiContext of the calling thread's current CUDA context, whoever made
  * it current: the device's primary context (the same object as
  * cugi_device_get_primary_context() returns) or a context of
- * cugi_context_new(). A context another library created with
- * `cuCtxCreate()` has no #CugiContext: that is a
- * %CUGI_ERROR_NOT_SUPPORTED error.
+ * cugi_context_new() or cugi_context_new_for_handle(). A context another
+ * library created with `cuCtxCreate()` has no #CugiContext until it is
+ * wrapped: that is a %CUGI_ERROR_NOT_SUPPORTED error.
  *
  * Returns: (transfer full) (nullable): the current context, or %NULL without
  *   an error when none is current, or %NULL with @error set
@@ -537,9 +555,126 @@ cugi_context_get_current (GError **error)
   if (current == NULL)
     return NULL;
   context = lookup_created (current);
-  if (context != NULL)
-    return context;
-  return lookup_primary (current, error);
+  if (context == NULL)
+    {
+      g_autoptr(CugiDevice) device = NULL;
+      CUdevice device_handle;
+      GError *local_error = NULL;
+
+      /* @current is current, so cuCtxGetDevice() answers for it. */
+      if (!CUGI_CALL (cuCtxGetDevice, (&device_handle), error) ||
+          (device = device_for_handle (device_handle, error)) == NULL)
+        return NULL;
+      context = lookup_primary (device, current, &local_error);
+      if (context == NULL && local_error == NULL)
+        g_set_error_literal (&local_error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                             _("the calling thread's current CUDA context was made outside cugi: "
+                               "wrap it with cugi_context_new_for_handle() first"));
+      if (local_error != NULL)
+        g_propagate_error (error, local_error);
+    }
+  return context;
+}
+
+/**
+ * cugi_context_new_for_handle:
+ * @handle: a `CUcontext` that other code made, such as the one of a
+ *   GStreamer `GstCudaContext` (gst_cuda_context_get_handle())
+ * @error: return location for a #GError
+ *
+ * The #CugiContext of a CUDA context made outside cugi, so that cugi's
+ * buffers, kernels, streams and signals work in it, with the memory and
+ * modules of the code that made it. cugi never destroys @handle: its maker
+ * must keep it alive as long as the #CugiContext and everything made in it
+ * live; cugi_context_new_for_handle_full() hands that job to the context.
+ *
+ * A primary context gives the same object as
+ * cugi_device_get_primary_context(), and a context that cugi already has a
+ * #CugiContext for gives that one. While the returned context lives,
+ * cugi_context_get_current() finds it.
+ *
+ * Returns: (transfer full): the context, or %NULL with @error set
+ *   (%CUGI_ERROR_INVALID_ARGUMENT for 0, or a CUDA error for a handle the
+ *   driver refuses)
+ */
+CugiContext *
+cugi_context_new_for_handle (guint64   handle,
+                             GError  **error)
+{
+  return cugi_context_new_for_handle_full (handle, NULL, NULL, error);
+}
+
+/**
+ * cugi_context_new_for_handle_full: (skip)
+ * @handle: a `CUcontext` that other code made
+ * @release_data: (nullable): what keeps @handle alive, such as a reference
+ *   to a `GstCudaContext`
+ * @release: (nullable): called with @release_data once the returned context
+ *   no longer needs @handle
+ * @error: return location for a #GError
+ *
+ * cugi_context_new_for_handle(), with what keeps @handle alive handed over.
+ * @release is called in any case: when the #CugiContext made here is
+ * finalized, or at once when this fails or returns a #CugiContext that
+ * existed already (which has what it needs).
+ *
+ * Returns: (transfer full): the context, or %NULL with @error set
+ */
+CugiContext *
+cugi_context_new_for_handle_full (guint64         handle,
+                                  gpointer        release_data,
+                                  GDestroyNotify  release,
+                                  GError        **error)
+{
+  CUcontext context_handle = (CUcontext) (guintptr) handle;
+  g_autoptr(CugiDevice) device = NULL;
+  g_autoptr(GError) local_error = NULL;
+  CugiContext *self = NULL;
+  CUdevice device_handle = 0;
+  CUcontext popped = NULL;
+
+  if (!cugi_ensure_driver (error))
+    goto out;
+  if (context_handle == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("0 is no CUDA context"));
+      goto out;
+    }
+  self = lookup_created (context_handle);
+  if (self != NULL)
+    goto out;
+
+  /* The device: asked of the context while it is current. */
+  if (!CUGI_CALL (cuCtxPushCurrent, (context_handle), error))
+    goto out;
+  if (CUGI_CALL (cuCtxGetDevice, (&device_handle), error))
+    device = device_for_handle (device_handle, error);
+  cugi_cuda.cuCtxPopCurrent (&popped);
+  if (device == NULL)
+    goto out;
+  self = lookup_primary (device, context_handle, &local_error);
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      goto out;
+    }
+  if (self != NULL)
+    goto out;
+
+  self = g_object_new (CUGI_TYPE_CONTEXT, NULL);
+  self->device = g_steal_pointer (&device);
+  self->handle = context_handle;
+  self->release_data = release_data;
+  self->release = g_steal_pointer (&release);
+  register_created (self);
+  if (!read_context_state (self, error))
+    g_clear_object (&self);
+
+out:
+  if (release != NULL)
+    release (release_data);
+  return self;
 }
 
 /**
@@ -1048,7 +1183,8 @@ cugi_context_disable_peer_access (CugiContext *self,
  * them frees nothing on the GPU any more. Limits and the cache configuration
  * return to their defaults.
  *
- * A context made with cugi_context_new() cannot be reset: this fails with
+ * A context made with cugi_context_new() or by other code
+ * (cugi_context_new_for_handle()) cannot be reset: this fails with
  * %CUGI_ERROR_NOT_SUPPORTED; release it and make a new one.
  *
  * No other thread may use @self while it is being reset.
@@ -1070,8 +1206,11 @@ cugi_context_reset (CugiContext *self,
   if (!self->is_primary)
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
-                           _("only a primary context can be reset: release this context made with "
-                             "cugi_context_new() and make a new one"));
+                           self->owns_handle
+                             ? _("only a primary context can be reset: release this context made with "
+                                 "cugi_context_new() and make a new one")
+                             : _("only a primary context can be reset: this one belongs to the code "
+                                 "that made it"));
       return FALSE;
     }
   if (!check_handle (self, error))

@@ -96,6 +96,14 @@ CUGI_AVAILABLE_IN_ALL
 G_DECLARE_FINAL_TYPE (CugiContext, cugi_context, CUGI, CONTEXT, GObject)
 
 CUGI_AVAILABLE_IN_ALL
+CugiContext     *cugi_context_new_for_handle   (guint64           handle,
+                                                GError          **error);
+CUGI_AVAILABLE_IN_ALL
+CugiContext     *cugi_context_new_for_handle_full (guint64         handle,
+                                                gpointer          release_data,
+                                                GDestroyNotify    release,
+                                                GError          **error);
+CUGI_AVAILABLE_IN_ALL
 CugiContext     *cugi_context_new              (CugiDevice       *device,
                                                 CugiContextFlags  flags,
                                                 GError          **error);

@@ -778,6 +778,85 @@ test_new_for_address (void)
 }
 
 static void
+count_completed (CugiEvent *event,
+                 guint     *counter)
+{
+  (*counter)++;
+}
+
+/* Work in a context that other code made (as GStreamer's GstCudaContext
+ * is): memory, a kernel and a ::completed signal, all through the wrapper. */
+static void
+test_in_foreign_context (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = cugi_device_get_default (&error);
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (1 << 16, 14);
+  CugiContext *context;
+  CugiBuffer *buffer;
+  CugiKernel *spin_here;
+  CugiStream *stream;
+  CugiEvent *event;
+  CUcontext foreign = NULL;
+  CUcontext popped = NULL;
+  guint n_completed = 0;
+  gint released = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (cugi_cuda.cuCtxCreate (&foreign, NULL, 0, cugi_device_get_handle (device)), ==, CUDA_SUCCESS);
+  g_assert_cmpint (cugi_cuda.cuCtxPopCurrent (&popped), ==, CUDA_SUCCESS);
+  context = cugi_context_new_for_handle_full ((guint64) (guintptr) foreign, &released, count_release, &error);
+  g_assert_no_error (error);
+
+  buffer = cugi_buffer_new (context, 1 << 16, &error);
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_upload_bytes (buffer, 0, pattern, &error));
+  g_assert_no_error (error);
+  stream = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
+  g_assert_no_error (error);
+  spin_here = cugi_kernel_new_from_source (context, SPIN_SOURCE, "spin", NULL, &error);
+  g_assert_no_error (error);
+  event = cugi_event_new (context, CUGI_EVENT_FLAGS_DISABLE_TIMING, &error);
+  g_assert_no_error (error);
+  g_signal_connect (event, "completed", G_CALLBACK (count_completed), &n_completed);
+  spin (spin_here, stream, 20);
+  cugi_test_record (event, stream);
+  while (n_completed == 0)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (n_completed, ==, 1);
+  {
+    g_autoptr(GBytes) back = cugi_test_download_all (buffer);
+
+    cugi_test_assert_bytes_equal (back, pattern);
+  }
+
+  /* Another context on the device may wrap the memory and work on it. */
+  {
+    g_autoptr(CugiBuffer) in_default = cugi_buffer_new_for_address (NULL, cugi_buffer_get_device_pointer (buffer),
+                                                                     1 << 16, &error);
+    g_autoptr(GBytes) back = NULL;
+
+    g_assert_no_error (error);
+    g_assert_true (cugi_buffer_memset_d8 (in_default, 0, 0x3c, 1 << 16, NULL, &error));
+    g_assert_no_error (error);
+    g_assert_true (cugi_context_synchronize (cugi_buffer_get_context (in_default), &error));
+    g_assert_no_error (error);
+    back = cugi_test_download (buffer, 0, 64);
+    for (gsize i = 0; i < 64; i++)
+      g_assert_cmpuint (((const guint8 *) g_bytes_get_data (back, NULL))[i], ==, 0x3c);
+  }
+
+  g_object_unref (event);
+  g_object_unref (spin_here);
+  g_object_unref (stream);
+  g_object_unref (buffer);
+  g_assert_cmpint (released, ==, 0);
+  g_object_unref (context);
+  g_assert_cmpint (released, ==, 1);
+  g_assert_cmpint (cugi_cuda.cuCtxDestroy (foreign), ==, CUDA_SUCCESS);
+}
+
+static void
 test_managed (void)
 {
   const gsize size = 1 << 20;
@@ -1145,6 +1224,7 @@ main (int   argc,
   g_test_add_func ("/buffer/pitched-2d", test_pitched_2d);
   g_test_add_func ("/buffer/3d", test_3d);
   g_test_add_func ("/buffer/new-for-address", test_new_for_address);
+  g_test_add_func ("/buffer/in-foreign-context", test_in_foreign_context);
   g_test_add_func ("/buffer/managed", test_managed);
   g_test_add_func ("/buffer/ipc", test_ipc);
   g_test_add_func ("/buffer/async/download", test_download_async);

@@ -322,6 +322,92 @@ test_get_current (void)
 }
 
 static void
+count_release (gpointer counter)
+{
+  (*(gint *) counter)++;
+}
+
+/* A context another library made, wrapped: cugi never destroys it, and the
+ * owner handed over is released with the wrapper. */
+static void
+test_new_for_handle (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = cugi_device_get (0, &error);
+  g_autoptr(CugiContext) primary = cugi_test_default_context ();
+  CugiContext *wrapped;
+  CUcontext foreign = NULL;
+  CUcontext popped = NULL;
+  unsigned int api_version = 0;
+  gint released = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (cugi_cuda.cuCtxCreate (&foreign, NULL, 0, cugi_device_get_handle (device)), ==, CUDA_SUCCESS);
+  g_assert_cmpint (cugi_cuda.cuCtxPopCurrent (&popped), ==, CUDA_SUCCESS);
+
+  wrapped = cugi_context_new_for_handle_full ((guint64) (guintptr) foreign, &released, count_release, &error);
+  g_assert_no_error (error);
+  g_assert_true (CUGI_IS_CONTEXT (wrapped));
+  g_assert_false (cugi_context_get_is_primary (wrapped));
+  g_assert_true (cugi_context_get_device (wrapped) == device);
+  {
+    guint64 handle = 0;
+
+    g_object_get (wrapped, "handle", &handle, NULL);
+    g_assert_true (handle == (guint64) (guintptr) foreign);
+  }
+
+  /* The same handle again: the same object, and the second owner goes at
+   * once, since the first one keeps the context alive. */
+  {
+    gint released_again = 0;
+    g_autoptr(CugiContext) again = cugi_context_new_for_handle_full ((guint64) (guintptr) foreign, &released_again,
+                                                                     count_release, &error);
+
+    g_assert_no_error (error);
+    g_assert_true (again == wrapped);
+    g_assert_cmpint (released_again, ==, 1);
+  }
+
+  /* Current through the driver: cugi_context_get_current() knows it now. */
+  g_assert_cmpint (cugi_cuda.cuCtxPushCurrent (foreign), ==, CUDA_SUCCESS);
+  {
+    g_autoptr(CugiContext) current = cugi_context_get_current (&error);
+
+    g_assert_no_error (error);
+    g_assert_true (current == wrapped);
+  }
+  g_assert_cmpint (cugi_cuda.cuCtxPopCurrent (&popped), ==, CUDA_SUCCESS);
+
+  /* cugi works in it, and leaves the thread's current context as it was. */
+  push (primary);
+  g_assert_true (cugi_context_synchronize (wrapped, &error));
+  g_assert_no_error (error);
+  assert_current (primary);
+  pop (primary);
+  g_assert_false (cugi_context_reset (wrapped, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_NOT_SUPPORTED, NULL);
+
+  /* Gone: released, and the CUDA context still the owner's. */
+  g_assert_cmpint (released, ==, 0);
+  g_object_unref (wrapped);
+  g_assert_cmpint (released, ==, 1);
+  g_assert_cmpint (cugi_cuda.cuCtxGetApiVersion (foreign, &api_version), ==, CUDA_SUCCESS);
+  g_assert_cmpint (cugi_cuda.cuCtxDestroy (foreign), ==, CUDA_SUCCESS);
+
+  /* A primary context's handle gives the primary context's object. */
+  {
+    g_autoptr(CugiContext) same = cugi_context_new_for_handle ((guint64) (guintptr) cugi_context_get_handle (primary),
+                                                               &error);
+
+    g_assert_no_error (error);
+    g_assert_true (same == primary);
+  }
+  g_assert_null (cugi_context_new_for_handle (0, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
+}
+
+static void
 test_limits (void)
 {
   g_autoptr(GError) error = NULL;
@@ -620,6 +706,7 @@ main (int argc, char **argv)
   g_test_add_func ("/context/push-pop", test_push_pop);
   g_test_add_func ("/context/pop-without-push", test_pop_without_push);
   g_test_add_func ("/context/get-current", test_get_current);
+  g_test_add_func ("/context/new-for-handle", test_new_for_handle);
   g_test_add_func ("/context/limits", test_limits);
   g_test_add_func ("/context/cache-config", test_cache_config);
   g_test_add_func ("/context/stream-priority-range", test_stream_priority_range);
