@@ -48,20 +48,26 @@ __all__.append('Context')
 
 # ---- pinned staging -----------------------------------------------------------
 
-# One pool of pinned host memory per context, through which NumPy data moves:
+# One pool of pinned host memory per device, through which NumPy data moves:
 # a transfer from pinned memory is a single DMA at full speed, and NumPy
 # fills or reads the pinned block in place (no bytes objects in between).
-# Blocks are reused; Cugi.free_staging_memory() gives the idle ones back.
+# The memory is portable and made in the device's primary context, which
+# lives as long as the process: every context of the device copies through
+# it, and no pool keeps a context of the caller's alive (one that another
+# library made and will destroy, say). Blocks are reused;
+# Cugi.free_staging_memory() gives the idle ones back.
 _staging_pools = {}
 
 
 def _staging_view(context, size):
-    """A pinned block of at least @size bytes from @context's pool, and a
-    writable ctypes view of its first @size bytes that keeps it alive."""
-    pool = _staging_pools.get(context)
+    """A pinned block of at least @size bytes from the pool of @context's
+    device, and a writable ctypes view of its first @size bytes that keeps
+    it alive."""
+    device = context.props.device
+    pool = _staging_pools.get(device.props.ordinal)
     if pool is None:
-        pool = Cugi.HostMemoryPool.new(context, Cugi.HostBufferFlags.NONE)
-        _staging_pools[context] = pool
+        pool = Cugi.HostMemoryPool.new(device.get_primary_context(), Cugi.HostBufferFlags.PORTABLE)
+        _staging_pools[device.props.ordinal] = pool
     host = pool.allocate(size)
     view = (ctypes.c_uint8 * size).from_address(host.get_host_address())
     view.host_buffer = host

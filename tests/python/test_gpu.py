@@ -109,6 +109,14 @@ class TestMemory(unittest.TestCase):
         self.assertNotEqual(interface['data'][0], 0)
         self.assertFalse(hasattr(Cugi.Buffer.new(None, 8), '__cuda_array_interface__'))
 
+    def test_transfers_in_a_context_of_its_own(self):
+        # Staged through the device's pinned pool, which any context uses.
+        context = Cugi.Context.new(None, Cugi.ContextFlags.NONE)
+        array = numpy.arange(100_000, dtype=numpy.int32)
+        buffer = Cugi.to_device(array, context)
+        self.assertEqual(buffer.props.context, context)
+        numpy.testing.assert_array_equal(buffer.copy_to_host(), array)
+
     def test_from_cuda_array(self):
         class Exporter:
             """Another library's array: its own memory, its interface."""

@@ -74,6 +74,32 @@ class InteropTest(unittest.TestCase):
         self.assertEqual(float(tensor[5]), 10.0)
         numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.arange(N, dtype=numpy.float32) * 2)
 
+    def test_context_made_by_cuda_python(self):
+        try:
+            from cuda.bindings import driver as cu
+        except ImportError:
+            self.skipTest('no cuda-python')
+        error, device = cu.cuDeviceGet(0)
+        self.assertEqual(error, cu.CUresult.CUDA_SUCCESS)
+        error, handle = cu.cuCtxCreate(None, 0, device)
+        self.assertEqual(error, cu.CUresult.CUDA_SUCCESS)
+        cu.cuCtxPopCurrent()
+        try:
+            context = Cugi.Context.new_for_handle(int(handle))
+            self.assertFalse(context.props.is_primary)
+            self.assertEqual(context.props.handle, int(handle))
+            buffer = Cugi.to_device(numpy.arange(N, dtype=numpy.float32), context)
+            self.scale_in(context)(buffer, 0.5, N, grid=N // 256, block=256)
+            numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.arange(N, dtype=numpy.float32) * 0.5)
+            del buffer, context
+            gc.collect()
+        finally:
+            self.assertEqual(cu.cuCtxDestroy(handle)[0], cu.CUresult.CUDA_SUCCESS)
+
+    @staticmethod
+    def scale_in(context):
+        return Cugi.Kernel.new_from_source(context, SCALE, 'scale', None)
+
     def test_refusals(self):
         strided = cupy.arange(2 * N, dtype=cupy.float32)[::2]
         with self.assertRaisesRegex(ValueError, 'not C-contiguous'):
