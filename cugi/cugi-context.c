@@ -519,14 +519,21 @@ device_for_handle (CUdevice device_handle,
 }
 
 /* The primary context wrapper of @device, if @handle is that context;
- * else %NULL, without an error. */
+ * else %NULL, without an error. An inactive primary context is not
+ * @handle, and is left inactive: activating it would take device memory. */
 static CugiContext *
 lookup_primary (CugiDevice *device,
                 CUcontext   handle,
                 GError    **error)
 {
-  g_autoptr(CugiContext) primary = cugi_device_get_primary_context (device, error);
+  g_autoptr(CugiContext) primary = NULL;
+  unsigned int flags = 0;
+  int active = 0;
 
+  if (!CUGI_CALL (cuDevicePrimaryCtxGetState, (cugi_device_get_handle (device), &flags, &active), error) ||
+      !active)
+    return NULL;
+  primary = cugi_device_get_primary_context (device, error);
   return primary != NULL && primary->handle == handle ? g_steal_pointer (&primary) : NULL;
 }
 

@@ -249,6 +249,21 @@ fake_cuDevicePrimaryCtxRelease (CUdevice device)
 }
 
 static CUresult
+fake_cuDevicePrimaryCtxGetState (CUdevice device, unsigned int *flags, int *active)
+{
+  FakeDevice *fake;
+
+  if (ordinal_of (device) < 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  fake = &devices[ordinal_of (device)];
+  pthread_mutex_lock (&lock);
+  *active = fake->primary != NULL && fake->retains > 0;
+  pthread_mutex_unlock (&lock);
+  *flags = 0;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
 fake_cuDevicePrimaryCtxReset (CUdevice device)
 {
   FakeContext *primary;
@@ -516,6 +531,7 @@ static const struct
   ENTRY (cuDevicePrimaryCtxRetain)
   ENTRY (cuDevicePrimaryCtxRelease)
   ENTRY (cuDevicePrimaryCtxReset)
+  ENTRY (cuDevicePrimaryCtxGetState)
   ENTRY (cuCtxCreate)
   ENTRY (cuCtxDestroy)
   ENTRY (cuCtxPushCurrent)

@@ -407,6 +407,40 @@ test_new_for_handle (void)
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 }
 
+/* Wrapping another library's context, in a process that never used the
+ * primary context, leaves the primary context inactive (it would take
+ * device memory). */
+static void
+test_new_for_handle_leaves_primary (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = NULL;
+  g_autoptr(CugiContext) wrapped = NULL;
+  CUcontext foreign = NULL;
+  CUcontext popped = NULL;
+  unsigned int flags = 0;
+  int active = 1;
+
+  if (!cugi_test_in_subprocess (60))
+    return;
+  device = cugi_device_get (0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cugi_cuda.cuDevicePrimaryCtxGetState (cugi_device_get_handle (device), &flags, &active), ==,
+                   CUDA_SUCCESS);
+  g_assert_false (active);
+  g_assert_cmpint (cugi_cuda.cuCtxCreate (&foreign, NULL, 0, cugi_device_get_handle (device)), ==, CUDA_SUCCESS);
+  g_assert_cmpint (cugi_cuda.cuCtxPopCurrent (&popped), ==, CUDA_SUCCESS);
+
+  wrapped = cugi_context_new_for_handle ((guint64) (guintptr) foreign, &error);
+  g_assert_no_error (error);
+  g_assert_false (cugi_context_get_is_primary (wrapped));
+  g_assert_cmpint (cugi_cuda.cuDevicePrimaryCtxGetState (cugi_device_get_handle (device), &flags, &active), ==,
+                   CUDA_SUCCESS);
+  g_assert_false (active);
+  g_clear_object (&wrapped);
+  g_assert_cmpint (cugi_cuda.cuCtxDestroy (foreign), ==, CUDA_SUCCESS);
+}
+
 static void
 test_limits (void)
 {
@@ -707,6 +741,7 @@ main (int argc, char **argv)
   g_test_add_func ("/context/pop-without-push", test_pop_without_push);
   g_test_add_func ("/context/get-current", test_get_current);
   g_test_add_func ("/context/new-for-handle", test_new_for_handle);
+  g_test_add_func ("/context/new-for-handle-leaves-primary", test_new_for_handle_leaves_primary);
   g_test_add_func ("/context/limits", test_limits);
   g_test_add_func ("/context/cache-config", test_cache_config);
   g_test_add_func ("/context/stream-priority-range", test_stream_priority_range);
