@@ -196,6 +196,14 @@ cugi_kernel_signature_check (const CugiKernelSignature *self,
 
 /* ---- launches with GValues ------------------------------------------------ */
 
+/* Parameter @index, or NULL when the signature does not know it. */
+static const CugiKernelParam *
+param_at (const CugiKernelSignature *self,
+          guint                      index)
+{
+  return self->n_params >= 0 && index < (guint) self->n_params ? &self->params[index] : NULL;
+}
+
 static void
 add_small_integer (CugiKernelArgs *args,
                    gint64          value,
@@ -223,7 +231,7 @@ convert_integer (const CugiKernelSignature *self,
              guint64                    unsigned_value,
              gboolean                   wide)
 {
-  const CugiKernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
+  const CugiKernelParam *param = param_at (self, index);
   CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
   gsize size = param != NULL ? param->size : 0;
   gboolean negative = is_signed && signed_value < 0;
@@ -321,7 +329,7 @@ cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
 
   number = is_signed && signed_value < 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, signed_value)
                                          : g_strdup_printf ("%" G_GUINT64_FORMAT, unsigned_value);
-  if (self->n_params >= 0 && index < (guint) self->n_params)
+  if (param_at (self, index) != NULL)
     return param_error (self, index, error, _("%s is out of range"), number);
   g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
                _("Kernel “%s”, argument %u: %s is out of range"), self->name, index, number);
@@ -335,7 +343,7 @@ cugi_kernel_signature_add_real (const CugiKernelSignature *self,
                                 gdouble                    number,
                                 gboolean                   single)
 {
-  const CugiKernelParam *param = (self->n_params >= 0 && index < (guint) self->n_params) ? &self->params[index] : NULL;
+  const CugiKernelParam *param = param_at (self, index);
   CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
   gsize size = param != NULL ? param->size : 0;
 
