@@ -30,6 +30,7 @@ class KernelCallTest(unittest.TestCase):
         cls.last_params_of = driver.fake_cuda_streams_last_params
         cls.last_params_of.restype = ctypes.c_size_t
         cls.last_params_of.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        cls.last_params_of(ctypes.create_string_buffer(1), 1)  # starts the recording
         context = Cugi.Context.get_default()
         cls.module = Cugi.Module.new_from_data(context, GLib.Bytes.new(IMAGE))
         cls.mixed = cls.module.get_kernel('_Z5mixedifxyfdhb')
