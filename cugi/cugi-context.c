@@ -537,6 +537,32 @@ lookup_primary (CugiDevice *device,
   return primary != NULL && primary->handle == handle ? g_steal_pointer (&primary) : NULL;
 }
 
+/* The #CugiContext cugi has for @handle: one of cugi_context_new() or
+ * cugi_context_new_for_handle() still alive, or its device's primary
+ * context. Else %NULL: with @error set when the driver refused @handle,
+ * otherwise with *@device set to the device @handle belongs to. */
+static CugiContext *
+lookup_context (CUcontext    handle,
+                CugiDevice **device,
+                GError     **error)
+{
+  CugiContext *context = lookup_created (handle);
+  CUdevice device_handle = 0;
+  CUcontext popped = NULL;
+  gboolean have_device;
+
+  if (context != NULL)
+    return context;
+  /* The device: asked of the context while it is current. */
+  if (!CUGI_CALL (cuCtxPushCurrent, (handle), error))
+    return NULL;
+  have_device = CUGI_CALL (cuCtxGetDevice, (&device_handle), error);
+  cugi_cuda.cuCtxPopCurrent (&popped);
+  if (!have_device || (*device = device_for_handle (device_handle, error)) == NULL)
+    return NULL;
+  return lookup_primary (*device, handle, error);
+}
+
 /**
  * cugi_context_get_current:
  * @error: return location for a #GError
@@ -554,6 +580,8 @@ lookup_primary (CugiDevice *device,
 CugiContext *
 cugi_context_get_current (GError **error)
 {
+  g_autoptr(CugiDevice) device = NULL;
+  g_autoptr(GError) local_error = NULL;
   CUcontext current = NULL;
   CugiContext *context;
 
@@ -561,25 +589,13 @@ cugi_context_get_current (GError **error)
     return NULL;
   if (current == NULL)
     return NULL;
-  context = lookup_created (current);
-  if (context == NULL)
-    {
-      g_autoptr(CugiDevice) device = NULL;
-      CUdevice device_handle;
-      GError *local_error = NULL;
-
-      /* @current is current, so cuCtxGetDevice() answers for it. */
-      if (!CUGI_CALL (cuCtxGetDevice, (&device_handle), error) ||
-          (device = device_for_handle (device_handle, error)) == NULL)
-        return NULL;
-      context = lookup_primary (device, current, &local_error);
-      if (context == NULL && local_error == NULL)
-        g_set_error_literal (&local_error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
-                             _("the calling thread's current CUDA context was made outside cugi: "
-                               "wrap it with cugi_context_new_for_handle() first"));
-      if (local_error != NULL)
-        g_propagate_error (error, local_error);
-    }
+  context = lookup_context (current, &device, &local_error);
+  if (context == NULL && local_error == NULL)
+    g_set_error_literal (&local_error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                         _("the calling thread's current CUDA context was made outside cugi: "
+                           "wrap it with cugi_context_new_for_handle() first"));
+  if (local_error != NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
   return context;
 }
 
@@ -637,8 +653,6 @@ cugi_context_new_for_handle_full (guint64         handle,
   g_autoptr(CugiDevice) device = NULL;
   g_autoptr(GError) local_error = NULL;
   CugiContext *self = NULL;
-  CUdevice device_handle = 0;
-  CUcontext popped = NULL;
 
   if (!cugi_ensure_driver (error))
     goto out;
@@ -648,19 +662,7 @@ cugi_context_new_for_handle_full (guint64         handle,
                            _("0 is no CUDA context"));
       goto out;
     }
-  self = lookup_created (context_handle);
-  if (self != NULL)
-    goto out;
-
-  /* The device: asked of the context while it is current. */
-  if (!CUGI_CALL (cuCtxPushCurrent, (context_handle), error))
-    goto out;
-  if (CUGI_CALL (cuCtxGetDevice, (&device_handle), error))
-    device = device_for_handle (device_handle, error);
-  cugi_cuda.cuCtxPopCurrent (&popped);
-  if (device == NULL)
-    goto out;
-  self = lookup_primary (device, context_handle, &local_error);
+  self = lookup_context (context_handle, &device, &local_error);
   if (local_error != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local_error));
