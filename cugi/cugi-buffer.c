@@ -2340,6 +2340,157 @@ cugi_buffer_download_3d (CugiBuffer  *self,
   return download_region (&from, width, height, depth, error);
 }
 
+/* A 2D copy between @self and a pinned host buffer, both regions checked. */
+static gboolean
+copy_2d_with_host_buffer (const PitchedRegion  *device,
+                          CugiHostBuffer       *host,
+                          gsize                 host_offset,
+                          gsize                 host_pitch,
+                          gsize                 width,
+                          gsize                 height,
+                          CugiStream           *stream,
+                          Direction             direction,
+                          GError              **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUDA_MEMCPY3D copy = { .WidthInBytes = width, .Height = height, .Depth = 1 };
+  CugiBuffer *self = device->buffer;
+  CugiStream *target;
+  gpointer host_address;
+  guint8 *host_data;
+
+  if (!check_region (device, width, height, 1, _("buffer"), error) ||
+      !cugi_host_buffer_get_address (host, &host_address, error) ||
+      !cugi_memory_check_pitched_range (cugi_host_buffer_get_size (host), host_offset, host_pitch,
+                                        height, width, height, 1, _("host buffer"), error))
+    return FALSE;
+  if (width == 0 || height == 0)
+    return TRUE;
+  if (!enter_for_stream (self->context, stream, &scope, &target, error))
+    return FALSE;
+
+  host_data = (guint8 *) host_address + host_offset;
+  if (direction == TO_DEVICE)
+    {
+      copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+      copy.srcHost = host_data;
+      copy.srcPitch = host_pitch;
+      copy.srcHeight = height;
+      set_device_destination (&copy, device);
+    }
+  else
+    {
+      set_device_source (&copy, device);
+      copy.dstMemoryType = CU_MEMORYTYPE_HOST;
+      copy.dstHost = host_data;
+      copy.dstPitch = host_pitch;
+      copy.dstHeight = height;
+    }
+
+  /* As in 1D: without a stream, the copy is done on return. */
+  if (stream == NULL)
+    return CUGI_CALL (cuMemcpy3D, (&copy), error);
+  if (!CUGI_CALL (cuMemcpy3DAsync, (&copy, cugi_stream_get_handle (target)), error))
+    return FALSE;
+  track_work (target, self, NULL, host, NULL);
+  return TRUE;
+}
+
+/**
+ * cugi_buffer_upload_2d_from_host:
+ * @self: a #CugiBuffer
+ * @offset: where the first row starts in @self, in bytes
+ * @pitch: the distance between rows in @self, in bytes, at least @width
+ * @host: the pinned host buffer to read
+ * @host_offset: where the first row starts in @host, in bytes
+ * @host_pitch: the distance between rows in @host, in bytes, at least @width
+ * @width: the number of bytes of each row
+ * @height: the number of rows
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL to copy
+ *   at once
+ * @error: return location for a #GError
+ *
+ * Copies a @width × @height rectangle from pinned host memory into @self,
+ * each side with its own pitch: a video plane whose rows are padded, say,
+ * from a #CugiHostBuffer into a buffer from cugi_buffer_new_pitched(). Both
+ * regions are checked against their buffers.
+ *
+ * On a stream the copy is asynchronous (`cuMemcpy3DAsync`: the DMA engine
+ * reads @host while the host goes on), and both buffers stay alive until it
+ * completes; do not write to that part of @host before then. Without a
+ * stream it returns once the copy is done.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_upload_2d_from_host (CugiBuffer      *self,
+                                 gsize            offset,
+                                 gsize            pitch,
+                                 CugiHostBuffer  *host,
+                                 gsize            host_offset,
+                                 gsize            host_pitch,
+                                 gsize            width,
+                                 gsize            height,
+                                 CugiStream      *stream,
+                                 GError         **error)
+{
+  PitchedRegion to = { self, offset, pitch, height };
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (host), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return copy_2d_with_host_buffer (&to, host, host_offset, host_pitch, width, height,
+                                   stream, TO_DEVICE, error);
+}
+
+/**
+ * cugi_buffer_download_2d_to_host:
+ * @self: a #CugiBuffer
+ * @offset: where the first row starts in @self, in bytes
+ * @pitch: the distance between rows in @self, in bytes, at least @width
+ * @host: the pinned host buffer to write
+ * @host_offset: where the first row starts in @host, in bytes
+ * @host_pitch: the distance between rows in @host, in bytes, at least @width
+ * @width: the number of bytes of each row
+ * @height: the number of rows
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL to copy
+ *   at once
+ * @error: return location for a #GError
+ *
+ * Copies a @width × @height rectangle of @self into pinned host memory, each
+ * side with its own pitch: the counterpart of
+ * cugi_buffer_upload_2d_from_host(). On a stream the copy is asynchronous
+ * (`cuMemcpy3DAsync`) and both buffers stay alive until it completes; read
+ * @host only after that (cugi_stream_synchronize(), or an event). Without a
+ * stream it returns once the copy is done.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+cugi_buffer_download_2d_to_host (CugiBuffer      *self,
+                                 gsize            offset,
+                                 gsize            pitch,
+                                 CugiHostBuffer  *host,
+                                 gsize            host_offset,
+                                 gsize            host_pitch,
+                                 gsize            width,
+                                 gsize            height,
+                                 CugiStream      *stream,
+                                 GError         **error)
+{
+  PitchedRegion from = { self, offset, pitch, height };
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (host), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return copy_2d_with_host_buffer (&from, host, host_offset, host_pitch, width, height,
+                                   stream, TO_HOST, error);
+}
+
 /* ---- managed memory ------------------------------------------------------- */
 
 static CUmemLocation

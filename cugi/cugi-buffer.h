@@ -234,6 +234,28 @@ GBytes      *cugi_buffer_download_2d         (CugiBuffer     *self,
                                               gsize           height,
                                               GError        **error);
 CUGI_AVAILABLE_IN_ALL
+gboolean     cugi_buffer_upload_2d_from_host (CugiBuffer     *self,
+                                              gsize           offset,
+                                              gsize           pitch,
+                                              CugiHostBuffer *host,
+                                              gsize           host_offset,
+                                              gsize           host_pitch,
+                                              gsize           width,
+                                              gsize           height,
+                                              CugiStream     *stream,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_ALL
+gboolean     cugi_buffer_download_2d_to_host (CugiBuffer     *self,
+                                              gsize           offset,
+                                              gsize           pitch,
+                                              CugiHostBuffer *host,
+                                              gsize           host_offset,
+                                              gsize           host_pitch,
+                                              gsize           width,
+                                              gsize           height,
+                                              CugiStream     *stream,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_ALL
 gboolean     cugi_buffer_copy_3d             (CugiBuffer     *dst,
                                               gsize           dst_offset,
                                               gsize           dst_pitch,

@@ -666,6 +666,80 @@ test_pitched_2d (void)
   cugi_test_settle (NULL);
 }
 
+/* Video planes: rows padded differently on the host and on the device,
+ * copied on a stream from and to pinned memory. */
+static void
+test_pitched_2d_host (void)
+{
+  const gsize width = 100, height = 8, host_pitch = 128, out_pitch = 112;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiBuffer) pitched = NULL;
+  g_autoptr(CugiHostBuffer) in = NULL;
+  g_autoptr(CugiHostBuffer) out = NULL;
+  g_autoptr(GBytes) rows = cugi_test_pattern_new (width * height, 3);
+  g_autoptr(GBytes) back = NULL;
+  const guint8 *expected = g_bytes_get_data (rows, NULL);
+  guint8 *in_data, *out_data;
+  gsize pitch = 0;
+
+  pitched = cugi_buffer_new_pitched (NULL, width, height, 4, &pitch, &error);
+  g_assert_no_error (error);
+  in = cugi_host_buffer_new (NULL, host_pitch * height, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  out = cugi_host_buffer_new (NULL, out_pitch * height, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  in_data = cugi_host_buffer_get_data (in, NULL, &error);
+  out_data = cugi_host_buffer_get_data (out, NULL, &error);
+  g_assert_no_error (error);
+  memset (in_data, 0xee, host_pitch * height);
+  memset (out_data, 0x55, out_pitch * height);
+  for (gsize row = 0; row < height; row++)
+    memcpy (in_data + row * host_pitch, expected + row * width, width);
+
+  /* Host pitch 128 -> device pitch -> host pitch 112, on one stream. */
+  g_assert_true (cugi_buffer_upload_2d_from_host (pitched, 0, pitch, in, 0, host_pitch,
+                                                  width, height, stream, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_download_2d_to_host (pitched, 0, pitch, out, 0, out_pitch,
+                                                  width, height, stream, &error));
+  g_assert_no_error (error);
+  cugi_test_synchronize (stream);
+
+  back = cugi_buffer_download_2d (pitched, 0, pitch, width, height, &error);
+  g_assert_no_error (error);
+  cugi_test_assert_bytes_equal (back, rows);
+  for (gsize row = 0; row < height; row++)
+    {
+      const guint8 *padding = out_data + row * out_pitch + width;
+
+      g_assert_cmpmem (out_data + row * out_pitch, width, expected + row * width, width);
+      for (gsize i = 0; i < out_pitch - width; i++)
+        g_assert_cmpuint (padding[i], ==, 0x55);
+    }
+
+  /* Without a stream: done on return. Two rows from row 3, into row 0. */
+  memset (out_data, 0, out_pitch * height);
+  g_assert_true (cugi_buffer_download_2d_to_host (pitched, 3 * pitch, pitch, out, 0, out_pitch,
+                                                  width, 2, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (out_data, width, expected + 3 * width, width);
+  g_assert_cmpmem (out_data + out_pitch, width, expected + 4 * width, width);
+
+  /* Errors name the side that does not fit: host rows past its end, a host
+   * pitch narrower than a row, device rows past the buffer. */
+  g_assert_false (cugi_buffer_upload_2d_from_host (pitched, 0, pitch, in, host_pitch, host_pitch,
+                                                   width, height, stream, &error));
+  assert_invalid_argument (&error, "host buffer");
+  g_assert_false (cugi_buffer_download_2d_to_host (pitched, 0, pitch, out, 0, width - 1,
+                                                   width, 2, stream, &error));
+  assert_invalid_argument (&error, "pitch");
+  g_assert_false (cugi_buffer_upload_2d_from_host (pitched, 0, pitch, in, 0, host_pitch,
+                                                   width, height + 1, NULL, &error));
+  assert_invalid_argument (&error, NULL);
+  cugi_test_settle (stream);
+}
+
 static void
 test_3d (void)
 {
@@ -1222,6 +1296,7 @@ main (int   argc,
   g_test_add_func ("/buffer/zero-size", test_zero_size);
   g_test_add_func ("/buffer/memset", test_memset);
   g_test_add_func ("/buffer/pitched-2d", test_pitched_2d);
+  g_test_add_func ("/buffer/pitched-2d-host", test_pitched_2d_host);
   g_test_add_func ("/buffer/3d", test_3d);
   g_test_add_func ("/buffer/new-for-address", test_new_for_address);
   g_test_add_func ("/buffer/in-foreign-context", test_in_foreign_context);

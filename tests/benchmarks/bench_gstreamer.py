@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""bench-gstreamer: what cugikernel costs in a pipeline (a benchmark, not a
+test; it asserts nothing about time).
+
+4K RGBA frames. For each element, the time from a buffer entering its sink
+pad to its output leaving its src pad, measured by pad probes in the
+streaming thread (the probes' own cost is the same for every element):
+
+- cudaupload ! cugikernel(copy) ! fakesink against cudaupload ! identity !
+  fakesink, and the copy kernel's own GPU time (events, same size): the host
+  time cugikernel adds per frame beyond its kernel;
+- system memory in, CUDA memory out (videotestsrc ! cugikernel ! fakesink):
+  the upload cugikernel does, as bandwidth, against cugi's pinned upload
+  (cugi_buffer_upload_from_host) of the same size in the same process;
+- whole-pipeline frames per second for each.
+
+Run on a GPU machine: GST_PLUGIN_PATH=build/examples/gstreamer
+  CUGI_GST_KERNELS=examples/gstreamer/kernels python3 bench_gstreamer.py
+(meson devenv sets the library paths; bash .gpu/enter does it on the GPU
+machine).
+"""
+import os
+import statistics
+import sys
+import time
+
+import gi
+gi.require_version('Gst', '1.0')
+gi.require_version('Cugi', '1.0')
+from gi.repository import GLib, Gst, Cugi  # noqa: E402
+
+WIDTH, HEIGHT = 3840, 2160
+FRAME_BYTES = WIDTH * HEIGHT * 4
+FRAMES = int(os.environ.get('BENCH_FRAMES', '300'))
+WARMUP = 20
+KERNELS = os.environ.get('CUGI_GST_KERNELS', os.path.join(os.path.dirname(__file__), '..', '..',
+                                                          'examples', 'gstreamer', 'kernels'))
+CAPS = f'video/x-raw,format=RGBA,width={WIDTH},height={HEIGHT},framerate=0/1'
+COPY = f'cugikernel name=e location={KERNELS}/copy.cu kernel-name=copy'
+
+
+def element_times(description):
+    """Per-frame element time (µs, after warm-up) and the pipeline's frames/s."""
+    pipeline = Gst.parse_launch(description)
+    element = pipeline.get_by_name('e')
+    entered, spent = [], []
+
+    def on_sink(pad, info):
+        entered.append(time.perf_counter_ns())
+        return Gst.PadProbeReturn.OK
+
+    def on_src(pad, info):
+        spent.append((time.perf_counter_ns() - entered[len(spent)]) / 1000)
+        return Gst.PadProbeReturn.OK
+
+    element.get_static_pad('sink').add_probe(Gst.PadProbeType.BUFFER, on_sink)
+    element.get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, on_src)
+    start = time.perf_counter()
+    pipeline.set_state(Gst.State.PLAYING)
+    message = pipeline.get_bus().timed_pop_filtered(600 * Gst.SECOND,
+                                                    Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    elapsed = time.perf_counter() - start
+    pipeline.set_state(Gst.State.NULL)
+    if message is None or message.type == Gst.MessageType.ERROR:
+        sys.exit(f'bench-gstreamer: {description}: {message.parse_error() if message else "timeout"}')
+    return spent[WARMUP:], len(spent) / elapsed
+
+
+def kernel_gpu_us():
+    """The copy kernel's GPU time on one 4K frame, by events (median of 50)."""
+    with open(os.path.join(KERNELS, 'copy.cu')) as source:
+        kernel = Cugi.Kernel.new_from_source(None, source.read(), 'copy', None)
+    stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
+    src, pitch = Cugi.Buffer.new_pitched(None, WIDTH * 4, HEIGHT, 4)
+    dst, _ = Cugi.Buffer.new_pitched(None, WIDTH * 4, HEIGHT, 4)
+    start, end = Cugi.Event.new(None, 0), Cugi.Event.new(None, 0)
+    times = []
+    for _ in range(50):
+        start.record(stream)
+        kernel(src, pitch, dst, pitch, WIDTH, HEIGHT, 0,
+               grid=((WIDTH + 15) // 16, (HEIGHT + 15) // 16), block=(16, 16), stream=stream)
+        end.record(stream)
+        end.synchronize()
+        times.append(Cugi.Event.elapsed_time(start, end) * 1000)
+    return statistics.median(times)
+
+
+def pinned_upload_gbps():
+    """cugi's pinned upload of one 4K frame on a stream (median of 30)."""
+    host = Cugi.HostBuffer.new(None, FRAME_BYTES, Cugi.HostBufferFlags.PORTABLE)
+    device = Cugi.Buffer.new(None, FRAME_BYTES)
+    stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
+    times = []
+    for _ in range(30):
+        begin = time.perf_counter()
+        device.upload_from_host(0, host, 0, FRAME_BYTES, stream)
+        stream.synchronize()
+        times.append(time.perf_counter() - begin)
+    return FRAME_BYTES / statistics.median(times) / 1e9
+
+
+def main():
+    Gst.init(None)
+    try:
+        Cugi.init()
+    except GLib.Error as error:
+        sys.exit(f'bench-gstreamer needs a GPU: {error.message}')
+
+    source = f'videotestsrc num-buffers={FRAMES} pattern=black ! {CAPS}'
+    identity, identity_fps = element_times(f'{source} ! cudaupload ! identity name=e ! fakesink')
+    cuda, cuda_fps = element_times(f'{source} ! cudaupload ! {COPY} ! fakesink')
+    system, system_fps = element_times(
+        f'{source} ! {COPY} ! video/x-raw(memory:CUDAMemory) ! fakesink')
+    kernel_us = kernel_gpu_us()
+    pinned = pinned_upload_gbps()
+
+    identity_us = statistics.median(identity)
+    cuda_us = statistics.median(cuda)
+    system_us = statistics.median(system)
+    beyond = cuda_us - identity_us - kernel_us
+    upload_us = system_us - identity_us - kernel_us
+    upload_gbps = FRAME_BYTES / (upload_us * 1e-6) / 1e9
+
+    print(f'bench-gstreamer: {WIDTH}x{HEIGHT} RGBA, {FRAMES} frames ({WARMUP} warm-up), '
+          'element time = sink pad to src pad, median')
+    print(f'  identity on CUDA memory      {identity_us:9.1f} us/frame   pipeline {identity_fps:6.1f} frames/s')
+    print(f'  cugikernel copy, CUDA memory {cuda_us:9.1f} us/frame   pipeline {cuda_fps:6.1f} frames/s'
+          f'   (p90 {statistics.quantiles(cuda, n=10)[-1]:.1f})')
+    print(f'  copy kernel on the GPU       {kernel_us:9.1f} us (events)')
+    print(f'  host time beyond the kernel  {beyond:9.1f} us/frame (goal <= 30): '
+          f'{"ok" if beyond <= 30 else "MISS"}')
+    print(f'  cugikernel, system -> CUDA   {system_us:9.1f} us/frame   pipeline {system_fps:6.1f} frames/s')
+    print(f'  its upload                   {upload_gbps:9.2f} GB/s; cugi pinned upload {pinned:.2f} GB/s; '
+          f'ratio {upload_gbps / pinned:.3f} (goal >= 0.9): {"ok" if upload_gbps >= 0.9 * pinned else "MISS"}')
+
+
+if __name__ == '__main__':
+    main()

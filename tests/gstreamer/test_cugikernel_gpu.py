@@ -1,0 +1,302 @@
+#!/usr/bin/python3
+"""cugikernel and the Python element on a GPU, in real pipelines with
+nvcodec's cudaupload and cudadownload. Every output frame is checked byte for
+byte against a CPU reference computed from the same videotestsrc frames.
+Exits 77 (skipped) without a driver or without nvcodec's CUDA elements.
+"""
+import os
+import resource
+import sys
+import unittest
+
+import gi
+gi.require_version('Gst', '1.0')
+gi.require_version('GstVideo', '1.0')
+gi.require_version('GstCuda', '1.0')
+gi.require_version('Cugi', '1.0')
+from gi.repository import GLib, Gst, GstVideo, GstCuda, Cugi  # noqa: E402
+import numpy  # noqa: E402
+
+KERNELS = os.environ['CUGI_GST_KERNELS']
+sys.path.insert(0, os.environ['CUGI_GST_PYTHON'])
+
+Gst.init(None)
+try:
+    Cugi.init()
+except GLib.Error as error:
+    print(f'SKIP: no GPU: {error.message}')
+    sys.exit(77)
+if Gst.ElementFactory.find('cudaupload') is None:
+    print("SKIP: GStreamer's nvcodec plugin has no cudaupload here")
+    sys.exit(77)
+
+import cugi_invert  # noqa: E402
+cugi_invert.register()
+
+WIDTH, HEIGHT = 1920, 1080
+FRAMES = 4
+SOURCE = f'videotestsrc num-buffers={FRAMES} pattern=ball'
+
+
+def rgba(width=WIDTH, height=HEIGHT, fmt='RGBA'):
+    return f'video/x-raw,format={fmt},width={width},height={height}'
+
+
+def plane_shapes(info):
+    """(rows, bytes a row) of each plane of the formats cugikernel takes."""
+    width, height = info.width, info.height
+    if info.finfo.format == GstVideo.VideoFormat.NV12:
+        return [(height, width), ((height + 1) // 2, (width + 1) // 2 * 2)]
+    if info.finfo.format == GstVideo.VideoFormat.GRAY8:
+        return [(height, width)]
+    return [(height, 4 * width)]
+
+
+def frame_planes(sample):
+    """The planes of a sample's frame as 2D uint8 arrays, padding removed."""
+    info = GstVideo.VideoInfo.new_from_caps(sample.get_caps())
+    buffer = sample.get_buffer()
+    meta = GstVideo.buffer_get_video_meta(buffer)
+    layout = meta if meta is not None else info
+    ok, mapinfo = buffer.map(Gst.MapFlags.READ)
+    assert ok
+    try:
+        data = numpy.frombuffer(mapinfo.data, numpy.uint8).copy()
+    finally:
+        buffer.unmap(mapinfo)
+    planes = []
+    for plane, (rows, row_bytes) in enumerate(plane_shapes(info)):
+        start, stride = layout.offset[plane], layout.stride[plane]
+        planes.append(data[start:start + stride * rows].reshape(rows, stride)[:, :row_bytes])
+    return planes
+
+
+def run(description, sinks=('out',), timeout_s=120, setup=None):
+    """Runs a pipeline to EOS; returns {appsink name: [planes of each frame]}.
+    A pipeline error raises, with the element's message."""
+    pipeline = Gst.parse_launch(description)
+    frames = {name: [] for name in sinks}
+    for name in sinks:
+        sink = pipeline.get_by_name(name)
+        sink.set_property('emit-signals', True)
+        sink.set_property('sync', False)
+        sink.connect('new-sample', lambda s, n=name: (
+            frames[n].append(frame_planes(s.emit('pull-sample'))), Gst.FlowReturn.OK)[1])
+    if setup is not None:
+        setup(pipeline)
+    pipeline.set_state(Gst.State.PLAYING)
+    message = pipeline.get_bus().timed_pop_filtered(
+        timeout_s * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    if message is None:
+        raise TimeoutError(description)
+    if message.type == Gst.MessageType.ERROR:
+        error, debug = message.parse_error()
+        raise RuntimeError(f'{message.src.get_name()}: {error.message} ({debug})')
+    return frames
+
+
+def reference_inputs(caps=None, source=SOURCE):
+    return run(f'{source} ! {caps or rgba()} ! appsink name=out')['out']
+
+
+def invert(planes, alpha=True):
+    out = [255 - p for p in planes]
+    if alpha:
+        out[0] = out[0].reshape(out[0].shape[0], -1, 4).copy()
+        out[0][:, :, 3] = planes[0].reshape(planes[0].shape[0], -1, 4)[:, :, 3]
+        out[0] = out[0].reshape(planes[0].shape)
+    return out
+
+
+def blur(planes):
+    image = planes[0].reshape(planes[0].shape[0], -1, 4).astype(numpy.int32)
+    padded = numpy.pad(image, ((1, 1), (1, 1), (0, 0)), mode='edge')
+    total = sum(padded[1 + dy:1 + dy + image.shape[0], 1 + dx:1 + dx + image.shape[1]]
+                for dy in (-1, 0, 1) for dx in (-1, 0, 1))
+    return [((total + 4) // 9).astype(numpy.uint8).reshape(planes[0].shape)]
+
+
+def gain(planes, factor, offset):
+    image = planes[0].reshape(planes[0].shape[0], -1, 4)
+    out = image.copy()
+    scaled = image[:, :, :3].astype(numpy.float32) * numpy.float32(factor) + numpy.float32(offset)
+    out[:, :, :3] = numpy.clip(scaled, 0, 255).astype(numpy.uint8)
+    return [out.reshape(planes[0].shape)]
+
+
+def kernel(name, file=None, extra=''):
+    return f'cugikernel location={KERNELS}/{file or name + ".cu"} kernel-name={name} {extra}'
+
+
+class Frames(unittest.TestCase):
+    def assert_frames(self, actual, expected):
+        self.assertEqual(len(actual), len(expected))
+        for index, (got, want) in enumerate(zip(actual, expected)):
+            for plane, (g, w) in enumerate(zip(got, want)):
+                self.assertEqual(g.shape, w.shape, f'frame {index} plane {plane}')
+                mismatches = numpy.count_nonzero(g != w)
+                self.assertEqual(mismatches, 0, f'frame {index} plane {plane}: {mismatches} bytes differ')
+
+    @classmethod
+    def setUpClass(cls):
+        cls.inputs = reference_inputs()
+        assert len(cls.inputs) == FRAMES
+
+    def test_invert_cuda_memory(self):
+        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! {kernel("invert")} ! cudadownload ! '
+                  f'{rgba()} ! appsink name=out')['out']
+        self.assert_frames(out, [invert(f) for f in self.inputs])
+
+    def test_blur_cuda_memory(self):
+        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! {kernel("blur")} ! cudadownload ! '
+                  f'{rgba()} ! appsink name=out')['out']
+        self.assert_frames(out, [blur(f) for f in self.inputs])
+
+    def test_system_memory(self):
+        # Upstream takes cugikernel's pool of pinned memory: DMA both ways.
+        out = run(f'{SOURCE} ! {rgba()} ! {kernel("invert")} ! {rgba()} ! appsink name=out')['out']
+        self.assert_frames(out, [invert(f) for f in self.inputs])
+
+    def test_system_memory_not_pinned(self):
+        # A tee in between: frames in videotestsrc's own memory, staged.
+        out = run(f'{SOURCE} ! {rgba()} ! tee ! queue ! {kernel("blur")} ! queue ! '
+                  f'{rgba()} ! appsink name=out')['out']
+        self.assert_frames(out, [blur(f) for f in self.inputs])
+
+    def test_system_to_cuda_and_back(self):
+        out = run(f'{SOURCE} ! {rgba()} ! {kernel("invert")} ! '
+                  f'video/x-raw(memory:CUDAMemory) ! {kernel("blur")} ! video/x-raw ! '
+                  f'appsink name=out')['out']
+        self.assert_frames(out, [blur(invert(f)) for f in self.inputs])
+
+    def test_two_kernels_chained_on_cuda_memory(self):
+        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! {kernel("invert")} ! '
+                  f'video/x-raw(memory:CUDAMemory) ! {kernel("blur")} ! cudadownload ! '
+                  f'{rgba()} ! appsink name=out')['out']
+        self.assert_frames(out, [blur(invert(f)) for f in self.inputs])
+
+    def test_parameters(self):
+        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! '
+                  f'{kernel("gain", extra="parameters=<0.5,10.25>")} ! cudadownload ! '
+                  f'{rgba()} ! appsink name=out')['out']
+        self.assert_frames(out, [gain(f, 0.5, 10.25) for f in self.inputs])
+
+    def test_bgra_and_odd_size(self):
+        caps = rgba(333, 197, 'BGRA')
+        inputs = reference_inputs(caps)
+        out = run(f'{SOURCE} ! {caps} ! cudaupload ! {kernel("invert")} ! cudadownload ! {caps} ! '
+                  'appsink name=out')['out']
+        self.assert_frames(out, [invert(f) for f in inputs])
+
+    def test_gray8(self):
+        caps = rgba(301, 77, 'GRAY8')
+        inputs = reference_inputs(caps)
+        out = run(f'{SOURCE} ! {caps} ! {kernel("invert")} ! {caps} ! appsink name=out')['out']
+        self.assert_frames(out, [invert(f, alpha=False) for f in inputs])
+
+    def test_nv12(self):
+        caps = rgba(642, 362, 'NV12')
+        inputs = reference_inputs(caps)
+        expected = [invert(f, alpha=False) for f in inputs]
+        nv12 = kernel('invert_nv12', 'invert-nv12.cu')
+        out = run(f'{SOURCE} ! {caps} ! cudaupload ! {nv12} ! cudadownload ! {caps} ! '
+                  'appsink name=out')['out']
+        self.assert_frames(out, expected)
+        out = run(f'{SOURCE} ! {caps} ! {nv12} ! {caps} ! appsink name=out')['out']
+        self.assert_frames(out, expected)
+
+    def test_python_element(self):
+        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! pycugiinvert ! cudadownload ! '
+                  f'{rgba()} ! appsink name=out')['out']
+        self.assert_frames(out, [invert(f) for f in self.inputs])
+        out = run(f'{SOURCE} ! {rgba()} ! pycugiinvert ! {rgba()} ! appsink name=out')['out']
+        self.assert_frames(out, [invert(f) for f in self.inputs])
+
+
+class Pipeline(unittest.TestCase):
+    def test_context_shared_with_cudaupload(self):
+        handles = {}
+
+        def setup(pipeline):
+            def on_buffer(pad, info):
+                if 'cugi' not in handles:
+                    query = Gst.Query.new_context('gst.cuda.context')
+                    self.assertTrue(pipeline.get_by_name('up').query(query))
+                    shared = query.parse_context().get_structure().get_value('gst.cuda.context')
+                    handles['upload'] = shared.get_handle()
+                    handles['cugi'] = pipeline.get_by_name('k').props.cugi_context.props.handle
+                return Gst.PadProbeReturn.OK
+            pipeline.get_by_name('k').get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+
+        run(f'{SOURCE} ! {rgba(320, 240)} ! cudaupload name=up ! cugikernel name=k '
+            f'location={KERNELS}/invert.cu kernel-name=invert ! cudadownload ! fakesink', sinks=(),
+            setup=setup)
+        self.assertNotEqual(handles['cugi'], 0)
+        self.assertEqual(handles['cugi'], handles['upload'])
+
+    def test_thousand_frames_flat_memory(self):
+        device = Cugi.Device.get_default()
+        samples = {}
+
+        def memory():
+            result = device.get_memory_info()
+            free = result[-2] if isinstance(result, tuple) else result
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+            with open('/proc/self/statm') as statm:
+                resident = int(statm.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+            return free, resident, rss
+
+        def setup(pipeline):
+            count = [0]
+
+            def on_buffer(pad, info):
+                count[0] += 1
+                if count[0] in (100, 1000):
+                    samples[count[0]] = memory()
+                return Gst.PadProbeReturn.OK
+            pipeline.get_by_name('k').get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, on_buffer)
+
+        run(f'videotestsrc num-buffers=1000 pattern=blue ! {rgba()} ! cudaupload ! '
+            f'cugikernel name=k location={KERNELS}/invert.cu kernel-name=invert ! cudadownload ! '
+            'fakesink', sinks=(), setup=setup, timeout_s=300)
+        (free_100, resident_100, _), (free_1000, resident_1000, _) = samples[100], samples[1000]
+        print(f'# frames 100 -> 1000: device free {free_100 / 2**20:.1f} -> {free_1000 / 2**20:.1f} MiB, '
+              f'host resident {resident_100 / 2**20:.1f} -> {resident_1000 / 2**20:.1f} MiB')
+        # One 1080p RGBA frame is 7.9 MiB: no frame's worth may have leaked.
+        self.assertLess(free_100 - free_1000, 4 * 2**20)
+        self.assertLess(resident_1000 - resident_100, 4 * 2**20)
+
+
+class Errors(unittest.TestCase):
+    def assert_fails(self, element, *fragments):
+        with self.assertRaises(RuntimeError) as raised:
+            run(f'{SOURCE} ! {rgba(64, 48)} ! cudaupload ! {element} ! cudadownload ! '
+                f'fakesink', sinks=())
+        message = str(raised.exception)
+        for fragment in fragments:
+            self.assertIn(fragment, message)
+
+    def test_compile_error_carries_nvrtc_log(self):
+        self.assert_fails('cugikernel kernel-name=k source="extern \\"C\\" __global__ void k( { }"',
+                          'NVRTC could not compile', 'error')
+
+    def test_missing_kernel(self):
+        self.assert_fails(f'cugikernel location={KERNELS}/invert.cu kernel-name=nothing_here',
+                          'nothing_here')
+
+    def test_parameter_count(self):
+        self.assert_fails(f'cugikernel location={KERNELS}/gain.cu kernel-name=gain',
+                          'takes 9 parameters', 'passes 7')
+        self.assert_fails(f'cugikernel location={KERNELS}/invert.cu kernel-name=invert parameters=<1.0>',
+                          'takes 7 parameters', 'passes 8')
+
+    def test_device_out_of_range(self):
+        with self.assertRaises(RuntimeError) as raised:
+            run(f'{SOURCE} ! {rgba(64, 48)} ! cugikernel device-id=99 '
+                f'location={KERNELS}/invert.cu kernel-name=invert ! fakesink', sinks=())
+        self.assertIn('device 99', str(raised.exception))
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=2)
