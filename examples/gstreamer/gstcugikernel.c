@@ -98,6 +98,7 @@ struct _GstCugiKernel
   GstAllocator   *host_allocator;
 
   /* From set_caps(). */
+  GHashTable       *wrapped;   /* device address -> Wrapped */
   CugiKernel       *kernel;
   CugiLaunchConfig *config;
   CugiKernelArgs   *args;
@@ -204,9 +205,52 @@ frame_plane_address (Frame *frame,
   return (guint64) (guintptr) GST_VIDEO_FRAME_PLANE_DATA (&frame->frame, plane);
 }
 
+/* The CugiBuffers of one CUDA memory's planes. Pools hand the same few
+ * memories round and round, so the element keeps these, by the memory's
+ * device address: wrapping checks the memory with the driver, which is not
+ * free, and a wrapper is a range of addresses, valid whenever the memory
+ * behind it is mapped. */
+typedef struct
+{
+  gsize       size;
+  guint       n_planes;
+  gsize       offsets[MAX_PLANES];
+  gsize       pitches[MAX_PLANES];
+  CugiBuffer *planes[MAX_PLANES];
+} Wrapped;
+
+/* Pools rarely hold more; past this the table starts afresh. */
+#define MAX_WRAPPED 64
+
+static void
+wrapped_free (gpointer data)
+{
+  Wrapped *wrapped = data;
+
+  for (guint i = 0; i < wrapped->n_planes; i++)
+    g_clear_object (&wrapped->planes[i]);
+  g_free (wrapped);
+}
+
+static gboolean
+wrapped_matches (const Wrapped *wrapped,
+                 gsize          size,
+                 Frame         *frame,
+                 const Side    *side,
+                 guint64        base)
+{
+  if (wrapped == NULL || wrapped->size != size || wrapped->n_planes != side->n_planes)
+    return FALSE;
+  for (guint plane = 0; plane < side->n_planes; plane++)
+    if (wrapped->offsets[plane] != frame_plane_address (frame, plane) - base ||
+        wrapped->pitches[plane] != (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&frame->frame, plane))
+      return FALSE;
+  return TRUE;
+}
+
 /* Wraps the GstCudaMemory of a frame mapped with GST_MAP_CUDA, one
- * CugiBuffer per plane: the whole allocation once, then a view per plane.
- * The wrappers borrow the memory, which the frame's mapping keeps until
+ * CugiBuffer per plane: the whole allocation, checked by cugi, then a view
+ * per plane. They borrow the memory: the frame's mapping keeps it until
  * frame_close(), after the stream was synchronized. */
 static gboolean
 frame_wrap_device_planes (GstCugiKernel *self,
@@ -216,23 +260,43 @@ frame_wrap_device_planes (GstCugiKernel *self,
 {
   GstMemory *memory = gst_buffer_peek_memory (frame->frame.buffer, 0);
   guint64 base = (guint64) (guintptr) frame->frame.map[0].data - memory->offset;
-  g_autoptr(CugiBuffer) whole = NULL;
+  Wrapped *wrapped = g_hash_table_lookup (self->wrapped, &base);
 
-  whole = cugi_buffer_new_for_address (self->context, base, memory->maxsize, error);
-  if (whole == NULL)
-    return FALSE;
+  if (!wrapped_matches (wrapped, memory->maxsize, frame, side, base))
+    {
+      g_autoptr(CugiBuffer) whole = cugi_buffer_new_for_address (self->context, base, memory->maxsize, error);
+
+      if (whole == NULL)
+        return FALSE;
+      wrapped = g_new0 (Wrapped, 1);
+      wrapped->size = memory->maxsize;
+      for (guint plane = 0; plane < side->n_planes; plane++)
+        {
+          gsize offset = frame_plane_address (frame, plane) - base;
+          gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&frame->frame, plane);
+          gsize size = pitch * (side->rows[plane] - 1) + side->row_bytes[plane];
+
+          wrapped->offsets[plane] = offset;
+          wrapped->pitches[plane] = pitch;
+          wrapped->planes[plane] = offset == 0 && size == memory->maxsize
+                                     ? g_object_ref (whole)
+                                     : cugi_buffer_new_view (whole, offset, size, error);
+          if (wrapped->planes[plane] == NULL)
+            {
+              wrapped_free (wrapped);
+              return FALSE;
+            }
+          wrapped->n_planes++;
+        }
+      if (g_hash_table_size (self->wrapped) >= MAX_WRAPPED)
+        g_hash_table_remove_all (self->wrapped);
+      g_hash_table_insert (self->wrapped, g_memdup2 (&base, sizeof base), wrapped);
+    }
+
   for (guint plane = 0; plane < side->n_planes; plane++)
     {
-      gsize offset = frame_plane_address (frame, plane) - base;
-      gsize pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&frame->frame, plane);
-      gsize size = pitch * (side->rows[plane] - 1) + side->row_bytes[plane];
-
-      frame->pitches[plane] = pitch;
-      frame->planes[plane] = offset == 0 && size == memory->maxsize
-                               ? g_object_ref (whole)
-                               : cugi_buffer_new_view (whole, offset, size, error);
-      if (frame->planes[plane] == NULL)
-        return FALSE;
+      frame->planes[plane] = g_object_ref (wrapped->planes[plane]);
+      frame->pitches[plane] = wrapped->pitches[plane];
     }
   return TRUE;
 }
@@ -577,6 +641,7 @@ gst_cugi_kernel_stop (GstBaseTransform *trans)
 {
   GstCugiKernel *self = GST_CUGI_KERNEL (trans);
 
+  g_hash_table_remove_all (self->wrapped);
   side_clear (&self->in);
   side_clear (&self->out);
   g_clear_object (&self->kernel);
@@ -620,8 +685,9 @@ gst_cugi_kernel_query (GstBaseTransform *trans,
 }
 
 /* The same formats and sizes on the other side, in CUDA or system memory:
- * the kernel may also move frames between the two. The memory of @caps
- * comes first, so that negotiation keeps it where it can. */
+ * the kernel may also move frames between the two. CUDA memory comes first,
+ * so that neighbours that offer both (cudaupload, cudadownload) pick it and
+ * frames stay on the GPU. */
 static GstCaps *
 gst_cugi_kernel_transform_caps (GstBaseTransform *trans,
                                 GstPadDirection   direction,
@@ -634,12 +700,11 @@ gst_cugi_kernel_transform_caps (GstBaseTransform *trans,
     {
       GstStructure *structure = gst_caps_get_structure (caps, i);
       GstCapsFeatures *features = gst_caps_get_features (caps, i);
-      gboolean cuda = gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-      const gchar *order[] = {
-        cuda ? GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY : GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY,
-        cuda ? GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY : GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY,
-      };
+      const gchar *order[] = { GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY };
 
+      if (!gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY) &&
+          !gst_caps_features_is_equal (features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+        continue;
       for (guint j = 0; j < G_N_ELEMENTS (order); j++)
         result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
                                                 gst_caps_features_new (order[j], NULL));
@@ -656,6 +721,29 @@ gst_cugi_kernel_transform_caps (GstBaseTransform *trans,
   return result;
 }
 
+/* Frames stay on the GPU where the other side takes CUDA memory too:
+ * cudadownload, say, which would otherwise pass system memory through and
+ * leave the download to this element. */
+static GstCaps *
+gst_cugi_kernel_fixate_caps (GstBaseTransform *trans,
+                             GstPadDirection   direction,
+                             GstCaps          *caps,
+                             GstCaps          *othercaps)
+{
+  GstCaps *on_gpu = gst_caps_new_empty ();
+
+  for (guint i = 0; i < gst_caps_get_size (othercaps); i++)
+    if (gst_caps_features_contains (gst_caps_get_features (othercaps, i), GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+      on_gpu = gst_caps_merge_structure_full (on_gpu, gst_structure_copy (gst_caps_get_structure (othercaps, i)),
+                                              gst_caps_features_copy (gst_caps_get_features (othercaps, i)));
+  if (gst_caps_is_empty (on_gpu))
+    gst_caps_unref (on_gpu);
+  else
+    gst_caps_take (&othercaps, on_gpu);
+
+  return GST_BASE_TRANSFORM_CLASS (gst_cugi_kernel_parent_class)->fixate_caps (trans, direction, caps, othercaps);
+}
+
 static gboolean
 gst_cugi_kernel_set_caps (GstBaseTransform *trans,
                           GstCaps          *incaps,
@@ -664,6 +752,7 @@ gst_cugi_kernel_set_caps (GstBaseTransform *trans,
   GstCugiKernel *self = GST_CUGI_KERNEL (trans);
   g_autoptr(GError) error = NULL;
 
+  g_hash_table_remove_all (self->wrapped);
   if (!side_setup (self, &self->in, incaps, &error) ||
       !side_setup (self, &self->out, outcaps, &error))
     {
@@ -805,17 +894,23 @@ gst_cugi_kernel_transform (GstBaseTransform *trans,
   Frame in = { 0 }, out = { 0 };
   gboolean ok;
 
+  /* Each step logged (GST_DEBUG=cugikernel:6), so that where a frame's time
+   * goes can be read off the log's timestamps. */
   ok = frame_open (self, &in, &self->in, inbuf, GST_MAP_READ, &error) &&
-       frame_open (self, &out, &self->out, outbuf, GST_MAP_WRITE, &error) &&
-       frame_upload (self, &in, &self->in, &error) &&
+       frame_open (self, &out, &self->out, outbuf, GST_MAP_WRITE, &error);
+  GST_LOG_OBJECT (self, "frames mapped");
+  ok = ok && frame_upload (self, &in, &self->in, &error) &&
        launch (self, &in, &out, GST_BUFFER_PTS (inbuf), &error) &&
-       frame_download (self, &out, &self->out, &error) &&
-       /* Here the streaming thread waits: see the top of this file. */
-       cugi_stream_synchronize (self->stream, &error) &&
-       frame_finish (&out, &self->out, &error);
+       frame_download (self, &out, &self->out, &error);
+  GST_LOG_OBJECT (self, "work enqueued");
+  /* Here the streaming thread waits: see the top of this file. */
+  ok = ok && cugi_stream_synchronize (self->stream, &error);
+  GST_LOG_OBJECT (self, "work done");
+  ok = ok && frame_finish (&out, &self->out, &error);
 
   frame_close (&out);
   frame_close (&in);
+  GST_LOG_OBJECT (self, "frames unmapped");
   if (!ok)
     {
       POST_CUGI_ERROR (self, error, "running the kernel on a frame");
@@ -928,6 +1023,7 @@ gst_cugi_kernel_finalize (GObject *object)
   g_free (self->location);
   g_free (self->kernel_name);
   g_array_unref (self->parameters);
+  g_hash_table_unref (self->wrapped);
 
   G_OBJECT_CLASS (gst_cugi_kernel_parent_class)->finalize (object);
 }
@@ -987,6 +1083,7 @@ gst_cugi_kernel_class_init (GstCugiKernelClass *klass)
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cugi_kernel_stop);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cugi_kernel_query);
   trans_class->transform_caps = GST_DEBUG_FUNCPTR (gst_cugi_kernel_transform_caps);
+  trans_class->fixate_caps = GST_DEBUG_FUNCPTR (gst_cugi_kernel_fixate_caps);
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cugi_kernel_set_caps);
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR (gst_cugi_kernel_propose_allocation);
   trans_class->decide_allocation = GST_DEBUG_FUNCPTR (gst_cugi_kernel_decide_allocation);
@@ -997,5 +1094,6 @@ static void
 gst_cugi_kernel_init (GstCugiKernel *self)
 {
   self->parameters = g_array_new (FALSE, FALSE, sizeof (gfloat));
+  self->wrapped = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, wrapped_free);
   self->device_id = -1;
 }

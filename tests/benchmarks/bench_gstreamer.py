@@ -36,6 +36,7 @@ WARMUP = 20
 KERNELS = os.environ.get('CUGI_GST_KERNELS', os.path.join(os.path.dirname(__file__), '..', '..',
                                                           'examples', 'gstreamer', 'kernels'))
 CAPS = f'video/x-raw,format=RGBA,width={WIDTH},height={HEIGHT},framerate=0/1'
+ON_GPU = 'video/x-raw(memory:CUDAMemory)'
 COPY = f'cugikernel name=e location={KERNELS}/copy.cu kernel-name=copy'
 
 
@@ -107,10 +108,10 @@ def main():
         sys.exit(f'bench-gstreamer needs a GPU: {error.message}')
 
     source = f'videotestsrc num-buffers={FRAMES} pattern=black ! {CAPS}'
-    identity, identity_fps = element_times(f'{source} ! cudaupload ! identity name=e ! fakesink')
-    cuda, cuda_fps = element_times(f'{source} ! cudaupload ! {COPY} ! fakesink')
-    system, system_fps = element_times(
-        f'{source} ! {COPY} ! video/x-raw(memory:CUDAMemory) ! fakesink')
+    identity, identity_fps = element_times(
+        f'{source} ! cudaupload ! {ON_GPU} ! identity name=e ! {ON_GPU} ! fakesink')
+    cuda, cuda_fps = element_times(f'{source} ! cudaupload ! {ON_GPU} ! {COPY} ! {ON_GPU} ! fakesink')
+    system, system_fps = element_times(f'{source} ! {COPY} ! {ON_GPU} ! fakesink')
     kernel_us = kernel_gpu_us()
     pinned = pinned_upload_gbps()
 

@@ -76,6 +76,15 @@ class Errors(unittest.TestCase):
         status, output = launch('cugikernel location=/nonexistent/k.cu kernel-name=k')
         self.assert_element_error(status, output, '/nonexistent/k.cu')
 
+    def test_python_element_no_driver(self):
+        script = ('import sys; sys.path.insert(0, sys.argv[1]); import cugi_invert; '
+                  'sys.exit(cugi_invert.main(3))')
+        status, output = run(sys.executable, '-c', script, os.environ['CUGI_GST_PYTHON'],
+                             env=NO_DRIVER)
+        self.assertEqual(status, 1, output)
+        self.assertIn('No NVIDIA driver', output)
+        self.assertIn('initializing cugi', output)
+
     def test_properties_round_trip(self):
         import gi
         gi.require_version('Gst', '1.0')

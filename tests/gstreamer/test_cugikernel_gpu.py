@@ -71,6 +71,31 @@ def frame_planes(sample):
     return planes
 
 
+# For each cugikernel and pycugiinvert of the last pipeline run: whether its
+# sink and src pads negotiated CUDA memory, in pipeline order.
+NEGOTIATED = []
+CUDA = 'memory:CUDAMemory'
+# cudaupload passes system memory through unless its output is pinned to
+# CUDA memory.
+UPLOAD = 'cudaupload ! video/x-raw(memory:CUDAMemory)'
+
+
+def record_negotiated(pipeline):
+    NEGOTIATED.clear()
+    elements = []
+    iterator = pipeline.iterate_sorted()
+    while True:
+        result, element = iterator.next()
+        if result != Gst.IteratorResult.OK:
+            break
+        if element.get_factory().get_name() in ('cugikernel', 'pycugiinvert'):
+            elements.insert(0, element)   # sorted is sinks first
+    for element in elements:
+        NEGOTIATED.append(tuple(
+            element.get_static_pad(pad).get_current_caps().get_features(0).contains(CUDA)
+            for pad in ('sink', 'src')))
+
+
 def run(description, sinks=('out',), timeout_s=120, setup=None):
     """Runs a pipeline to EOS; returns {appsink name: [planes of each frame]}.
     A pipeline error raises, with the element's message."""
@@ -87,6 +112,8 @@ def run(description, sinks=('out',), timeout_s=120, setup=None):
     pipeline.set_state(Gst.State.PLAYING)
     message = pipeline.get_bus().timed_pop_filtered(
         timeout_s * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    if message is not None and message.type == Gst.MessageType.EOS:
+        record_negotiated(pipeline)
     pipeline.set_state(Gst.State.NULL)
     if message is None:
         raise TimeoutError(description)
@@ -130,6 +157,10 @@ def kernel(name, file=None, extra=''):
 
 
 class Frames(unittest.TestCase):
+    def assert_memory(self, *expected):
+        """(sink in CUDA memory, src in CUDA memory) of each element."""
+        self.assertEqual(NEGOTIATED, list(expected))
+
     def assert_frames(self, actual, expected):
         self.assertEqual(len(actual), len(expected))
         for index, (got, want) in enumerate(zip(actual, expected)):
@@ -144,55 +175,63 @@ class Frames(unittest.TestCase):
         assert len(cls.inputs) == FRAMES
 
     def test_invert_cuda_memory(self):
-        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! {kernel("invert")} ! cudadownload ! '
+        out = run(f'{SOURCE} ! {rgba()} ! {UPLOAD} ! {kernel("invert")} ! cudadownload ! '
                   f'{rgba()} ! appsink name=out')['out']
+        self.assert_memory((True, True))
         self.assert_frames(out, [invert(f) for f in self.inputs])
 
     def test_blur_cuda_memory(self):
-        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! {kernel("blur")} ! cudadownload ! '
+        out = run(f'{SOURCE} ! {rgba()} ! {UPLOAD} ! {kernel("blur")} ! cudadownload ! '
                   f'{rgba()} ! appsink name=out')['out']
+        self.assert_memory((True, True))
         self.assert_frames(out, [blur(f) for f in self.inputs])
 
     def test_system_memory(self):
         # Upstream takes cugikernel's pool of pinned memory: DMA both ways.
         out = run(f'{SOURCE} ! {rgba()} ! {kernel("invert")} ! {rgba()} ! appsink name=out')['out']
+        self.assert_memory((False, False))
         self.assert_frames(out, [invert(f) for f in self.inputs])
 
     def test_system_memory_not_pinned(self):
         # A tee in between: frames in videotestsrc's own memory, staged.
         out = run(f'{SOURCE} ! {rgba()} ! tee ! queue ! {kernel("blur")} ! queue ! '
                   f'{rgba()} ! appsink name=out')['out']
+        self.assert_memory((False, False))
         self.assert_frames(out, [blur(f) for f in self.inputs])
 
     def test_system_to_cuda_and_back(self):
         out = run(f'{SOURCE} ! {rgba()} ! {kernel("invert")} ! '
                   f'video/x-raw(memory:CUDAMemory) ! {kernel("blur")} ! video/x-raw ! '
                   f'appsink name=out')['out']
+        self.assert_memory((False, True), (True, False))
         self.assert_frames(out, [blur(invert(f)) for f in self.inputs])
 
     def test_two_kernels_chained_on_cuda_memory(self):
-        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! {kernel("invert")} ! '
-                  f'video/x-raw(memory:CUDAMemory) ! {kernel("blur")} ! cudadownload ! '
-                  f'{rgba()} ! appsink name=out')['out']
+        out = run(f'{SOURCE} ! {rgba()} ! {UPLOAD} ! {kernel("invert")} ! '
+                  f'{kernel("blur")} ! cudadownload ! {rgba()} ! appsink name=out')['out']
+        self.assert_memory((True, True), (True, True))
         self.assert_frames(out, [blur(invert(f)) for f in self.inputs])
 
     def test_parameters(self):
-        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! '
+        out = run(f'{SOURCE} ! {rgba()} ! {UPLOAD} ! '
                   f'{kernel("gain", extra="parameters=<0.5,10.25>")} ! cudadownload ! '
                   f'{rgba()} ! appsink name=out')['out']
+        self.assert_memory((True, True))
         self.assert_frames(out, [gain(f, 0.5, 10.25) for f in self.inputs])
 
     def test_bgra_and_odd_size(self):
         caps = rgba(333, 197, 'BGRA')
         inputs = reference_inputs(caps)
-        out = run(f'{SOURCE} ! {caps} ! cudaupload ! {kernel("invert")} ! cudadownload ! {caps} ! '
+        out = run(f'{SOURCE} ! {caps} ! {UPLOAD} ! {kernel("invert")} ! cudadownload ! {caps} ! '
                   'appsink name=out')['out']
+        self.assert_memory((True, True))
         self.assert_frames(out, [invert(f) for f in inputs])
 
     def test_gray8(self):
         caps = rgba(301, 77, 'GRAY8')
         inputs = reference_inputs(caps)
         out = run(f'{SOURCE} ! {caps} ! {kernel("invert")} ! {caps} ! appsink name=out')['out']
+        self.assert_memory((False, False))
         self.assert_frames(out, [invert(f, alpha=False) for f in inputs])
 
     def test_nv12(self):
@@ -200,17 +239,22 @@ class Frames(unittest.TestCase):
         inputs = reference_inputs(caps)
         expected = [invert(f, alpha=False) for f in inputs]
         nv12 = kernel('invert_nv12', 'invert-nv12.cu')
-        out = run(f'{SOURCE} ! {caps} ! cudaupload ! {nv12} ! cudadownload ! {caps} ! '
+        out = run(f'{SOURCE} ! {caps} ! {UPLOAD} ! {nv12} ! cudadownload ! {caps} ! '
                   'appsink name=out')['out']
+        self.assert_memory((True, True))
         self.assert_frames(out, expected)
         out = run(f'{SOURCE} ! {caps} ! {nv12} ! {caps} ! appsink name=out')['out']
+        self.assert_memory((False, False))
         self.assert_frames(out, expected)
 
     def test_python_element(self):
-        out = run(f'{SOURCE} ! {rgba()} ! cudaupload ! pycugiinvert ! cudadownload ! '
+        out = run(f'{SOURCE} ! {rgba()} ! {UPLOAD} ! pycugiinvert ! video/x-raw(memory:CUDAMemory) ! '
+                  'cudadownload ! '
                   f'{rgba()} ! appsink name=out')['out']
+        self.assert_memory((True, True))
         self.assert_frames(out, [invert(f) for f in self.inputs])
         out = run(f'{SOURCE} ! {rgba()} ! pycugiinvert ! {rgba()} ! appsink name=out')['out']
+        self.assert_memory((False, False))
         self.assert_frames(out, [invert(f) for f in self.inputs])
 
 
@@ -229,7 +273,7 @@ class Pipeline(unittest.TestCase):
                 return Gst.PadProbeReturn.OK
             pipeline.get_by_name('k').get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, on_buffer)
 
-        run(f'{SOURCE} ! {rgba(320, 240)} ! cudaupload name=up ! cugikernel name=k '
+        run(f'{SOURCE} ! {rgba(320, 240)} ! cudaupload name=up ! video/x-raw(memory:CUDAMemory) ! cugikernel name=k '
             f'location={KERNELS}/invert.cu kernel-name=invert ! cudadownload ! fakesink', sinks=(),
             setup=setup)
         self.assertNotEqual(handles['cugi'], 0)
@@ -257,9 +301,10 @@ class Pipeline(unittest.TestCase):
                 return Gst.PadProbeReturn.OK
             pipeline.get_by_name('k').get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, on_buffer)
 
-        run(f'videotestsrc num-buffers=1000 pattern=blue ! {rgba()} ! cudaupload ! '
+        run(f'videotestsrc num-buffers=1000 pattern=blue ! {rgba()} ! {UPLOAD} ! '
             f'cugikernel name=k location={KERNELS}/invert.cu kernel-name=invert ! cudadownload ! '
             'fakesink', sinks=(), setup=setup, timeout_s=300)
+        self.assertEqual(NEGOTIATED, [(True, True)])
         (free_100, resident_100, _), (free_1000, resident_1000, _) = samples[100], samples[1000]
         print(f'# frames 100 -> 1000: device free {free_100 / 2**20:.1f} -> {free_1000 / 2**20:.1f} MiB, '
               f'host resident {resident_100 / 2**20:.1f} -> {resident_1000 / 2**20:.1f} MiB')
@@ -271,7 +316,7 @@ class Pipeline(unittest.TestCase):
 class Errors(unittest.TestCase):
     def assert_fails(self, element, *fragments):
         with self.assertRaises(RuntimeError) as raised:
-            run(f'{SOURCE} ! {rgba(64, 48)} ! cudaupload ! {element} ! cudadownload ! '
+            run(f'{SOURCE} ! {rgba(64, 48)} ! {UPLOAD} ! {element} ! cudadownload ! '
                 f'fakesink', sinks=())
         message = str(raised.exception)
         for fragment in fragments:

@@ -4,6 +4,7 @@ kernel, on CUDA memory without copies and on system memory through NumPy.
 
     python3 cugi_invert.py [N]     # runs videotestsrc ! cudaupload !
                                    # pycugiinvert ! cudadownload ! fakesink
+                                   # (system memory where there is no cudaupload)
 
 Or `import cugi_invert; cugi_invert.register()` and use `pycugiinvert` in any
 pipeline of the process. What it shows:
@@ -11,14 +12,15 @@ pipeline of the process. What it shows:
 - A GstBase.BaseTransform subclass registered in-process.
 - GStreamer's CUDA context negotiation from Python (GstCuda's typelib), and
   the pipeline's CUcontext wrapped with Cugi.Context.new_for_handle().
-- The device pointer of a GstCudaMemory: map the buffer with GST_MAP_CUDA
-  (not in the typelib: Gst.MapFlags.FLAG_LAST << 1). gst-python hands back a
-  memoryview over the mapped pointer; numpy.frombuffer() gives its address
-  without reading it (reading it on the host would crash), and
-  Cugi.Buffer.new_for_address() wraps it, checked against the driver.
+- The device pointer of a GstCudaMemory: mapped with GST_MAP_CUDA, which
+  gst-python cannot do (its Buffer.map() keeps only the READ and WRITE flags,
+  and mapping for the host makes GStreamer download the frame), so this
+  element calls gst_buffer_map() through ctypes; Cugi.Buffer.new_for_address()
+  then wraps the pointer, checked against the driver. No copy is made.
 - System memory: Cugi.to_device() and copy_to_host(), through cugi's pinned
   staging.
 """
+import ctypes
 import sys
 
 import gi
@@ -29,6 +31,8 @@ gi.require_version('GstCuda', '1.0')
 gi.require_version('Cugi', '1.0')
 from gi.repository import GLib, GObject, Gst, GstBase, GstVideo, GstCuda, Cugi  # noqa: E402
 import numpy  # noqa: E402
+
+Gst.init(None)   # the templates below need it; a second call does nothing
 
 # GST_MAP_CUDA from gst/cuda/gstcudamemory.h: map for device access.
 MAP_CUDA = Gst.MapFlags.FLAG_LAST << 1
@@ -51,13 +55,39 @@ invert (const unsigned char *src, int src_stride, unsigned char *dst, int dst_st
 }
 '''
 
+CONTEXT_TYPE = 'gst.cuda.context'
 CAPS = Gst.Caps.from_string('video/x-raw(memory:CUDAMemory),format=RGBA; video/x-raw,format=RGBA')
 BLOCK = 16
 
 
-def _address(mapinfo):
-    """The address a mapping points at, without reading through it."""
-    return numpy.frombuffer(mapinfo.data, numpy.uint8).ctypes.data
+class _MapInfo(ctypes.Structure):
+    """GstMapInfo, as gst/gstmemory.h lays it out."""
+    _fields_ = [('memory', ctypes.c_void_p), ('flags', ctypes.c_int),
+                ('data', ctypes.c_void_p), ('size', ctypes.c_size_t),
+                ('maxsize', ctypes.c_size_t), ('user_data', ctypes.c_void_p * 4),
+                ('_gst_reserved', ctypes.c_void_p * 4)]
+
+
+_gst = ctypes.CDLL('libgstreamer-1.0.so.0')
+_gst.gst_buffer_map.argtypes = (ctypes.c_void_p, ctypes.POINTER(_MapInfo), ctypes.c_int)
+_gst.gst_buffer_map.restype = ctypes.c_int
+_gst.gst_buffer_unmap.argtypes = (ctypes.c_void_p, ctypes.POINTER(_MapInfo))
+
+
+class _CudaMapping:
+    """A GstBuffer of CUDA memory mapped for the device: .address, .size."""
+
+    def __init__(self, buffer, flags):
+        # A Gst.Buffer is a PyGObject boxed wrapper: the GstBuffer pointer
+        # follows the Python object header (pygobject's PyGBoxed).
+        self._buffer = ctypes.c_void_p.from_address(id(buffer) + object.__basicsize__).value
+        self._info = _MapInfo()
+        if not _gst.gst_buffer_map(self._buffer, ctypes.byref(self._info), int(flags | MAP_CUDA)):
+            raise GLib.Error('could not map CUDA memory for the device')
+        self.address, self.size = self._info.data, self._info.size
+
+    def unmap(self):
+        _gst.gst_buffer_unmap(self._buffer, ctypes.byref(self._info))
 
 
 def _stride(buffer, info):
@@ -86,18 +116,35 @@ class CugiInvert(GstBase.BaseTransform):
         self.post_message(Gst.Message.new_error(self, error, debug))
 
     # -- context negotiation, as GStreamer's own CUDA elements do it --------
+    # GstCuda's helpers take the context as a non-nullable in-out argument,
+    # which Python cannot pass before there is one, so the steps are spelled
+    # out: a context set on the element, else a neighbour's, else a new one
+    # announced to the pipeline. (Answering neighbours' queries would need a
+    # do_query override, which PyGObject refuses as ambiguous between
+    # Gst.Element and GstBase.BaseTransform.)
+
+    @staticmethod
+    def _cuda_context_of(context):
+        if context is None or context.get_context_type() != CONTEXT_TYPE:
+            return None
+        return context.get_structure().get_value(CONTEXT_TYPE)
 
     def do_set_context(self, context):
-        found, cuda_context = GstCuda.cuda_handle_set_context(self, context, -1, self.cuda_context)
-        if found:
-            self.cuda_context = cuda_context
+        if self.cuda_context is None:
+            self.cuda_context = self._cuda_context_of(context)
         Gst.Element.do_set_context(self, context)
 
-    def do_query(self, direction, query):
-        if query.type == Gst.QueryType.CONTEXT and self.cuda_context is not None and \
-           GstCuda.cuda_handle_context_query(self, query, self.cuda_context):
-            return True
-        return GstBase.BaseTransform.do_query(self, direction, query)
+    def _ensure_cuda_context(self):
+        for pad in (self.get_static_pad('src'), self.get_static_pad('sink')):
+            if self.cuda_context is not None:
+                return
+            query = Gst.Query.new_context(CONTEXT_TYPE)
+            if pad.peer_query(query):
+                self.cuda_context = self._cuda_context_of(query.parse_context())
+        if self.cuda_context is None:
+            self.cuda_context = GstCuda.CudaContext.new(0)
+            self.post_message(Gst.Message.new_have_context(
+                self, GstCuda.context_new_cuda_context(self.cuda_context)))
 
     def do_start(self):
         try:
@@ -108,11 +155,8 @@ class CugiInvert(GstBase.BaseTransform):
         if not GstCuda.cuda_load_library():
             self._error(GLib.Error('GStreamer could not load the CUDA driver'), 'gst_cuda_load_library')
             return False
-        found, self.cuda_context = GstCuda.cuda_ensure_element_context(self, -1, self.cuda_context)
-        if not found:
-            self._error(GLib.Error('No CUDA context'), 'gst_cuda_ensure_element_context')
-            return False
         try:
+            self._ensure_cuda_context()
             self.context = Cugi.Context.new_for_handle(self.cuda_context.get_handle())
             self.stream = Cugi.Stream.new(self.context, Cugi.StreamFlags.NON_BLOCKING, 0)
             self.kernel = Cugi.Kernel.new_from_source(self.context, SOURCE, 'invert', None)
@@ -132,18 +176,20 @@ class CugiInvert(GstBase.BaseTransform):
     # -- frames -------------------------------------------------------------
 
     def _device_side(self, buffer, flags):
-        """(cugi buffer, stride, mapinfo) for CUDA memory, else None."""
+        """(cugi buffer, stride, mapping) for CUDA memory, else None."""
         if buffer.n_memory() != 1 or not GstCuda.is_cuda_memory(buffer.peek_memory(0)):
             return None
-        ok, mapinfo = buffer.map(flags | MAP_CUDA)
-        if not ok:
-            raise GLib.Error('could not map CUDA memory')
-        wrapped = Cugi.Buffer.new_for_address(self.context, _address(mapinfo), mapinfo.size)
-        return wrapped, _stride(buffer, self.info), mapinfo
+        mapping = _CudaMapping(buffer, flags)
+        try:
+            wrapped = Cugi.Buffer.new_for_address(self.context, mapping.address, mapping.size)
+        except GLib.Error:
+            mapping.unmap()
+            raise
+        return wrapped, _stride(buffer, self.info), mapping
 
     def do_transform(self, inbuf, outbuf):
         width, height = self.info.width, self.info.height
-        mappings = []
+        mappings = []   # (buffer, Gst.MapInfo) or (None, _CudaMapping)
         try:
             source = self._device_side(inbuf, Gst.MapFlags.READ)
             if source is None:
@@ -153,14 +199,14 @@ class CugiInvert(GstBase.BaseTransform):
                 rows = numpy.frombuffer(mapinfo.data, numpy.uint8)[:stride * height]
                 source = (Cugi.to_device(rows), stride, None)
             else:
-                mappings.append((inbuf, source[2]))
+                mappings.append((None, source[2]))
 
             target = self._device_side(outbuf, Gst.MapFlags.WRITE)
             if target is None:
                 out_stride = _stride(outbuf, self.info)
                 target = (Cugi.Buffer.new(self.context, out_stride * height), out_stride, None)
             else:
-                mappings.append((outbuf, target[2]))
+                mappings.append((None, target[2]))
 
             pts = inbuf.pts if inbuf.pts != Gst.CLOCK_TIME_NONE else (1 << 64) - 1
             self.kernel(source[0], source[1], target[0], target[1], width, height, pts,
@@ -177,8 +223,11 @@ class CugiInvert(GstBase.BaseTransform):
             self._error(error, 'running the kernel on a frame')
             return Gst.FlowReturn.ERROR
         finally:
-            for buffer, mapinfo in reversed(mappings):
-                buffer.unmap(mapinfo)
+            for buffer, mapping in reversed(mappings):
+                if buffer is None:
+                    mapping.unmap()
+                else:
+                    buffer.unmap(mapping)
         return Gst.FlowReturn.OK
 
 
@@ -191,11 +240,14 @@ def register():
 
 
 def main(frames=100):
-    Gst.init(None)
     register()
+    # nvcodec registers cudaupload only where a driver is; elsewhere the
+    # element runs on system memory and reports the missing driver itself.
+    upload, download = ('cudaupload !', '! cudadownload') \
+        if Gst.ElementFactory.find('cudaupload') else ('', '')
     pipeline = Gst.parse_launch(
         f'videotestsrc num-buffers={frames} ! video/x-raw,format=RGBA,width=1280,height=720 ! '
-        'cudaupload ! pycugiinvert ! cudadownload ! fakesink')
+        f'{upload} pycugiinvert {download} ! fakesink')
     pipeline.set_state(Gst.State.PLAYING)
     message = pipeline.get_bus().timed_pop_filtered(
         Gst.CLOCK_TIME_NONE, Gst.MessageType.EOS | Gst.MessageType.ERROR)
