@@ -1,0 +1,83 @@
+// canvas.vala: the picture of the fractal, and the gestures that move it.
+
+namespace Fractal {
+
+/* A Gtk.Picture that knows its view: dragging pans it, scrolling zooms it
+ * about the pointer. GtkPicture is final, so the canvas is a widget holding
+ * one; being a widget of its own also tells it when its size changes, which
+ * a picture does not say, and a new size needs a new render. */
+public class Canvas : Gtk.Widget {
+    public View view { get; set; default = new View.home (); }
+    public Gtk.Picture picture { get; private set; }
+
+    // Emitted when the size changes: the image should be rendered again.
+    public signal void resized ();
+
+    // Each wheel step zooms by this factor.
+    const double ZOOM_STEP = 1.25;
+
+    View? drag_start_view;
+    double pointer_x;
+    double pointer_y;
+    int last_width;
+    int last_height;
+
+    static construct {
+        set_layout_manager_type (typeof (Gtk.BinLayout));
+        set_css_name ("fractal-canvas");
+    }
+
+    construct {
+        // The image is rendered at the canvas's own size, in device pixels;
+        // while a render for a new size is on its way the previous image
+        // stretches to fill it. (keep-aspect-ratio is GTK 4.8's content-fit
+        // FILL, which valac 0.56's VAPI does not know yet.)
+        picture = new Gtk.Picture () {
+            can_shrink = true,
+            keep_aspect_ratio = false,
+        };
+        picture.set_parent (this);
+        hexpand = vexpand = true;
+
+        var drag = new Gtk.GestureDrag ();
+        drag.drag_begin.connect (() => drag_start_view = view);
+        drag.drag_update.connect ((dx, dy) => view = drag_start_view.panned (dx, dy, get_height ()));
+        add_controller (drag);
+
+        var motion = new Gtk.EventControllerMotion ();
+        motion.motion.connect ((x, y) => {
+            pointer_x = x;
+            pointer_y = y;
+        });
+        add_controller (motion);
+
+        var scroll = new Gtk.EventControllerScroll (Gtk.EventControllerScrollFlags.VERTICAL);
+        scroll.scroll.connect ((dx, dy) => {
+            view = view.zoomed (Math.pow (ZOOM_STEP, dy), pointer_x, pointer_y, get_width (), get_height ());
+            return true;
+        });
+        add_controller (scroll);
+    }
+
+    public override void dispose () {
+        picture.unparent ();
+        base.dispose ();
+    }
+
+    public override void size_allocate (int width, int height, int baseline) {
+        base.size_allocate (width, height, baseline);
+        if (width != last_width || height != last_height) {
+            last_width = width;
+            last_height = height;
+            resized ();
+        }
+    }
+
+    // The size to render at: the canvas in device pixels.
+    public void get_render_size (out int width, out int height) {
+        width = get_width () * scale_factor;
+        height = get_height () * scale_factor;
+    }
+}
+
+}

@@ -1,0 +1,207 @@
+// main.vala: the fractal explorer, a GTK 4 application on cugi.
+//
+//     build/examples/gtk/cugi-fractal
+//     build/examples/gtk/cugi-fractal --render out.png --width 1920 --height 1080 --view -0.7436,0.1318,0.02
+//     build/examples/gtk/cugi-fractal --screenshot window.png
+//     build/examples/gtk/cugi-fractal --benchmark 10
+//
+// Drag to pan, scroll to zoom, edit the colouring on the right and press
+// Compile. Nothing here waits on the GPU or on NVRTC in the main loop: every
+// such wait is an async call the code yields on.
+
+namespace Fractal {
+
+public class Application : Gtk.Application {
+    // The continuous zoom of --benchmark: into the seahorse valley, by
+    // ZOOM_STEP a render, down to DEEPEST, and again.
+    const double BENCHMARK_RE = -0.743643887037151;
+    const double BENCHMARK_IM = 0.131825904205330;
+    const double BENCHMARK_SCALE = 0.05;
+    const double BENCHMARK_ZOOM_STEP = 0.97;
+    const double BENCHMARK_DEEPEST = 1e-9;
+
+    string? screenshot_path;
+    double benchmark_seconds;
+    int exit_status;
+
+    const OptionEntry[] OPTIONS = {
+        { "render", 0, 0, OptionArg.FILENAME, null, "Render to a PNG file, without a window", "FILE" },
+        { "width", 0, 0, OptionArg.INT, null, "The width of --render, in pixels (default 1280)", "W" },
+        { "height", 0, 0, OptionArg.INT, null, "The height of --render, in pixels (default 800)", "H" },
+        { "view", 0, 0, OptionArg.STRING, null, "The view: cx,cy,scale[,julia_re,julia_im]", "VIEW" },
+        { "screenshot", 0, 0, OptionArg.FILENAME, null, "Save a PNG of the window once it is ready, then quit", "FILE" },
+        { "benchmark", 0, 0, OptionArg.DOUBLE, null, "Render continuously for SECONDS, print the frame-clock gaps, quit", "SECONDS" },
+        { null }
+    };
+
+    public Application () {
+        // NON_UNIQUE: each explorer is a process of its own, so --render,
+        // --screenshot and --benchmark never hand over to another instance.
+        Object (application_id: "org.cugi.Fractal", flags: ApplicationFlags.NON_UNIQUE);
+        add_main_option_entries (OPTIONS);
+    }
+
+    /* Runs before startup, so before GTK opens a display: --render renders
+     * here, in a main loop of its own, and needs no display at all. */
+    protected override int handle_local_options (VariantDict options) {
+        string? view_text = null;
+        options.lookup ("view", "s", out view_text);
+        View view;
+        try {
+            view = view_text != null ? View.parse (view_text) : new View.home ();
+        } catch (OptionError e) {
+            printerr ("%s\n", e.message);
+            return 2;
+        }
+
+        string? render_path = null;
+        if (options.lookup ("render", "^ay", out render_path)) {
+            int width = 1280, height = 800;
+            options.lookup ("width", "i", out width);
+            options.lookup ("height", "i", out height);
+            if (width <= 0 || height <= 0) {
+                printerr ("--width and --height must be more than 0\n");
+                return 2;
+            }
+            var loop = new MainLoop ();
+            var status = 0;
+            render_file.begin (render_path, view, width, height, (source, result) => {
+                try {
+                    render_file.end (result);
+                } catch (Error e) {
+                    printerr ("--render: %s\n", e.message);
+                    status = 1;
+                }
+                loop.quit ();
+            });
+            loop.run ();
+            return status;
+        }
+
+        options.lookup ("screenshot", "^ay", out screenshot_path);
+        options.lookup ("benchmark", "d", out benchmark_seconds);
+        if (view_text != null)
+            start_view = view;
+        return -1;
+    }
+
+    View? start_view;
+
+    protected override void activate () {
+        var window = new Window (this);
+        if (start_view != null)
+            window.canvas.view = start_view;
+        if (screenshot_path != null)
+            window.ready.connect (() => take_screenshot.begin (window));
+        if (benchmark_seconds > 0)
+            window.ready.connect (() => benchmark (window));
+        window.present ();
+    }
+
+    public static int main (string[] args) {
+        var app = new Application ();
+        var status = app.run (args);
+        return status != 0 ? status : app.exit_status;
+    }
+
+    async void take_screenshot (Window window) {
+        // Wait until what made the window ready has been painted.
+        var clock = window.get_frame_clock ();
+        ulong handler = clock.after_paint.connect (() => take_screenshot.callback ());
+        window.queue_draw ();
+        yield;
+        clock.disconnect (handler);
+
+        var paintable = new Gtk.WidgetPaintable (window);
+        var snapshot = new Gtk.Snapshot ();
+        paintable.snapshot (snapshot, window.get_width (), window.get_height ());
+        var texture = window.get_renderer ().render_texture (snapshot.free_to_node (), null);
+        try {
+            yield write_png (texture, File.new_for_commandline_arg (screenshot_path));
+            print ("Saved the window, showing the %s page, to %s\n", window.page, screenshot_path);
+        } catch (Error e) {
+            printerr ("--screenshot: %s\n", e.message);
+            exit_status = 1;
+        }
+        quit ();
+    }
+
+    /* Renders back to back, each view zoomed a little from the last, while a
+     * tick callback records the gaps between frame-clock ticks: a gap longer
+     * than a frame is a frame the main loop was too busy to draw. */
+    void benchmark (Window window) {
+        var first = new View (BENCHMARK_RE, BENCHMARK_IM, BENCHMARK_SCALE);
+        var ticks = new GenericArray<int64?> ();
+        var renders = 0;
+        var kernel_ms = 0.0;
+        window.rendered.connect ((ms) => {
+            renders++;
+            kernel_ms += ms;
+            var view = window.canvas.view;
+            window.canvas.view = view.scale < BENCHMARK_DEEPEST ? first
+                : new View (view.centre_re, view.centre_im, view.scale * BENCHMARK_ZOOM_STEP);
+        });
+        var process_start = cpu_seconds (Posix.CLOCK_PROCESS_CPUTIME_ID);
+        var main_start = cpu_seconds (Posix.CLOCK_THREAD_CPUTIME_ID);
+        var start = get_monotonic_time ();
+        window.canvas.add_tick_callback ((widget, clock) => {
+            var now = get_monotonic_time ();
+            ticks.add (now);
+            if (now - start < benchmark_seconds * 1e6)
+                return Source.CONTINUE;
+            print_benchmark (ticks, (now - start) / 1e6,
+                             cpu_seconds (Posix.CLOCK_PROCESS_CPUTIME_ID) - process_start,
+                             cpu_seconds (Posix.CLOCK_THREAD_CPUTIME_ID) - main_start,
+                             renders, kernel_ms, window);
+            quit ();
+            return Source.REMOVE;
+        });
+        window.canvas.view = first;
+    }
+
+    // The CPU time the process or the calling thread has used, in seconds.
+    static double cpu_seconds (Posix.clockid_t clock) {
+        Posix.timespec time;
+        Posix.clock_gettime (clock, out time);
+        return time.tv_sec + time.tv_nsec / 1e9;
+    }
+
+    static void print_benchmark (GenericArray<int64?> ticks, double seconds, double process_cpu,
+                                 double main_cpu, int renders, double kernel_ms, Window window) {
+        var gaps = new double[ticks.length - 1];
+        for (var i = 1; i < ticks.length; i++)
+            gaps[i - 1] = (ticks[i] - ticks[i - 1]) / 1000.0;
+        Posix.qsort (gaps, gaps.length, sizeof (double), (a, b) => {
+            var x = *(double *) a, y = *(double *) b;
+            return x < y ? -1 : (x > y ? 1 : 0);
+        });
+        int width, height;
+        window.canvas.get_render_size (out width, out height);
+        print ("benchmark: %.1f s, %d renders of %d × %d (%.1f a second), kernel %.2f ms a render on average\n",
+               seconds, renders, width, height, renders / seconds, kernel_ms / int.max (renders, 1));
+        print ("frame-clock gaps over %d ticks: p50 %.2f ms, p99 %.2f ms, max %.2f ms (goal: max ≤ 20 ms)\n",
+               ticks.length, percentile (gaps, 0.50), percentile (gaps, 0.99), gaps[gaps.length - 1]);
+        print ("CPU: the process %.0f%% of one core (driver threads included), the main thread %.0f%%\n",
+               100 * process_cpu / seconds, 100 * main_cpu / seconds);
+    }
+
+    // The nearest-rank percentile of sorted values.
+    static double percentile (double[] sorted, double p) {
+        var rank = (int) Math.ceil (p * sorted.length) - 1;
+        return sorted[rank.clamp (0, sorted.length - 1)];
+    }
+
+    // --render: the default colouring on the default device (CUGI_DEVICE).
+    static async void render_file (string path, View view, int width, int height) throws Error {
+        Cugi.init ();
+        var renderer = new Renderer (Cugi.Device.get_default ());
+        yield renderer.compile (default_colour_source (), null);
+        var image = new Image (width, height);
+        var kernel_ms = yield renderer.render (view, image, null);
+        yield write_png (image.to_texture (), File.new_for_commandline_arg (path));
+        print ("%s: %d × %d, view %s, %d iterations, kernel %.2f ms on %s\n", path, width, height,
+               view.to_string (), view.max_iterations (), kernel_ms, renderer.device.name);
+    }
+}
+
+}

@@ -1,0 +1,311 @@
+// window.vala: the fractal explorer's window.
+
+namespace Fractal {
+
+public class Window : Gtk.ApplicationWindow {
+    // Emitted once, when the window shows what it will show until the user
+    // acts: the first image, or, without a GPU, the no-GPU page with the
+    // startup compile's result. --screenshot and --benchmark wait for it.
+    public signal void ready ();
+    // Emitted after each complete render, with its kernel time.
+    public signal void rendered (double kernel_ms);
+
+    // Which page is shown: "fractal" or "no-gpu".
+    public string page { get { return stack.visible_child_name; } }
+    public Canvas canvas { get; private set; }
+
+    Gtk.DropDown device_drop_down;
+    Gtk.ToggleButton julia_button;
+    Gtk.Button save_button;
+    Gtk.Label timing_label;
+    Gtk.ProgressBar progress;
+    Gtk.Stack stack;
+    KernelEditor editor;
+
+    Renderer? renderer;
+    Image? image;
+    // The render in flight and the compile in flight: a newer one cancels
+    // them, so stale results never reach the screen.
+    Cancellable? rendering;
+    Cancellable? compiling;
+    uint texture_tick;
+    bool is_ready;
+
+    public Window (Gtk.Application application) {
+        Object (application: application, title: "Fractal Explorer",
+                default_width: 1200, default_height: 720);
+    }
+
+    construct {
+        device_drop_down = new Gtk.DropDown (new ListStore (typeof (Cugi.Device)), null) {
+            tooltip_text = "The GPU that renders",
+        };
+        var factory = new Gtk.SignalListItemFactory ();
+        factory.setup.connect ((item) => item.child = new Gtk.Label (null) { xalign = 0 });
+        factory.bind.connect ((item) => {
+            ((Gtk.Label) item.child).label = describe_device ((Cugi.Device) item.item);
+        });
+        device_drop_down.factory = factory;
+
+        julia_button = new Gtk.ToggleButton.with_label ("Julia") {
+            tooltip_text = "The Julia set of the point at the centre",
+        };
+        julia_button.toggled.connect (() => {
+            var view = canvas.view;
+            if (julia_button.active != view.julia)
+                canvas.view = julia_button.active ? view.julia_here () : view.mandelbrot_here ();
+        });
+        save_button = new Gtk.Button.from_icon_name ("document-save-symbolic") {
+            tooltip_text = "Save as PNG",
+            sensitive = false,
+        };
+        save_button.clicked.connect (() => choose_png_file ());
+        var editor_button = new Gtk.ToggleButton () {
+            icon_name = "document-edit-symbolic",
+            tooltip_text = "Edit the colouring kernel",
+            active = true,
+        };
+        timing_label = new Gtk.Label (null);
+        timing_label.add_css_class ("dim-label");
+        timing_label.add_css_class ("numeric");
+
+        var header = new Gtk.HeaderBar ();
+        header.pack_start (device_drop_down);
+        header.pack_start (julia_button);
+        header.pack_end (save_button);
+        header.pack_end (editor_button);
+        header.pack_end (timing_label);
+        titlebar = header;
+
+        canvas = new Canvas ();
+        canvas.notify["view"].connect (() => {
+            julia_button.active = canvas.view.julia;
+            request_render ();
+        });
+        canvas.resized.connect (request_render);
+        progress = new Gtk.ProgressBar () {
+            valign = Gtk.Align.START,
+            visible = false,
+        };
+        progress.add_css_class ("osd");
+        var overlay = new Gtk.Overlay () { child = canvas };
+        overlay.add_overlay (progress);
+
+        stack = new Gtk.Stack ();
+        stack.add_named (overlay, "fractal");
+        stack.add_named (new Gtk.Box (Gtk.Orientation.VERTICAL, 0), "no-gpu");
+
+        editor = new KernelEditor ();
+        editor.compile_requested.connect (() => compile.begin ());
+        editor_button.bind_property ("active", editor, "visible", BindingFlags.SYNC_CREATE);
+
+        child = new Gtk.Paned (Gtk.Orientation.HORIZONTAL) {
+            start_child = stack,
+            end_child = editor,
+            resize_end_child = false,
+            shrink_end_child = false,
+            position = 610,
+        };
+        // The source, not the first selectable label, has the focus.
+        editor.grab_focus ();
+
+        try {
+            Cugi.init ();
+            var devices = (ListStore) device_drop_down.model;
+            foreach (var device in Cugi.Device.list ())
+                devices.append (device);
+            device_drop_down.notify["selected-item"].connect (use_selected_device);
+            use_selected_device ();
+        } catch (Error e) {
+            show_no_gpu (e);
+        }
+    }
+
+    static string describe_device (Cugi.Device device) {
+        int major, minor;
+        device.get_compute_capability (out major, out minor);
+        return "%s · %.0f GiB · sm_%d%d".printf (device.name, device.total_memory / (double) (1 << 30),
+                                                 major, minor);
+    }
+
+    /* The no-GPU page: cugi's own error, which says what is missing and what
+     * to do, and NVRTC's version, since kernels still compile. */
+    void show_no_gpu (Error error) {
+        var page = (Gtk.Box) stack.get_child_by_name ("no-gpu");
+        page.spacing = 12;
+        page.valign = Gtk.Align.CENTER;
+        page.margin_start = page.margin_end = 24;
+        var icon = new Gtk.Image.from_icon_name ("dialog-warning-symbolic") { pixel_size = 96 };
+        icon.add_css_class ("dim-label");
+        page.append (icon);
+        var title = new Gtk.Label ("No GPU");
+        title.add_css_class ("title-1");
+        page.append (title);
+        page.append (new Gtk.Label (error.message) {
+            wrap = true,
+            selectable = true,
+            justify = Gtk.Justification.CENTER,
+            max_width_chars = 60,
+        });
+        string nvrtc;
+        try {
+            var version = Cugi.get_nvrtc_version ();
+            nvrtc = "NVRTC %d.%d is here: the colouring kernel still compiles.".printf (version / 1000, version % 1000 / 10);
+        } catch (Error e) {
+            nvrtc = e.message;
+        }
+        var nvrtc_label = new Gtk.Label (nvrtc) { wrap = true };
+        nvrtc_label.add_css_class ("dim-label");
+        page.append (nvrtc_label);
+        stack.visible_child_name = "no-gpu";
+        device_drop_down.visible = false;
+        julia_button.visible = false;
+        compile.begin ();
+    }
+
+    void use_selected_device () {
+        var device = (Cugi.Device) device_drop_down.selected_item;
+        rendering?.cancel ();
+        try {
+            renderer = new Renderer (device);
+        } catch (Error e) {
+            show_status (e.message, true);
+            return;
+        }
+        renderer.band_done.connect ((image, fraction) => {
+            progress.fraction = fraction;
+            progress.visible = fraction < 1;
+            show_image_soon ();
+        });
+        compile.begin ();
+    }
+
+    /* Compiles the editor's source: for the renderer's device, then renders
+     * with it; without a GPU for NVRTC's default architecture, to check it. */
+    async void compile () {
+        compiling?.cancel ();
+        var cancellable = compiling = new Cancellable ();
+        editor.set_compiling (true);
+        var timer = new Timer ();
+        try {
+            if (renderer != null) {
+                yield renderer.compile (editor.source, cancellable);
+            } else {
+                var program = new_program (editor.source);
+                yield program.compile_async (COMPILE_OPTIONS, cancellable);
+            }
+            editor.show_message ("Compiled in %.0f ms.".printf (timer.elapsed () * 1000), false);
+            if (renderer != null)
+                request_render ();
+            else
+                become_ready ();
+        } catch (IOError.CANCELLED e) {
+            // A newer compile took over.
+        } catch (Error e) {
+            editor.show_compile_error (e);
+            // No render follows: this is what the window will show.
+            become_ready ();
+        } finally {
+            if (cancellable == compiling)
+                editor.set_compiling (false);
+        }
+    }
+
+    void become_ready () {
+        if (!is_ready) {
+            is_ready = true;
+            ready ();
+        }
+    }
+
+    // Starts rendering the canvas's view, cancelling the render in flight.
+    void request_render () {
+        if (renderer == null || renderer.kernel == null)
+            return;
+        int width, height;
+        canvas.get_render_size (out width, out height);
+        if (width <= 0 || height <= 0)
+            return;
+        rendering?.cancel ();
+        rendering = new Cancellable ();
+        // A new size needs a new image; a new view of the same size paints
+        // over the old one band by band, so the old picture shows until then.
+        if (image == null || image.width != width || image.height != height)
+            image = new Image (width, height);
+        render.begin (canvas.view, image, rendering);
+    }
+
+    async void render (View view, Image image, Cancellable cancellable) {
+        try {
+            var kernel_ms = yield renderer.render (view, image, cancellable);
+            show_status ("%.2f ms · %d × %d · %d iterations".printf (kernel_ms, image.width, image.height,
+                                                                      view.max_iterations ()), false);
+            save_button.sensitive = true;
+            rendered (kernel_ms);
+            become_ready ();
+        } catch (IOError.CANCELLED e) {
+            // A newer view took over.
+        } catch (Error e) {
+            progress.visible = false;
+            show_status (e.message, true);
+            become_ready ();
+        }
+    }
+
+    void show_status (string text, bool is_error) {
+        timing_label.label = text;
+        timing_label.tooltip_text = is_error ? text : "Kernel time on the GPU, image size, iterations";
+        if (is_error)
+            timing_label.add_css_class ("error");
+        else
+            timing_label.remove_css_class ("error");
+    }
+
+    /* Bands arrive faster than frames are drawn: the picture gets a new
+     * texture, one copy of the image, once per frame at most. */
+    void show_image_soon () {
+        if (texture_tick != 0)
+            return;
+        texture_tick = canvas.add_tick_callback (() => {
+            canvas.picture.paintable = image.to_texture ();
+            texture_tick = 0;
+            return Source.REMOVE;
+        });
+    }
+
+    void choose_png_file () {
+        var chooser = new Gtk.FileChooserNative ("Save as PNG", this, Gtk.FileChooserAction.SAVE, "_Save", null);
+        chooser.set_current_name ("fractal.png");
+        chooser.response.connect ((response) => {
+            if (response == Gtk.ResponseType.ACCEPT)
+                save_png.begin (chooser.get_file ());
+        });
+        chooser.show ();
+    }
+
+    async void save_png (File file) {
+        try {
+            yield write_png (image.to_texture (), file);
+            show_status ("Saved %s".printf (file.get_parse_name ()), false);
+        } catch (Error e) {
+            show_status (e.message, true);
+        }
+    }
+}
+
+/* Writes texture to file as a PNG without blocking the main loop: the PNG is
+ * encoded in a thread (textures are immutable, reading one from another
+ * thread is safe) and written with GIO's async I/O. */
+public async void write_png (Gdk.Texture texture, File file, Cancellable? cancellable = null) throws Error {
+    SourceFunc resume = write_png.callback;
+    Bytes? png = null;
+    new Thread<void> ("png-encoder", () => {
+        png = texture.save_to_png_bytes ();
+        Idle.add ((owned) resume);
+    });
+    yield;
+    yield file.replace_contents_bytes_async (png, null, false, FileCreateFlags.REPLACE_DESTINATION,
+                                             cancellable, null);
+}
+
+}
