@@ -1574,8 +1574,8 @@ staging_threads_new (gpointer data)
   return g_thread_pool_new (stage_chunks, NULL, STAGING_THREADS, FALSE, NULL);
 }
 
-static GThreadPool *
-get_staging_threads (void)
+GThreadPool *
+cugi_buffer_get_staging_threads (void)
 {
   static GOnce once = G_ONCE_INIT;
 
@@ -1654,7 +1654,7 @@ upload_pageable (CugiBuffer   *self,
   job->chunk_size = chunk_size;
   job->n_chunks = n_chunks;
   job->main_context = cugi_capture_main_context ();
-  g_thread_pool_push (get_staging_threads (), job, NULL);
+  g_thread_pool_push (cugi_buffer_get_staging_threads (), job, NULL);
   return ok;
 }
 

@@ -418,6 +418,9 @@ CugiBuffer *cugi_buffer_new_holding    (CugiContext    *context,
                                         gsize           size,
                                         gpointer        release_data,
                                         GDestroyNotify  release_notify);
+/* The worker threads that stage pageable uploads (see cugi-buffer.c), for
+ * tests that hold them back to see what the calling thread does alone. */
+GThreadPool *cugi_buffer_get_staging_threads (void);
 /* The host address of @self, or an INVALID_STATE error after free(). */
 gboolean  cugi_host_buffer_get_address (CugiHostBuffer *self,
                                         gpointer       *address,
