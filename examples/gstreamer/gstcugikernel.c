@@ -340,18 +340,57 @@ frame_open (GstCugiKernel *self,
   return TRUE;
 }
 
-/* Where plane @plane of a frame in pinned memory starts in its host buffer. */
+/* Where the rows of plane @plane of a system-memory frame are for a DMA:
+ * in the frame's own pinned memory, else in the side's staging, packed. */
 static gboolean
-frame_pinned_offset (Frame  *frame,
-                     guint   plane,
-                     gsize  *offset,
-                     GError **error)
+frame_host_plane (Frame           *frame,
+                  const Side      *side,
+                  guint            plane,
+                  CugiHostBuffer **host,
+                  gsize           *offset,
+                  gsize           *pitch,
+                  GError         **error)
 {
-  guint8 *base = cugi_host_buffer_get_data (frame->pinned, NULL, error);
+  guint8 *base;
 
-  if (base == NULL)
+  if (frame->pinned == NULL)
+    {
+      *host = side->staging[plane];
+      *offset = 0;
+      *pitch = side->row_bytes[plane];
+      return TRUE;
+    }
+  if ((base = cugi_host_buffer_get_data (frame->pinned, NULL, error)) == NULL)
     return FALSE;
+  *host = frame->pinned;
   *offset = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame->frame, plane) - base;
+  *pitch = GST_VIDEO_FRAME_PLANE_STRIDE (&frame->frame, plane);
+  return TRUE;
+}
+
+/* Copies the rows of plane @plane between a frame in memory that is not
+ * pinned and the side's staging, in the direction of the transfer. */
+static gboolean
+frame_stage_plane (Frame      *frame,
+                   const Side *side,
+                   guint       plane,
+                   gboolean    to_device,
+                   GError    **error)
+{
+  gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame->frame, plane);
+  gsize row_bytes = side->row_bytes[plane];
+  guint8 *rows = GST_VIDEO_FRAME_PLANE_DATA (&frame->frame, plane);
+  guint8 *staging = cugi_host_buffer_get_data (side->staging[plane], NULL, error);
+
+  if (staging == NULL)
+    return FALSE;
+  for (gsize row = 0; row < side->rows[plane]; row++)
+    {
+      if (to_device)
+        memcpy (staging + row * row_bytes, rows + row * stride, row_bytes);
+      else
+        memcpy (rows + row * stride, staging + row * row_bytes, row_bytes);
+    }
   return TRUE;
 }
 
@@ -365,28 +404,12 @@ frame_upload (GstCugiKernel *self,
 {
   for (guint plane = 0; plane < side->n_planes && !frame->on_device; plane++)
     {
-      gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame->frame, plane);
-      CugiHostBuffer *host = frame->pinned;
-      gsize host_offset = 0, host_pitch = stride;
+      CugiHostBuffer *host;
+      gsize host_offset, host_pitch;
 
-      if (host != NULL)
-        {
-          if (!frame_pinned_offset (frame, plane, &host_offset, error))
-            return FALSE;
-        }
-      else
-        {
-          const guint8 *rows = GST_VIDEO_FRAME_PLANE_DATA (&frame->frame, plane);
-          guint8 *staging = cugi_host_buffer_get_data (side->staging[plane], NULL, error);
-
-          if (staging == NULL)
-            return FALSE;
-          for (gsize row = 0; row < side->rows[plane]; row++)
-            memcpy (staging + row * side->row_bytes[plane], rows + row * stride, side->row_bytes[plane]);
-          host = side->staging[plane];
-          host_pitch = side->row_bytes[plane];
-        }
-      if (!cugi_buffer_upload_2d_from_host (frame->planes[plane], 0, frame->pitches[plane],
+      if ((frame->pinned == NULL && !frame_stage_plane (frame, side, plane, TRUE, error)) ||
+          !frame_host_plane (frame, side, plane, &host, &host_offset, &host_pitch, error) ||
+          !cugi_buffer_upload_2d_from_host (frame->planes[plane], 0, frame->pitches[plane],
                                             host, host_offset, host_pitch,
                                             side->row_bytes[plane], side->rows[plane],
                                             self->stream, error))
@@ -405,14 +428,11 @@ frame_download (GstCugiKernel *self,
 {
   for (guint plane = 0; plane < side->n_planes && !frame->on_device; plane++)
     {
-      CugiHostBuffer *host = frame->pinned != NULL ? frame->pinned : side->staging[plane];
-      gsize host_offset = 0;
-      gsize host_pitch = frame->pinned != NULL ? (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (&frame->frame, plane)
-                                               : side->row_bytes[plane];
+      CugiHostBuffer *host;
+      gsize host_offset, host_pitch;
 
-      if (frame->pinned != NULL && !frame_pinned_offset (frame, plane, &host_offset, error))
-        return FALSE;
-      if (!cugi_buffer_download_2d_to_host (frame->planes[plane], 0, frame->pitches[plane],
+      if (!frame_host_plane (frame, side, plane, &host, &host_offset, &host_pitch, error) ||
+          !cugi_buffer_download_2d_to_host (frame->planes[plane], 0, frame->pitches[plane],
                                             host, host_offset, host_pitch,
                                             side->row_bytes[plane], side->rows[plane],
                                             self->stream, error))
@@ -431,16 +451,8 @@ frame_finish (Frame      *frame,
   if (frame->on_device || frame->pinned != NULL)
     return TRUE;
   for (guint plane = 0; plane < side->n_planes; plane++)
-    {
-      gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame->frame, plane);
-      guint8 *rows = GST_VIDEO_FRAME_PLANE_DATA (&frame->frame, plane);
-      const guint8 *staging = cugi_host_buffer_get_data (side->staging[plane], NULL, error);
-
-      if (staging == NULL)
-        return FALSE;
-      for (gsize row = 0; row < side->rows[plane]; row++)
-        memcpy (rows + row * stride, staging + row * side->row_bytes[plane], side->row_bytes[plane]);
-    }
+    if (!frame_stage_plane (frame, side, plane, FALSE, error))
+      return FALSE;
   return TRUE;
 }
 
