@@ -761,14 +761,14 @@ check_foreign_memory (CugiContext *context,
   if (cugi_cuda.cuPointerGetAttribute (&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address) != CUDA_SUCCESS)
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("0x%" G_GINT64_MODIFIER "x is no memory the CUDA driver knows"), (guint64) address);
+                   _("0x%llx is no memory the CUDA driver knows"), (unsigned long long) address);
       return FALSE;
     }
   if (type != CU_MEMORYTYPE_DEVICE && type != CU_MEMORYTYPE_UNIFIED)
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("0x%" G_GINT64_MODIFIER "x is host memory, not device memory: use a CugiHostBuffer for it"),
-                   (guint64) address);
+                   _("0x%llx is host memory, not device memory: use a CugiHostBuffer for it"),
+                   (unsigned long long) address);
       return FALSE;
     }
   if (!CUGI_CALL (cuPointerGetAttribute, (&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address), error))
@@ -776,9 +776,9 @@ check_foreign_memory (CugiContext *context,
   if (ordinal != cugi_device_get_ordinal (device))
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("0x%" G_GINT64_MODIFIER "x is memory of cuda:%d, not of this context’s device cuda:%d: "
+                   _("0x%llx is memory of cuda:%d, not of this context’s device cuda:%d: "
                      "wrap it in a context of its own device"),
-                   (guint64) address, ordinal, cugi_device_get_ordinal (device));
+                   (unsigned long long) address, ordinal, cugi_device_get_ordinal (device));
       return FALSE;
     }
   if (!CUGI_CALL (cuMemGetAddressRange, (&base, &allocation_size, address), error))
@@ -786,9 +786,8 @@ check_foreign_memory (CugiContext *context,
   if (size > allocation_size - (address - base))
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("Only %" G_GSIZE_FORMAT " bytes are allocated from 0x%" G_GINT64_MODIFIER "x, "
-                     "fewer than the %" G_GSIZE_FORMAT " asked for"),
-                   (gsize) (allocation_size - (address - base)), (guint64) address, size);
+                   _("Only %zu bytes are allocated from 0x%llx, fewer than the %zu asked for"),
+                   (gsize) (allocation_size - (address - base)), (unsigned long long) address, size);
       return FALSE;
     }
   return TRUE;

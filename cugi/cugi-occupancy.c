@@ -112,7 +112,7 @@ cugi_occupancy_new_for_kernel (CugiKernel *kernel,
   if (dynamic_shared_memory > G_MAXUINT)
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("%" G_GSIZE_FORMAT " bytes of shared memory is more than any device has"),
+                   _("%zu bytes of shared memory is more than any device has"),
                    dynamic_shared_memory);
       return NULL;
     }
