@@ -1,0 +1,45 @@
+#!/bin/bash
+# check-installed.sh BUILD_DIR PREFIX: installs cugi from BUILD_DIR into
+# PREFIX (a prefix of its own, as `--prefix=$HOME/.local` would be) and runs
+# the C, Python, GJS and Vala hello programs against the installed files
+# only: the C and Vala ones compiled through the installed cugi-1.0.pc and
+# cugi-1.0.vapi, the Python one with the installed overrides, with the
+# environment README.md gives for such a prefix. Without a GPU the programs
+# still compile a kernel with NVRTC and exit 0, as in the test suite.
+set -euo pipefail
+build=$1
+prefix=$2
+source=$(cd "$(dirname "$0")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+meson install -C "$build" --quiet
+
+libdir=$(meson introspect "$build" --buildoptions | /usr/bin/python3 -c \
+  'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"))')
+export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+export LD_LIBRARY_PATH=$prefix/$libdir
+export GI_TYPELIB_PATH=$prefix/$libdir/girepository-1.0
+# Where Meson put the Python overrides: <prefix>/lib/python3/dist-packages
+# on Debian; PyGObject finds gi/overrides in every directory of sys.path.
+overrides=$(meson introspect "$build" --installed | /usr/bin/python3 -c \
+  'import json, sys; print(next(v for v in json.load(sys.stdin).values() if v.endswith("/gi/overrides/Cugi.py")))')
+export PYTHONPATH=${overrides%/gi/overrides/Cugi.py}
+# Nothing of the build tree may be used.
+unset CUGI_CACHE_DIR
+export CUGI_DISABLE_CACHE=1
+
+# The overrides must be the installed ones, under the prefix.
+/usr/bin/python3 -c 'import gi; gi.require_version("Cugi", "1.0"); from gi.repository import Cugi; import sys; f = sys.modules["gi.overrides.Cugi"].__file__; assert f.startswith(sys.argv[1]), f; print("Python overrides:", f)' "$prefix"
+
+cc -o "$work/cugi-hello" "$source/examples/c/cugi-hello.c" $(pkg-config --cflags --libs cugi-1.0) -lm
+"$work/cugi-hello"
+
+/usr/bin/python3 "$source/examples/python/hello.py"
+
+gjs -m "$source/examples/gjs/hello.js"
+
+valac --pkg cugi-1.0 --vapidir "$prefix/share/vala/vapi" -X -lm -d "$work" -o hello-vala "$source/examples/vala/hello.vala"
+"$work/hello-vala"
+
+echo "check-installed: C, Python, GJS and Vala ran against $prefix"
