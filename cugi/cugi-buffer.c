@@ -746,6 +746,28 @@ cugi_buffer_new_from_ipc_handle (CugiContext  *context,
 /* INVALID_ARGUMENT unless @size bytes from @address are one allocation's
  * device (or managed) memory on @context's device. The allocation may be
  * another context's on that device: its kernels reach it (seen on an H100). */
+/* The memory type of @address and, for device memory, its device's ordinal:
+ * 0 and -1 for memory the driver does not know. cuPointerGetAttributes
+ * reports such memory with those defaults where cuPointerGetAttribute fails,
+ * so that probing shows up as no API error in a user's compute-sanitizer
+ * run. */
+static gboolean
+pointer_get_kind (CUdeviceptr   address,
+                  CUmemorytype *type,
+                  int          *ordinal,
+                  GError      **error)
+{
+  CUpointer_attribute attributes[] = {
+    CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+  };
+  void *values[] = { type, ordinal };
+
+  *type = 0;
+  *ordinal = -1;
+  return CUGI_CALL (cuPointerGetAttributes, (G_N_ELEMENTS (attributes), attributes, values, address), error);
+}
+
 static gboolean
 check_foreign_memory (CugiContext *context,
                       CUdeviceptr  address,
@@ -758,7 +780,9 @@ check_foreign_memory (CugiContext *context,
   CUdeviceptr base = 0;
   size_t allocation_size = 0;
 
-  if (cugi_cuda.cuPointerGetAttribute (&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, address) != CUDA_SUCCESS)
+  if (!pointer_get_kind (address, &type, &ordinal, error))
+    return FALSE;
+  if (type == 0)
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
                    _("0x%llx is no memory the CUDA driver knows"), (unsigned long long) address);
@@ -771,8 +795,6 @@ check_foreign_memory (CugiContext *context,
                    (unsigned long long) address);
       return FALSE;
     }
-  if (!CUGI_CALL (cuPointerGetAttribute, (&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, address), error))
-    return FALSE;
   if (ordinal != cugi_device_get_ordinal (device))
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
@@ -1478,11 +1500,11 @@ is_pinned (const guint8 *data,
 
   for (gsize i = 0; i < G_N_ELEMENTS (ends); i++)
     {
-      CUmemorytype type = 0;
+      CUmemorytype type;
+      int ordinal;
 
       /* Pageable memory is no error, only not pinned: nothing to report. */
-      if (!CUGI_CALL (cuPointerGetAttribute, (&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                              (CUdeviceptr) (guintptr) ends[i]), NULL) ||
+      if (!pointer_get_kind ((CUdeviceptr) (guintptr) ends[i], &type, &ordinal, NULL) ||
           type != CU_MEMORYTYPE_HOST)
         return FALSE;
     }

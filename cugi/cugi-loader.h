@@ -114,6 +114,7 @@ G_BEGIN_DECLS
   X (cuMemPrefetchAsync, FALSE) \
   X (cuMemAdvise, FALSE) \
   X (cuPointerGetAttribute, TRUE) \
+  X (cuPointerGetAttributes, TRUE) \
   X (cuIpcGetMemHandle, FALSE) \
   X (cuIpcOpenMemHandle, FALSE) \
   X (cuIpcCloseMemHandle, FALSE) \

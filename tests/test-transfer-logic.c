@@ -173,6 +173,24 @@ fake_pointer_get_attribute (void               *data,
   return CUDA_SUCCESS;
 }
 
+/* As the driver does: attributes of memory it does not know keep their
+ * defaults (0), and the call succeeds. */
+static CUresult CUDAAPI
+fake_pointer_get_attributes (unsigned int         n_attributes,
+                             CUpointer_attribute *attributes,
+                             void               **data,
+                             CUdeviceptr          address)
+{
+  for (unsigned int i = 0; i < n_attributes; i++)
+    {
+      if (attributes[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+        *(int *) data[i] = 0;
+      else if (fake_pointer_get_attribute (data[i], attributes[i], address) != CUDA_SUCCESS)
+        *(CUmemorytype *) data[i] = 0;
+    }
+  return CUDA_SUCCESS;
+}
+
 typedef struct
 {
   void       *destination;
@@ -310,6 +328,7 @@ install_fake_memory (void)
   cugi_cuda.cuMemFreeHost = fake_mem_free_host;
   cugi_cuda.cuMemHostGetDevicePointer = fake_mem_host_get_device_pointer;
   cugi_cuda.cuPointerGetAttribute = fake_pointer_get_attribute;
+  cugi_cuda.cuPointerGetAttributes = fake_pointer_get_attributes;
   cugi_cuda.cuMemcpyHtoDAsync = fake_memcpy_htod_async;
   cugi_cuda.cuMemcpyDtoHAsync = fake_memcpy_dtoh_async;
   cugi_cuda.cuMemcpyHtoD = fake_memcpy_htod;
