@@ -130,6 +130,12 @@ public class Application : Gtk.Application {
      * tick callback records the gaps between frame-clock ticks: a gap longer
      * than a frame is a frame the main loop was too busy to draw. */
     void benchmark (Window window) {
+        if (window.page != "fractal") {
+            printerr ("--benchmark needs a GPU\n");
+            exit_status = 1;
+            quit ();
+            return;
+        }
         var first = new View (BENCHMARK_RE, BENCHMARK_IM, BENCHMARK_SCALE);
         var ticks = new GenericArray<int64?> ();
         var renders = 0;
@@ -144,7 +150,7 @@ public class Application : Gtk.Application {
         var process_start = cpu_seconds (Posix.CLOCK_PROCESS_CPUTIME_ID);
         var main_start = cpu_seconds (Posix.CLOCK_THREAD_CPUTIME_ID);
         var start = get_monotonic_time ();
-        window.canvas.add_tick_callback ((widget, clock) => {
+        window.add_tick_callback ((widget, clock) => {
             var now = get_monotonic_time ();
             ticks.add (now);
             if (now - start < benchmark_seconds * 1e6)

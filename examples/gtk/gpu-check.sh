@@ -1,0 +1,69 @@
+#!/bin/bash
+# gpu-check.sh: the fractal explorer on a GPU machine.
+#
+#   bash .gpu/enter examples/gtk/gpu-check.sh [BUILD_DIR]
+#
+# from the project root, with BUILD_DIR the build tree that pack carried
+# (default: the one in .gpu/build-dir, else build). It
+#  1. renders three known views with `cugi-fractal --render` (the Vala app)
+#     and with fractal.py --render, and compares each with a NumPy reference
+#     of the same kernel (check_render.py: PASS when the mean difference is
+#     at most 0.1 levels of 255 and at most 0.1 % of the values differ by
+#     more than 2 levels); prints max/mean and PASS/FAIL;
+#  2. where xvfb-run is (GTK and Xvfb carried with GPU_EXTRA_DEBS), saves a
+#     screenshot of the window showing a rendered fractal and runs the
+#     frame-clock benchmark for BENCH_SECONDS (default 10): p50/p99/max gap
+#     between ticks while rendering continuously, and CPU use.
+# The rendered PNGs, the screenshot and gpu-check.log go to $OUT (default
+# ./gpu-check-out): 5 files at most. Exit status: 0 when the render check
+# passes, 1 when it fails, 2 when the app cannot start (missing libraries),
+# 77 without a GPU.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+build=${1:-$(cat .gpu/build-dir 2>/dev/null || echo build)}
+out=${OUT:-$root/gpu-check-out}
+mkdir -p "$out"
+app=$build/examples/gtk/cugi-fractal
+python=/usr/bin/python3
+export LD_LIBRARY_PATH=$root/$build/cugi${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GI_TYPELIB_PATH=$root/$build/cugi${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}
+export PYTHONPATH=$root/$build/cugi/python${PYTHONPATH:+:$PYTHONPATH}
+exec > >(tee "$out/gpu-check.log") 2>&1
+
+echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
+if [ ! -x "$app" ]; then
+  echo "No $app: build with GTK 4 (meson option gtk) and pack with GPU_BUILD=$build"
+  exit 2
+fi
+missing=$(ldd "$app" | grep 'not found')
+if [ -n "$missing" ]; then
+  echo "cugi-fractal cannot start, libraries are missing (pack with GPU_EXTRA_DEBS, see examples/gtk/README.md):"
+  echo "$missing"
+  exit 2
+fi
+
+echo "== render check: the Vala app"
+$python examples/gtk/check_render.py --out "$out" "$app"
+status=$?
+echo "== render check: fractal.py"
+$python examples/gtk/check_render.py $python examples/gtk/fractal.py
+python_status=$?
+[ $python_status = 0 ] || [ $python_status = 77 ] || status=1
+
+if command -v xvfb-run >/dev/null; then
+  echo "== the window, under Xvfb with GTK's cairo renderer"
+  $python examples/gtk/test_headless.py --keep "$out/gtk-gpu-window.png" "$app" \
+    --view=-0.7436438870371587,0.13182590420531198,0.01
+  echo "== frame-clock benchmark: ${BENCH_SECONDS:-10} s of continuous rendering"
+  GSK_RENDERER=cairo GDK_BACKEND=x11 NO_AT_BRIDGE=1 xvfb-run -a -s '-screen 0 1600x1000x24' \
+    "$app" --benchmark "${BENCH_SECONDS:-10}"
+else
+  echo "== no xvfb-run: no window screenshot, no frame-clock benchmark"
+fi
+case $status in
+  0) echo "gpu-check: PASS" ;;
+  77) echo "gpu-check: SKIP (no GPU)" ;;
+  *) echo "gpu-check: FAIL" ;;
+esac
+exit $status
