@@ -51,6 +51,17 @@ $python examples/gtk/check_render.py $python examples/gtk/fractal.py
 python_status=$?
 [ $python_status = 0 ] || [ $python_status = 77 ] || status=1
 
+# Xvfb runs xkbcomp and reads the keymaps, and fontconfig reads its
+# configuration, at paths compiled in: where the machine lacks them, link
+# the copies that .gpu/enter unpacked into $GPUROOT.
+if [ -n "${GPUROOT:-}" ]; then
+  for path in /usr/bin/xkbcomp /usr/share/X11/xkb /etc/fonts /usr/share/fonts/truetype/dejavu; do
+    if [ ! -e "$path" ] && [ -e "$GPUROOT$path" ]; then
+      mkdir -p "$(dirname "$path")"
+      ln -s "$GPUROOT$path" "$path"
+    fi
+  done
+fi
 if command -v xvfb-run >/dev/null; then
   echo "== the window, under Xvfb with GTK's cairo renderer"
   $python examples/gtk/test_headless.py --keep "$out/gtk-gpu-window.png" "$app" \
