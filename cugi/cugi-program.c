@@ -75,6 +75,11 @@ display_name (CugiProgram *self)
 
 /* ---- choosing the target -------------------------------------------------- */
 
+/* Far beyond any GPU, and small enough that major * 10 + minor, the number
+ * NVRTC names architectures by, can neither overflow nor wrap onto a real
+ * architecture. */
+#define MAX_COMPUTE_CAPABILITY_MAJOR 99
+
 char *
 cugi_program_choose_target (const int *supported,
                             gsize      n_supported,
@@ -82,16 +87,19 @@ cugi_program_choose_target (const int *supported,
                             gint       minor,
                             GError   **error)
 {
-  int wanted = major * 10 + minor;
+  int wanted;
   int newest_below = -1;
   int oldest = G_MAXINT;
 
-  if (major < 1 || minor < 0 || minor > 9)
+  if (major < 1 || major > MAX_COMPUTE_CAPABILITY_MAJOR || minor < 0 || minor > 9)
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("%d.%d is not a compute capability"), major, minor);
+                   _("%d.%d is not a compute capability: its major number must be 1 to %d "
+                     "and its minor number 0 to 9"),
+                   major, minor, MAX_COMPUTE_CAPABILITY_MAJOR);
       return NULL;
     }
+  wanted = major * 10 + minor;
   for (gsize i = 0; i < n_supported; i++)
     {
       if (supported[i] == wanted)
@@ -950,8 +958,10 @@ cugi_program_compile_finish (CugiProgram  *self,
  * architecture it supports below, which the driver compiles when loading.
  * An architecture in @options (`-arch`, `--gpu-architecture`) is respected.
  *
- * Fails with %CUGI_ERROR_NOT_SUPPORTED when NVRTC supports no architecture
- * up to @major.@minor, and otherwise as cugi_program_compile() does.
+ * Fails with %CUGI_ERROR_INVALID_ARGUMENT when @major.@minor is not a
+ * compute capability (a major number from 1 to 99, a minor one from 0 to 9),
+ * with %CUGI_ERROR_NOT_SUPPORTED when NVRTC supports no architecture up to
+ * @major.@minor, and otherwise as cugi_program_compile() does.
  *
  * Returns: %TRUE if the program compiled
  */

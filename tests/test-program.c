@@ -240,6 +240,50 @@ test_choose_target (void)
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
 }
 
+/* Numbers whose major * 10 + minor would overflow, or wrap onto a real
+ * architecture (429496738 * 10 + 6 is 90 in 32 bits), are refused. */
+static void
+test_choose_target_out_of_range (void)
+{
+  const int supported[] = { 75, 80, 86, 87, 89, 90, 100, 120 };
+  const struct { gint major, minor; } cases[] = {
+    { 429496738, 6 },
+    { G_MAXINT, 9 },
+    { G_MAXINT / 10, 0 },
+    { 100, 0 },
+    { G_MININT, 0 },
+    { 0, 0 },
+    { 9, -1 },
+    { 9, G_MININT },
+    { 9, G_MAXINT },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *target = cugi_program_choose_target (supported, G_N_ELEMENTS (supported),
+                                                            cases[i].major, cases[i].minor, &error);
+
+      g_assert_cmpstr (target, ==, NULL);
+      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+      g_assert_nonnull (strstr (error->message, "is not a compute capability"));
+    }
+}
+
+/* The same through the public API: no compile happens. */
+static void
+test_compile_for_arch_out_of_range (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (cugi_program_compile_for_arch (program, 429496738, 6, NULL, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "429496738.6"));
+  g_assert_false (cugi_program_get_compiled (program));
+  g_assert_null (cugi_program_get_ptx (program));
+}
+
 /* The .target line of @ptx, e.g. "sm_90". */
 static char *
 ptx_target (GBytes *ptx)
@@ -470,6 +514,8 @@ main (int argc, char **argv)
   g_test_add_func ("/program/headers", test_headers);
   g_test_add_func ("/program/name-expressions", test_name_expressions);
   g_test_add_func ("/program/choose-target", test_choose_target);
+  g_test_add_func ("/program/choose-target/out-of-range", test_choose_target_out_of_range);
+  g_test_add_func ("/program/compile-for-arch/out-of-range", test_compile_for_arch_out_of_range);
   g_test_add_func ("/program/compile-for-arch/cubin", test_compile_for_arch_cubin);
   g_test_add_func ("/program/compile-for-arch/ptx", test_compile_for_arch_ptx);
   g_test_add_func ("/program/compile-for-arch/explicit", test_compile_for_arch_explicit);
