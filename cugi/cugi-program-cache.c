@@ -161,26 +161,65 @@ cugi_program_cache_compute_key (const CugiProgramCacheKeyInputs *inputs)
 
 /* ---- settings and the directory ------------------------------------------- */
 
+/* Warns about a setting once per value: settings are read at every compile,
+ * and one bad value should not flood the log. */
+static void
+warn_about_setting (const char *variable,
+                    const char *value,
+                    const char *consequence)
+{
+  static GMutex lock;
+  static GHashTable *warned;  /* "VARIABLE=value" */
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&lock);
+  char *setting = g_strconcat (variable, "=", value, NULL);
+
+  if (warned == NULL)
+    warned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  if (g_hash_table_add (warned, setting))
+    g_warning ("Ignoring %s=“%s”: %s", variable, value, consequence);
+}
+
+static gboolean
+setting_is (const char         *value,
+            const char * const *spellings)
+{
+  for (gsize i = 0; spellings[i] != NULL; i++)
+    if (g_ascii_strcasecmp (value, spellings[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 gboolean
 cugi_program_cache_is_enabled (void)
 {
+  static const char * const off[] = { "1", "true", "yes", NULL };
+  static const char * const on[] = { "", "0", "false", "no", NULL };
   const char *disable = g_getenv ("CUGI_DISABLE_CACHE");
 
-  return disable == NULL || *disable == '\0' || strcmp (disable, "0") == 0;
+  if (disable == NULL || setting_is (disable, on))
+    return TRUE;
+  if (setting_is (disable, off))
+    return FALSE;
+  warn_about_setting ("CUGI_DISABLE_CACHE", disable,
+                      "only 1, true or yes turn the kernel cache off; it stays on");
+  return TRUE;
 }
 
 guint64
 cugi_program_cache_get_max_size (void)
 {
   const char *value = g_getenv ("CUGI_CACHE_MAX_SIZE");
-  g_autoptr(GError) error = NULL;
   guint64 size;
 
   if (value == NULL || *value == '\0')
     return CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE;
-  if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64, &size, &error))
+  if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64, &size, NULL))
     {
-      g_debug ("Ignoring CUGI_CACHE_MAX_SIZE: %s", error->message);
+      g_autofree char *consequence =
+        g_strdup_printf ("not a number of bytes; the kernel cache keeps its default cap of %llu bytes",
+                         (unsigned long long) CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE);
+
+      warn_about_setting ("CUGI_CACHE_MAX_SIZE", value, consequence);
       return CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE;
     }
   return size;
@@ -427,6 +466,57 @@ parse_lowered_names (const char  *data,
   return g_steal_pointer (&lowered_names);
 }
 
+/* Whether @header, the first HEADER_SIZE bytes of an entry file of @size
+ * bytes, can be @key's entry, else the @reason why not. Checked before the
+ * rest of the file is read, so that junk costs the read of one header. */
+static gboolean
+check_header (const guint8  header[HEADER_SIZE],
+              guint64       size,
+              const char   *key,
+              const char  **reason)
+{
+  guint64 payload = 0;
+
+  if (size < HEADER_SIZE)
+    {
+      *reason = "it is shorter than its header";
+      return FALSE;
+    }
+  if (memcmp (header + OFFSET_MAGIC, ENTRY_MAGIC, strlen (ENTRY_MAGIC)) != 0)
+    {
+      *reason = "it is not a cugi cache entry";
+      return FALSE;
+    }
+  if (get_u32 (header + OFFSET_VERSION) != ENTRY_FORMAT_VERSION ||
+      get_u32 (header + OFFSET_HEADER_SIZE) != HEADER_SIZE)
+    {
+      *reason = "it has another format version";
+      return FALSE;
+    }
+  if (memcmp (header + OFFSET_KEY, key, KEY_LENGTH) != 0)
+    {
+      *reason = "it holds another key";
+      return FALSE;
+    }
+  for (guint i = 0; i < N_PARTS; i++)
+    {
+      guint64 length = get_u64 (header + OFFSET_LENGTHS + 8 * i);
+
+      if (length > size - HEADER_SIZE - payload)
+        {
+          *reason = "its lengths exceed its size";
+          return FALSE;
+        }
+      payload += length;
+    }
+  if (HEADER_SIZE + payload != size)
+    {
+      *reason = "its lengths do not add up to its size";
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* The entry in @contents, or NULL with the @reason it cannot be trusted.
  * Nothing is read before the content hash and every length check out. */
 static CugiProgramResult *
@@ -439,57 +529,26 @@ parse_entry (GBytes      *contents,
   guint8 digest[SHA256_SIZE];
   gsize offsets[N_PARTS];
   gsize lengths[N_PARTS];
-  gsize payload = 0;
+  gsize offset = HEADER_SIZE;
   guint32 flags;
   g_autoptr(GHashTable) lowered_names = NULL;
   g_autofree char *log = NULL;
   g_autoptr(GBytes) ptx = NULL;
   g_autoptr(GBytes) cubin = NULL;
 
-  if (size < HEADER_SIZE)
-    {
-      *reason = "it is shorter than its header";
-      return NULL;
-    }
-  if (memcmp (data + OFFSET_MAGIC, ENTRY_MAGIC, strlen (ENTRY_MAGIC)) != 0)
-    {
-      *reason = "it is not a cugi cache entry";
-      return NULL;
-    }
-  if (get_u32 (data + OFFSET_VERSION) != ENTRY_FORMAT_VERSION ||
-      get_u32 (data + OFFSET_HEADER_SIZE) != HEADER_SIZE)
-    {
-      *reason = "it has another format version";
-      return NULL;
-    }
+  if (!check_header (data, size, key, reason))
+    return NULL;
   sha256 (data + OFFSET_KEY, size - OFFSET_KEY, digest);
   if (memcmp (digest, data + OFFSET_CONTENT_HASH, SHA256_SIZE) != 0)
     {
       *reason = "its content does not match its hash";
       return NULL;
     }
-  if (memcmp (data + OFFSET_KEY, key, KEY_LENGTH) != 0)
-    {
-      *reason = "it holds another key";
-      return NULL;
-    }
   for (guint i = 0; i < N_PARTS; i++)
     {
-      guint64 length = get_u64 (data + OFFSET_LENGTHS + 8 * i);
-
-      if (length > size - HEADER_SIZE - payload)
-        {
-          *reason = "its lengths exceed its size";
-          return NULL;
-        }
-      offsets[i] = HEADER_SIZE + payload;
-      lengths[i] = length;
-      payload += length;
-    }
-  if (HEADER_SIZE + payload != size)
-    {
-      *reason = "its lengths do not add up to its size";
-      return NULL;
+      offsets[i] = offset;
+      lengths[i] = get_u64 (data + OFFSET_LENGTHS + 8 * i);
+      offset += lengths[i];
     }
   flags = get_u32 (data + OFFSET_FLAGS);
   if (((flags & ENTRY_HAS_PTX) == 0 && lengths[PART_PTX] != 0) ||
@@ -522,35 +581,128 @@ touch (const char *path)
 
   clock_gettime (CLOCK_REALTIME, &now[0]);
   now[1] = now[0];
-  if (utimensat (AT_FDCWD, path, now, 0) != 0)
+  if (utimensat (AT_FDCWD, path, now, AT_SYMLINK_NOFOLLOW) != 0)
     g_debug ("Cannot update the time of %s: %s", path, g_strerror (errno));
 }
 
+/* Opens @path for reading if it is a regular file, without following a
+ * symbolic link unless @follow_links says so, and without blocking: opening
+ * a FIFO would wait for a writer. */
+static int
+open_regular_file (const char *path,
+                   gboolean    follow_links,
+                   GStatBuf   *info,
+                   GError    **error)
+{
+  int fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW), 0);
+  int saved_errno = errno;
+
+  if (fd < 0 || fstat (fd, info) != 0)
+    {
+      saved_errno = errno;
+      if (fd >= 0)
+        g_close (fd, NULL);
+      /* O_NOFOLLOW fails on a symbolic link with ELOOP. */
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                   _("Cannot open %s: %s"), path,
+                   saved_errno == ELOOP && !follow_links ? _("it is a symbolic link") : g_strerror (saved_errno));
+      return -1;
+    }
+  if (!S_ISREG (info->st_mode))
+    {
+      g_close (fd, NULL);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   _("Cannot read %s: it is not a regular file"), path);
+      return -1;
+    }
+  return fd;
+}
+
+/* Reads @length bytes of @fd, failing on a file cut short. */
+static gboolean
+read_exactly (int          fd,
+              guint8      *data,
+              gsize        length,
+              const char  *path,
+              GError     **error)
+{
+  while (length > 0)
+    {
+      gssize n = read (fd, data, MIN (length, G_MAXSSIZE));
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved_errno = n < 0 ? errno : 0;
+
+          g_set_error (error, G_FILE_ERROR, n < 0 ? g_file_error_from_errno (saved_errno) : G_FILE_ERROR_IO,
+                       _("Cannot read %s: %s"), path,
+                       n < 0 ? g_strerror (saved_errno) : _("it became shorter while being read"));
+          return FALSE;
+        }
+      data += n;
+      length -= n;
+    }
+  return TRUE;
+}
+
+/* Never loaded; the compile that follows writes a good entry in its place.
+ * Unlinking removes the directory entry only: a symbolic link goes, not what
+ * it points to. */
+static void
+discard_entry (const char *path,
+               const char *reason)
+{
+  g_debug ("Deleting cache entry %s: %s", path, reason);
+  if (g_unlink (path) != 0 && errno != ENOENT)
+    g_debug ("Cannot delete %s: %s", path, g_strerror (errno));
+}
+
+/* @key's entry at @path, or NULL. Only a regular file is read, and only when
+ * it fits in @max_size and its header checks out, so a FIFO, a link to a
+ * device or a huge file planted there costs nothing but its removal. */
 static CugiProgramResult *
 read_entry (const char *path,
-            const char *key)
+            const char *key,
+            guint64     max_size)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) contents = NULL;
-  char *data = NULL;
-  gsize size = 0;
+  guint8 header[HEADER_SIZE] = { 0 };
   const char *reason = NULL;
-  CugiProgramResult *result;
+  CugiProgramResult *result = NULL;
+  GStatBuf info;
+  guint64 size;
+  int fd;
 
-  if (!g_file_get_contents (path, &data, &size, &error))
+  fd = open_regular_file (path, FALSE, &info, &error);
+  if (fd < 0)
     {
       if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        g_debug ("Cannot read cache entry %s: %s", path, error->message);
+        discard_entry (path, error->message);
       return NULL;
     }
-  contents = g_bytes_new_take (data, size);
-  result = parse_entry (contents, key, &reason);
+  size = (guint64) info.st_size;
+  if (size > max_size)
+    reason = "it is larger than CUGI_CACHE_MAX_SIZE";
+  else if (!read_exactly (fd, header, MIN (size, HEADER_SIZE), path, &error))
+    reason = error->message;
+  else if (check_header (header, size, key, &reason))
+    {
+      guint8 *data = g_malloc (size);
+
+      memcpy (data, header, HEADER_SIZE);
+      contents = g_bytes_new_take (data, size);
+      if (!read_exactly (fd, data + HEADER_SIZE, size - HEADER_SIZE, path, &error))
+        reason = error->message;
+      else
+        result = parse_entry (contents, key, &reason);
+    }
+  g_close (fd, NULL);
   if (result == NULL)
     {
-      /* Never loaded; the compile that follows writes a good one. */
-      g_debug ("Deleting cache entry %s: %s", path, reason);
-      if (g_unlink (path) != 0 && errno != ENOENT)
-        g_debug ("Cannot delete %s: %s", path, g_strerror (errno));
+      discard_entry (path, reason);
       return NULL;
     }
   touch (path);
@@ -594,7 +746,8 @@ has_key_prefix (const char *name)
 }
 
 /* Deletes the least recently used entries of @dir while they add up to more
- * than @max_size, sparing @kept_name (the entry just written). */
+ * than @max_size, sparing @kept_name (the entry just written) unless it is
+ * NULL. */
 static void
 evict (const char *dir,
        const char *kept_name,
@@ -644,7 +797,7 @@ evict (const char *dir,
       const DiskEntry *entry = &g_array_index (entries, DiskEntry, i);
       g_autofree char *path = NULL;
 
-      if (strcmp (entry->name, kept_name) == 0)
+      if (g_strcmp0 (entry->name, kept_name) == 0)
         continue;
       path = g_build_filename (dir, entry->name, NULL);
       /* Gone already: another process evicted it. */
@@ -745,14 +898,32 @@ cugi_program_cache_clear_memory (void)
 
 /* ---- lookups and stores --------------------------------------------------- */
 
+/* The disk cache's directory, trimmed to @max_size the first time this
+ * process uses it with that cap: a cap lowered below what the directory
+ * holds takes effect even in processes that only read from it. */
 static char *
-usable_dir (void)
+usable_dir (guint64 max_size)
 {
+  static GMutex lock;
+  static char *trimmed;  /* "dir\ncap" of the last trim */
   g_autoptr(GError) error = NULL;
   char *dir = cugi_program_cache_get_dir (&error);
+  g_autofree char *setting = NULL;
 
   if (dir == NULL)
-    g_debug ("Not using the disk cache: %s", error->message);
+    {
+      g_debug ("Not using the disk cache: %s", error->message);
+      return NULL;
+    }
+  setting = g_strdup_printf ("%s\n%llu", dir, (unsigned long long) max_size);
+  g_mutex_lock (&lock);
+  if (g_strcmp0 (trimmed, setting) != 0)
+    {
+      evict (dir, NULL, max_size);
+      g_free (trimmed);
+      trimmed = g_steal_pointer (&setting);
+    }
+  g_mutex_unlock (&lock);
   return dir;
 }
 
@@ -763,6 +934,7 @@ cugi_program_cache_lookup (const char          *key,
   g_autofree char *dir = NULL;
   g_autofree char *path = NULL;
   CugiProgramResult *result;
+  guint64 max_size;
 
   *hit = CUGI_PROGRAM_CACHE_MISS;
   if (!cugi_program_cache_is_enabled ())
@@ -775,11 +947,12 @@ cugi_program_cache_lookup (const char          *key,
       return result;
     }
 
-  dir = usable_dir ();
+  max_size = cugi_program_cache_get_max_size ();
+  dir = usable_dir (max_size);
   if (dir == NULL)
     return NULL;
   path = cugi_program_cache_get_entry_path (dir, key);
-  result = read_entry (path, key);
+  result = read_entry (path, key, max_size);
   if (result != NULL)
     {
       memory_insert (key, result);
@@ -803,10 +976,10 @@ cugi_program_cache_store (const char        *key,
     return;
   memory_insert (key, result);
 
-  dir = usable_dir ();
+  max_size = cugi_program_cache_get_max_size ();
+  dir = usable_dir (max_size);
   if (dir == NULL)
     return;
-  max_size = cugi_program_cache_get_max_size ();
   contents = serialize_entry (key, result);
   if (g_bytes_get_size (contents) > max_size)
     {

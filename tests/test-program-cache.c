@@ -3,7 +3,10 @@
  * processes compiling into one directory at once. */
 #include "config.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -340,7 +343,88 @@ typedef enum
   CORRUPT_GARBAGE,
   CORRUPT_EMPTY,
   CORRUPT_OTHER_KEY,
+  /* Not regular files, or too big to read: each could hang the compile or
+   * exhaust memory, so these run in a subprocess of bounded memory. */
+  CORRUPT_FIFO,
+  CORRUPT_LINK_TO_DEV_ZERO,
+  CORRUPT_HUGE,             /* 1 GiB of zeros, over the cap */
+  CORRUPT_HUGE_UNDER_CAP,   /* the same, with a cap of 4 GiB */
+  /* A link to a good entry: the entry is fine, the link is not followed. */
+  CORRUPT_LINK_TO_ENTRY,
 } Corruption;
+
+#define HUGE_ENTRY_SIZE (G_GINT64_CONSTANT (1) << 30)
+
+static gboolean
+is_hazardous (Corruption corruption)
+{
+  return corruption == CORRUPT_FIFO || corruption == CORRUPT_LINK_TO_DEV_ZERO ||
+         corruption == CORRUPT_HUGE || corruption == CORRUPT_HUGE_UNDER_CAP;
+}
+
+/* Puts something at @path that is not a regular file, or not one to read. */
+static void
+plant_bad_entry (const char *path,
+                 const char *link_target,
+                 Corruption  corruption)
+{
+  int fd;
+
+  if (g_unlink (path) != 0)
+    g_assert_cmpint (errno, ==, ENOENT);
+  switch (corruption)
+    {
+    case CORRUPT_FIFO:
+      g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+      break;
+    case CORRUPT_LINK_TO_DEV_ZERO:
+      g_assert_cmpint (symlink ("/dev/zero", path), ==, 0);
+      break;
+    case CORRUPT_LINK_TO_ENTRY:
+      g_assert_cmpint (symlink (link_target, path), ==, 0);
+      break;
+    case CORRUPT_HUGE:
+    case CORRUPT_HUGE_UNDER_CAP:
+      /* Sparse: no disk is used. */
+      fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+      g_assert_cmpint (fd, >=, 0);
+      g_assert_cmpint (ftruncate (fd, HUGE_ENTRY_SIZE), ==, 0);
+      g_assert_true (g_close (fd, NULL));
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Limits this process's address space to what it uses now and @headroom
+ * more, so that reading a bad entry in full fails instead of taking the
+ * machine's memory; restored by restore_memory_limit(). AddressSanitizer
+ * reserves terabytes of address space, so it gets no limit. */
+static void
+limit_memory (struct rlimit *saved,
+              guint64        headroom)
+{
+#if !defined (__SANITIZE_ADDRESS__)
+  g_autofree char *statm = NULL;
+  unsigned long long pages = 0;
+  struct rlimit limit;
+
+  g_assert_true (g_file_get_contents ("/proc/self/statm", &statm, NULL, NULL));
+  g_assert_cmpint (sscanf (statm, "%llu", &pages), ==, 1);
+  g_assert_cmpint (getrlimit (RLIMIT_AS, saved), ==, 0);
+  limit = *saved;
+  limit.rlim_cur = MIN (saved->rlim_max, (rlim_t) (pages * sysconf (_SC_PAGESIZE) + headroom));
+  g_assert_cmpint (setrlimit (RLIMIT_AS, &limit), ==, 0);
+#endif
+}
+
+static void
+restore_memory_limit (const struct rlimit *saved)
+{
+#if !defined (__SANITIZE_ADDRESS__)
+  g_assert_cmpint (setrlimit (RLIMIT_AS, saved), ==, 0);
+#endif
+}
 
 /* Writes @entry (a good one), corrupted, to @path. */
 static void
@@ -384,6 +468,8 @@ write_corrupted (const char *path,
       break;
     case CORRUPT_OTHER_KEY:
       break;
+    default:
+      g_assert_not_reached ();
     }
   g_assert_true (g_file_set_contents (path, data, size, &error));
   g_assert_no_error (error);
@@ -401,21 +487,55 @@ read_file (const char *path)
   return g_bytes_new_take (data, size);
 }
 
+/* Puts the bad entry of @corruption at @path: a corrupted copy of @entry,
+ * or a file that is not one to read (a link, when asked, to @good_copy). */
+static void
+put_bad_entry (const char *path,
+               GBytes     *entry,
+               GBytes     *other_entry,
+               const char *good_copy,
+               Corruption  corruption)
+{
+  if (corruption >= CORRUPT_FIFO)
+    plant_bad_entry (path, good_copy, corruption);
+  else
+    write_corrupted (path, entry, other_entry, corruption);
+}
+
 static void
 test_corrupt_entry (Fixture       *fixture,
                     gconstpointer  data)
 {
   Corruption corruption = GPOINTER_TO_INT (data);
-  g_autoptr(CugiProgram) original = new_kernel_program (kernel_source);
-  g_autoptr(CugiProgram) other = new_kernel_program (other_source);
-  g_autoptr(CugiProgram) recompiled = new_kernel_program (kernel_source);
-  g_autoptr(CugiProgram) reloaded = new_kernel_program (kernel_source);
+  g_autoptr(CugiProgram) original = NULL;
+  g_autoptr(CugiProgram) other = NULL;
+  g_autoptr(CugiProgram) recompiled = NULL;
+  g_autoptr(CugiProgram) reloaded = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *path = entry_path_of (fixture, original);
-  g_autofree char *key = cugi_program_dup_cache_key_for_arch (original, 9, 0, NULL, &error);
+  g_autofree char *path = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *good_copy = g_build_filename (fixture->root, "good-copy", NULL);
   g_autoptr(GBytes) entry = NULL;
   g_autoptr(GBytes) other_entry = NULL;
+  g_autoptr(GBytes) copied = NULL;
   CugiProgramCacheHit hit = CUGI_PROGRAM_CACHE_HIT_DISK;
+  struct rlimit saved_limit;
+  GStatBuf info;
+
+  /* Before the fix, a FIFO hung here and /dev/zero took all memory: the
+   * subprocess's time limit guards against a hang, not a slow compile. */
+  if (is_hazardous (corruption) && !cugi_test_in_subprocess (300))
+    return;
+  if (corruption == CORRUPT_HUGE_UNDER_CAP)
+    g_setenv ("CUGI_CACHE_MAX_SIZE", "4294967296", TRUE);
+
+  original = new_kernel_program (kernel_source);
+  other = new_kernel_program (other_source);
+  recompiled = new_kernel_program (kernel_source);
+  reloaded = new_kernel_program (kernel_source);
+  path = entry_path_of (fixture, original);
+  key = cugi_program_dup_cache_key_for_arch (original, 9, 0, NULL, &error);
+  g_assert_no_error (error);
 
   g_assert_cmpint (compile_for_sm90 (original, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
   g_assert_cmpint (compile_for_sm90 (other, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
@@ -425,20 +545,27 @@ test_corrupt_entry (Fixture       *fixture,
 
     other_entry = read_file (other_path);
   }
+  g_assert_true (g_file_set_contents (good_copy, g_bytes_get_data (entry, NULL), g_bytes_get_size (entry), NULL));
 
   /* Looked up, a bad entry is a miss, and gone. */
-  write_corrupted (path, entry, other_entry, corruption);
+  put_bad_entry (path, entry, other_entry, good_copy, corruption);
   cugi_program_cache_clear_memory ();
+  limit_memory (&saved_limit, 512 * 1024 * 1024);
   g_assert_null (cugi_program_cache_lookup (key, &hit));
+  restore_memory_limit (&saved_limit);
   g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_MISS);
-  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpint (g_lstat (path, &info), !=, 0);
+  /* What a link pointed to is left alone. */
+  copied = read_file (good_copy);
+  g_assert_true (g_bytes_equal (copied, entry));
 
   /* A compile finding one compiles, never loads it, and writes a good one. */
-  write_corrupted (path, entry, other_entry, corruption);
+  put_bad_entry (path, entry, other_entry, good_copy, corruption);
   cugi_program_cache_clear_memory ();
   g_assert_cmpint (compile_for_sm90 (recompiled, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
   assert_same_results (original, recompiled);
-  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  g_assert_cmpint (g_lstat (path, &info), ==, 0);
+  g_assert_true (S_ISREG (info.st_mode));
 
   cugi_program_cache_clear_memory ();
   g_assert_cmpint (compile_for_sm90 (reloaded, NULL), ==, CUGI_PROGRAM_CACHE_HIT_DISK);
@@ -581,6 +708,34 @@ test_include_directories_bypass (Fixture       *fixture,
   g_assert_cmpuint (names->len, ==, 0);
 }
 
+/* Only 1, true and yes turn the cache off; anything else leaves it on, with
+ * one warning for a value that is none of the known ones. */
+static void
+test_disable_setting (void)
+{
+  const char *off[] = { "1", "true", "yes", "TRUE", "Yes" };
+  const char *on[] = { "", "0", "false", "no", "FALSE", "No" };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (off); i++)
+    {
+      g_setenv ("CUGI_DISABLE_CACHE", off[i], TRUE);
+      g_assert_false (cugi_program_cache_is_enabled ());
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (on); i++)
+    {
+      g_setenv ("CUGI_DISABLE_CACHE", on[i], TRUE);
+      g_assert_true (cugi_program_cache_is_enabled ());
+    }
+
+  g_setenv ("CUGI_DISABLE_CACHE", "maybe", TRUE);
+  g_test_expect_message ("Cugi", G_LOG_LEVEL_WARNING, "*CUGI_DISABLE_CACHE*maybe*stays on*");
+  g_assert_true (cugi_program_cache_is_enabled ());
+  g_test_assert_expected_messages ();
+  /* Once: a second warning would be fatal. */
+  g_assert_true (cugi_program_cache_is_enabled ());
+  g_unsetenv ("CUGI_DISABLE_CACHE");
+}
+
 static void
 test_max_size_setting (void)
 {
@@ -588,8 +743,18 @@ test_max_size_setting (void)
   g_assert_cmpuint (cugi_program_cache_get_max_size (), ==, CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE);
   g_setenv ("CUGI_CACHE_MAX_SIZE", "4096", TRUE);
   g_assert_cmpuint (cugi_program_cache_get_max_size (), ==, 4096);
+
+  /* Not silently ignored: one warning naming the variable and the value. */
   g_setenv ("CUGI_CACHE_MAX_SIZE", "lots", TRUE);
+  g_test_expect_message ("Cugi", G_LOG_LEVEL_WARNING, "*CUGI_CACHE_MAX_SIZE*lots*268435456 bytes*");
   g_assert_cmpuint (cugi_program_cache_get_max_size (), ==, CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE);
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (cugi_program_cache_get_max_size (), ==, CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE);
+
+  g_setenv ("CUGI_CACHE_MAX_SIZE", "-1", TRUE);
+  g_test_expect_message ("Cugi", G_LOG_LEVEL_WARNING, "*CUGI_CACHE_MAX_SIZE*-1*");
+  g_assert_cmpuint (cugi_program_cache_get_max_size (), ==, CUGI_PROGRAM_CACHE_DEFAULT_MAX_SIZE);
+  g_test_assert_expected_messages ();
   g_unsetenv ("CUGI_CACHE_MAX_SIZE");
 }
 
@@ -674,6 +839,33 @@ test_eviction (Fixture       *fixture,
   g_free (store_synthetic ("e", SYNTHETIC_LOG_SIZE));
   g_assert_false (g_file_test (stale, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (fresh, G_FILE_TEST_EXISTS));
+}
+
+/* A cap lowered below what the directory holds trims it on the next use,
+ * even one that only reads. */
+static void
+test_lowered_cap (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autofree char *max_size = g_strdup_printf ("%d", SYNTHETIC_ENTRY_SIZE + SYNTHETIC_ENTRY_SIZE / 2);
+  g_autofree char *a = store_synthetic ("a", SYNTHETIC_LOG_SIZE);
+  g_autofree char *b = store_synthetic ("b", SYNTHETIC_LOG_SIZE);
+  g_autofree char *c = store_synthetic ("c", SYNTHETIC_LOG_SIZE);
+  g_autoptr(CugiProgramResult) found = NULL;
+  CugiProgramCacheHit hit;
+
+  g_assert_true (entry_exists (fixture, a));
+  g_assert_true (entry_exists (fixture, b));
+  g_assert_true (entry_exists (fixture, c));
+
+  g_setenv ("CUGI_CACHE_MAX_SIZE", max_size, TRUE);
+  cugi_program_cache_clear_memory ();
+  found = cugi_program_cache_lookup (c, &hit);
+  g_assert_nonnull (found);
+  g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_HIT_DISK);
+  g_assert_false (entry_exists (fixture, a));
+  g_assert_false (entry_exists (fixture, b));
+  g_assert_true (entry_exists (fixture, c));
 }
 
 /* Compiles in the child processes of test_concurrent_processes, all at once:
@@ -769,6 +961,11 @@ main (int argc, char **argv)
     { "garbage", CORRUPT_GARBAGE },
     { "empty", CORRUPT_EMPTY },
     { "other-key", CORRUPT_OTHER_KEY },
+    { "fifo", CORRUPT_FIFO },
+    { "link-to-dev-zero", CORRUPT_LINK_TO_DEV_ZERO },
+    { "huge", CORRUPT_HUGE },
+    { "huge-under-cap", CORRUPT_HUGE_UNDER_CAP },
+    { "link-to-entry", CORRUPT_LINK_TO_ENTRY },
   };
 
   if (argc == 2 && strcmp (argv[1], WORKER_ARGUMENT) == 0)
@@ -790,7 +987,9 @@ main (int argc, char **argv)
   add_fixture_test ("/program-cache/default-dir", test_default_dir, NULL);
   add_fixture_test ("/program-cache/disabled", test_disabled, NULL);
   add_fixture_test ("/program-cache/include-directories", test_include_directories_bypass, NULL);
+  g_test_add_func ("/program-cache/disable-setting", test_disable_setting);
   g_test_add_func ("/program-cache/max-size-setting", test_max_size_setting);
+  add_fixture_test ("/program-cache/lowered-cap", test_lowered_cap, NULL);
   add_fixture_test ("/program-cache/eviction", test_eviction, NULL);
   add_fixture_test ("/program-cache/concurrent-processes", test_concurrent_processes, NULL);
   return g_test_run ();
