@@ -10,7 +10,7 @@ import operator
 import sys
 import threading
 
-from gi.repository import GLib
+from gi.repository import GLib, GObject
 
 from ..module import get_introspection_module
 from ..overrides import override
@@ -171,10 +171,16 @@ class Buffer(Cugi.Buffer):
                     raise ValueError(f'the array is not C-contiguous (strides {tuple(strides)}); '
                                      'make a contiguous copy first')
                 expected *= length
+        # In Python ints: NumPy's int64 products wrap around, and a huge
+        # shape would make a small buffer that exports the huge shape.
+        size = dtype.itemsize
+        for length in shape:
+            size *= operator.index(length)
+        if any(length < 0 for length in shape) or size >= 2**64:
+            raise ValueError(f'shape {shape} of {dtype} items is not the size of any memory')
         stream = interface.get('stream')
         if stream is not None:
             Cugi.Stream.new_for_handle(context, stream).synchronize()
-        size = int(numpy.prod(shape, dtype=numpy.int64)) * dtype.itemsize
         buffer = cls.new_for_address(context, address, size)
         buffer._remember_layout(dtype, shape)
         # On the wrapper, which PyGObject keeps as long as the buffer.
@@ -369,11 +375,13 @@ class Kernel(Cugi.Kernel):
             _this_thread.spare_args = kernel_args
 
     def launch_values(self, config, values):
-        """Kernel.launch_values(), refusing None, which PyGObject cannot turn
-        into a GValue (it crashes in the attempt)."""
+        """Kernel.launch_values(), refusing None and unset GObject.Values,
+        which PyGObject cannot pass as GValues (it crashes in the attempt)."""
         for index, value in enumerate(values):
             if value is None:
                 raise TypeError(f'kernel argument {index}: None cannot be passed to a kernel')
+            if isinstance(value, GObject.Value) and value.g_type == GObject.TYPE_INVALID:
+                raise TypeError(f'kernel argument {index} has no value (the GObject.Value is unset)')
         return Cugi.Kernel.launch_values(self, config, values)
 
     def _launch_config(self, grid, block, stream, shared_mem):

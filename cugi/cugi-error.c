@@ -164,17 +164,28 @@ cugi_set_error_from_result (GError    **error,
   const CugiResultMapping *mapping = lookup (result);
   const char *name = cugi_loader_result_name (result);
   const char *text = cugi_loader_result_string (result);
+  CugiError code = cugi_error_code_from_result (result);
   g_autofree char *unknown_name = NULL;
 
-  if (name == NULL)
-    name = mapping != NULL ? mapping->name : (unknown_name = g_strdup_printf ("CUresult %d", (int) result));
-  if (text == NULL)
-    text = _("no description: the CUDA driver is not loaded");
-
-  /* TRANSLATORS: "%1$s failed: %2$s (%3$s)": the CUDA operation, the driver's
-   * description of the error, and its name, e.g. CUDA_ERROR_OUT_OF_MEMORY */
-  g_set_error (error, CUGI_ERROR, cugi_error_code_from_result (result),
-               _("%s failed: %s (%s)"), operation, text, name);
+  if (name == NULL && mapping != NULL)
+    name = mapping->name;
+  /* The driver describes neither the codes of newer drivers nor any code
+   * while it is not loaded: the number and the name, where cugi knows it,
+   * are what is left to go by. */
+  if (text == NULL && name != NULL)
+    /* TRANSLATORS: "%1$s failed: %2$s (CUDA error %3$d)": the CUDA
+     * operation, the error's name, e.g. CUDA_ERROR_OUT_OF_MEMORY, and its
+     * number */
+    g_set_error (error, CUGI_ERROR, code, _("%s failed: %s (CUDA error %d)"), operation, name, (int) result);
+  else if (text == NULL)
+    g_set_error (error, CUGI_ERROR, code, _("%s failed: CUDA error %d, which neither cugi nor the driver knows"),
+                 operation, (int) result);
+  else
+    /* TRANSLATORS: "%1$s failed: %2$s (%3$s)": the CUDA operation, the
+     * driver's description of the error, and its name, e.g.
+     * CUDA_ERROR_OUT_OF_MEMORY */
+    g_set_error (error, CUGI_ERROR, code, _("%s failed: %s (%s)"), operation, text,
+                 name != NULL ? name : (unknown_name = g_strdup_printf ("CUresult %d", (int) result)));
 }
 
 gboolean

@@ -190,7 +190,9 @@ append (CugiKernelArgs *self,
   arg = &self->args[self->n_args];
   memset (arg, 0, sizeof *arg);
   arg->type = type;
-  arg->size = size;
+  /* Saturated, not cut short: a size beyond 32 bits stays beyond what any
+   * kernel takes, so that the launch refuses it. */
+  arg->size = MIN (size, G_MAXUINT32);
   return arg;
 }
 
@@ -356,7 +358,9 @@ cugi_kernel_args_add_double (CugiKernelArgs *self,
  *
  * Adds a value passed as it is: a struct passed by value, or a parameter
  * type without an adder of its own (`short`, `char`, `bool`, `__half`...).
- * Only its size is checked.
+ * Only its size is checked. A value larger than all the parameters a kernel
+ * can have (32764 bytes) makes the launch fail with
+ * %CUGI_ERROR_INVALID_ARGUMENT.
  */
 void
 cugi_kernel_args_add_bytes (CugiKernelArgs *self,
@@ -473,7 +477,12 @@ cugi_kernel_args_get_arg_size (CugiKernelArgs *self,
 {
   g_return_val_if_fail (self != NULL, 0);
 
-  return index < self->n_args ? self->args[index].size : 0;
+  if (index >= self->n_args)
+    return 0;
+  /* The recorded size of bytes may be saturated. */
+  if (self->args[index].type == CUGI_ARG_BYTES)
+    return g_bytes_get_size (self->args[index].object);
+  return self->args[index].size;
 }
 
 /* Kept apart from cugi_kernel_args_resolve(), whose common case then stays

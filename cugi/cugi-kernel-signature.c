@@ -7,9 +7,15 @@
  */
 #include "config.h"
 
+#include <math.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
+
+/* The most bytes of parameters a kernel can take (32764 since CUDA 12.1 on
+ * Volta and later; 4 KiB before): no argument may be larger. */
+#define MAX_PARAMS_SIZE 32764
 
 /* @n_sizes is -1 when the driver cannot tell the sizes. When both the
  * driver and the mangled name speak and disagree, the driver wins: the name
@@ -84,7 +90,7 @@ describe_param (const CugiKernelParam *param)
   if (param->spelling != NULL)
     return g_strdup (param->spelling);
   if (param->size != 0)
-    return g_strdup_printf (_("%" G_GSIZE_FORMAT " bytes"), param->size);
+    return g_strdup_printf (_("%zu bytes"), param->size);
   return g_strdup (_("unknown type"));
 }
 
@@ -95,6 +101,15 @@ param_error (const CugiKernelSignature *self,
              const char                *format,
              ...) G_GNUC_PRINTF (4, 5);
 
+/* Parameter @index, or NULL when the signature does not know it. */
+static const CugiKernelParam *
+param_at (const CugiKernelSignature *self,
+          guint                      index)
+{
+  return self->n_params >= 0 && index < (guint) self->n_params ? &self->params[index] : NULL;
+}
+
+/* Names the parameter where the signature knows it, else the argument. */
 static gboolean
 param_error (const CugiKernelSignature *self,
              guint                      index,
@@ -102,15 +117,21 @@ param_error (const CugiKernelSignature *self,
              const char                *format,
              ...)
 {
+  const CugiKernelParam *known = param_at (self, index);
   g_autofree char *message = NULL;
-  g_autofree char *param = describe_param (&self->params[index]);
+  g_autofree char *param = NULL;
   va_list ap;
 
   va_start (ap, format);
   message = g_strdup_vprintf (format, ap);
   va_end (ap);
-  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-               _("Kernel “%s”, parameter %u (%s): %s"), self->name, index, param, message);
+  if (known == NULL)
+    g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                 _("Kernel “%s”, argument %u: %s"), self->name, index, message);
+  else
+    g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                 _("Kernel “%s”, parameter %u (%s): %s"), self->name, index,
+                 (param = describe_param (known)), message);
   return FALSE;
 }
 
@@ -151,12 +172,53 @@ hint_for (CugiParamType param)
   return _("pass an integer of the parameter's size, or its bytes");
 }
 
-/* Kept apart from cugi_kernel_signature_check(), whose common case then
- * stays a few instructions. */
-static G_GNUC_NO_INLINE gboolean
-check_args (const CugiKernelSignature *self,
-            CugiKernelArgs            *args,
-            GError                   **error)
+/* What no kernel could take, whatever its parameters: an argument larger
+ * than all the parameters a kernel may have, or a buffer its context
+ * cannot reach. */
+static gboolean
+check_each_arg (const CugiKernelSignature *self,
+                CugiKernelArgs            *args,
+                GError                   **error)
+{
+  for (guint i = 0; i < args->n_args; i++)
+    {
+      const CugiKernelArg *arg = &args->args[i];
+      CugiContext *owner;
+
+      /* Sizes are saturated at G_MAXUINT32: the GBytes has the true one. */
+      if (G_UNLIKELY (arg->size > MAX_PARAMS_SIZE))
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                       _("Kernel “%s”, argument %u: %zu bytes is more than a kernel's parameters "
+                         "can take (%d bytes in all)"),
+                       self->name, i, cugi_kernel_args_get_arg_size (args, i), MAX_PARAMS_SIZE);
+          return FALSE;
+        }
+      if (arg->type != CUGI_ARG_BUFFER || self->context == NULL ||
+          (owner = cugi_buffer_get_context (arg->object)) == self->context)
+        continue;
+      /* Another device's memory is there with peer access
+       * (cugi_context_enable_peer_access()), and managed memory everywhere;
+       * another context of the same device never reaches it. */
+      if (cugi_device_get_ordinal (cugi_context_get_device (owner)) ==
+          cugi_device_get_ordinal (cugi_context_get_device (self->context)) &&
+          !cugi_buffer_is_managed (arg->object))
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
+                       _("Kernel “%s”, argument %u: the buffer belongs to another context of the "
+                         "same device, whose memory the kernel's context cannot use"),
+                       self->name, i);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* The arguments against the parameters the signature knows. */
+static gboolean
+check_params (const CugiKernelSignature *self,
+              CugiKernelArgs            *args,
+              GError                   **error)
 {
   if (G_UNLIKELY (args->n_args != (guint) self->n_params))
     {
@@ -177,9 +239,22 @@ check_args (const CugiKernelSignature *self,
         return param_error (self, i, error, _("cannot take a %s argument; %s"),
                             cugi_arg_type_to_string (arg->type), hint_for (param->type));
       if (param->size != 0 && G_UNLIKELY (param->size != arg->size))
-        return param_error (self, i, error, _("takes %" G_GSIZE_FORMAT " bytes, but the %s argument has %u"),
+        return param_error (self, i, error, _("takes %zu bytes, but the %s argument has %u"),
                             param->size, cugi_arg_type_to_string (arg->type), arg->size);
     }
+  return TRUE;
+}
+
+/* Kept apart from cugi_kernel_signature_check(), whose common case then
+ * stays a few instructions. */
+static G_GNUC_NO_INLINE gboolean
+check_args (const CugiKernelSignature *self,
+            CugiKernelArgs            *args,
+            GError                   **error)
+{
+  if (!check_each_arg (self, args, error) ||
+      (self->n_params >= 0 && !check_params (self, args, error)))
+    return FALSE;
   g_atomic_pointer_set (&args->checked_signature, self->serial);
   return TRUE;
 }
@@ -189,20 +264,14 @@ cugi_kernel_signature_check (const CugiKernelSignature *self,
                              CugiKernelArgs            *args,
                              GError                   **error)
 {
-  if (self->n_params < 0 || g_atomic_pointer_get (&args->checked_signature) == self->serial)
+  /* Kernels of unknown parameters too: their arguments are checked once
+   * for what no kernel could take. */
+  if (G_LIKELY (g_atomic_pointer_get (&args->checked_signature) == self->serial))
     return TRUE;
   return check_args (self, args, error);
 }
 
 /* ---- launches with GValues ------------------------------------------------ */
-
-/* Parameter @index, or NULL when the signature does not know it. */
-static const CugiKernelParam *
-param_at (const CugiKernelSignature *self,
-          guint                      index)
-{
-  return self->n_params >= 0 && index < (guint) self->n_params ? &self->params[index] : NULL;
-}
 
 static void
 add_small_integer (CugiKernelArgs *args,
@@ -329,23 +398,37 @@ cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
 
   number = is_signed && signed_value < 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, signed_value)
                                          : g_strdup_printf ("%" G_GUINT64_FORMAT, unsigned_value);
-  if (param_at (self, index) != NULL)
-    return param_error (self, index, error, _("%s is out of range"), number);
-  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-               _("Kernel “%s”, argument %u: %s is out of range"), self->name, index, number);
-  return FALSE;
+  return param_error (self, index, error, _("%s is out of range"), number);
 }
 
-void
+gboolean
 cugi_kernel_signature_add_real (const CugiKernelSignature *self,
                                 CugiKernelArgs            *args,
                                 guint                      index,
                                 gdouble                    number,
-                                gboolean                   single)
+                                gboolean                   single,
+                                GError                   **error)
 {
   const CugiKernelParam *param = param_at (self, index);
   CugiParamType type = (param != NULL && self->have_types) ? param->type : CUGI_PARAM_TYPE_OTHER;
   gsize size = param != NULL ? param->size : 0;
+
+  /* Where the kernel does not say what the parameter is, a whole number
+   * beyond 32 bits may be meant for an integer parameter, which its bits as
+   * a float or a double would give a wrong value: GJS, which has one kind
+   * of number, passes every one beyond 32 bits as a double. Within 32 bits
+   * GJS passes most integers as integers (not all: Math.sqrt(4) is a
+   * double), and a whole real there is taken for a real (2.0 for a float,
+   * from Python); beyond 64 bits no integer parameter could take it. */
+  if (type == CUGI_PARAM_TYPE_OTHER && isfinite (number) && number == trunc (number) &&
+      (number < G_MININT32 || number > G_MAXINT32) && fabs (number) < 0x1p64)
+    return param_error (self, index, error,
+                        _("%.0f may be an integer or a real number, and the kernel does not say which "
+                          "the parameter takes (an extern \"C\" kernel): pass an integer with "
+                          "cugi_kernel_append_int() or cugi_kernel_args_add_int64(), a real number with "
+                          "cugi_kernel_args_add_float() or cugi_kernel_args_add_double(), "
+                          "then launch with cugi_kernel_launch()"),
+                        number);
 
   if (type == CUGI_PARAM_TYPE_FLOAT || (type == CUGI_PARAM_TYPE_OTHER && size == 4) ||
       (type == CUGI_PARAM_TYPE_OTHER && size == 0 && single))
@@ -354,6 +437,7 @@ cugi_kernel_signature_add_real (const CugiKernelSignature *self,
     /* A double, or a real number where something else is expected: the
      * checks then say what. */
     cugi_kernel_args_add_double (args, number);
+  return TRUE;
 }
 
 gboolean
@@ -367,6 +451,12 @@ cugi_kernel_signature_add_value (const CugiKernelSignature *self,
   gint64 signed_value = 0;
   guint64 unsigned_value = 0;
 
+  if (!G_IS_VALUE (value))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Kernel “%s”, argument %u has no value (its GValue is unset)"), self->name, index);
+      return FALSE;
+    }
   if (G_VALUE_HOLDS_OBJECT (value))
     {
       /* The value's type may be GObject itself: what counts is the object. */
@@ -394,15 +484,9 @@ cugi_kernel_signature_add_value (const CugiKernelSignature *self,
       return TRUE;
     }
   if (G_VALUE_HOLDS_FLOAT (value))
-    {
-      cugi_kernel_signature_add_real (self, args, index, g_value_get_float (value), TRUE);
-      return TRUE;
-    }
+    return cugi_kernel_signature_add_real (self, args, index, g_value_get_float (value), TRUE, error);
   if (G_VALUE_HOLDS_DOUBLE (value))
-    {
-      cugi_kernel_signature_add_real (self, args, index, g_value_get_double (value), FALSE);
-      return TRUE;
-    }
+    return cugi_kernel_signature_add_real (self, args, index, g_value_get_double (value), FALSE, error);
 
   switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (value)))
     {

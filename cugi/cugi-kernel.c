@@ -342,6 +342,7 @@ read_signature (CugiKernel *self)
   self->signature = cugi_kernel_signature_new (self->name, self->mangled_name,
                                                (const gsize *) sizes->data,
                                                have_sizes ? (gint) sizes->len : -1);
+  self->signature->context = self->context;
 }
 
 gboolean
@@ -1011,7 +1012,11 @@ cugi_kernel_launch (CugiKernel       *self,
  * converted by the kernel's parameter types: a #CugiBuffer for a pointer, a
  * #GBytes for a struct, and numbers converted to the parameter's type (an
  * integer that does not fit is an error). For an `extern "C"` kernel,
- * whose types are unknown, integers and floats take the parameter's size.
+ * whose types are unknown, integers and floats take the parameter's size;
+ * a whole real number beyond 32 bits (5000000000.0, which is what GJS makes
+ * of 5000000000) is refused there, since it may be meant for an integer:
+ * add it to a #CugiKernelArgs as what it is (cugi_kernel_args_add_int64(),
+ * cugi_kernel_args_add_double()...) and use cugi_kernel_launch().
  *
  * Returns: %TRUE when the launch was enqueued
  */
@@ -1058,10 +1063,9 @@ append_real (CugiKernel     *self,
              gboolean        single,
              GError        **error)
 {
-  if (!check_append (self, args, error))
-    return FALSE;
-  cugi_kernel_signature_add_real (self->signature, args, cugi_kernel_args_get_n_args (args), value, single);
-  return TRUE;
+  return check_append (self, args, error) &&
+         cugi_kernel_signature_add_real (self->signature, args, cugi_kernel_args_get_n_args (args), value,
+                                         single, error);
 }
 
 /**
@@ -1128,9 +1132,12 @@ cugi_kernel_append_uint (CugiKernel     *self,
  *
  * Adds @value to @args as the argument for @self's next parameter: a float
  * or a double as the parameter is, and a float where nothing is known of it.
- * A parameter of another type refuses it at launch.
+ * A parameter of another type refuses it at launch. Where the parameter's
+ * kind is unknown (an `extern "C"` kernel), a whole number beyond 32 bits is
+ * refused, as cugi_kernel_launch_values() refuses it.
  *
- * Returns: %TRUE unless @self cannot be launched
+ * Returns: %TRUE, or %FALSE when @self cannot be launched or @value is
+ *   refused
  */
 gboolean
 cugi_kernel_append_float (CugiKernel     *self,

@@ -652,6 +652,7 @@ typedef struct
   gint             n_params;     /* -1 when unknown */
   gboolean         have_types;
   CugiKernelParam *params;
+  CugiContext     *context;      /* (unowned) (nullable): the kernel's, for its buffers */
 } CugiKernelSignature;
 
 /* From the sizes the driver reports (@n_sizes -1 when it cannot) and the
@@ -678,12 +679,15 @@ gboolean cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
                                             gboolean                   wide,
                                             GError                   **error);
 /* Adds a real number as argument @index: a float or a double as the
- * parameter is (@single: a float when nothing is known of it). */
-void     cugi_kernel_signature_add_real  (const CugiKernelSignature *self,
+ * parameter is (@single: a float when nothing is known of it).
+ * INVALID_ARGUMENT when the parameter's kind is unknown and @number may be
+ * an integer (whole, beyond 32 bits). */
+gboolean cugi_kernel_signature_add_real  (const CugiKernelSignature *self,
                                           CugiKernelArgs            *args,
                                           guint                      index,
                                           gdouble                    number,
-                                          gboolean                   single);
+                                          gboolean                   single,
+                                          GError                   **error);
 /* Adds @value as argument @index, converted to the parameter's type. */
 gboolean cugi_kernel_signature_add_value (const CugiKernelSignature *self,
                                           CugiKernelArgs            *args,

@@ -77,6 +77,18 @@ test_message_names_operation_and_error (void)
   g_assert_false (cugi_check_result ((CUresult) 123456, "cuCtxSynchronize", &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_DRIVER);
   g_assert_nonnull (strstr (error->message, "123456"));
+  /* Loaded or not, the driver has no words for it: the message must not
+   * blame a driver that may well be loaded. */
+  g_assert_null (strstr (error->message, "not loaded"));
+  g_clear_error (&error);
+
+  /* Without the driver's description (none loaded here, or a code it does
+   * not describe), a known code is named, with its number. */
+  g_assert_false (cugi_check_result (CUDA_ERROR_ILLEGAL_ADDRESS, "cuCtxSynchronize", &error));
+  g_assert_nonnull (strstr (error->message, "CUDA_ERROR_ILLEGAL_ADDRESS"));
+  g_assert_null (strstr (error->message, "not loaded"));
+  if (!cugi_is_available ())
+    g_assert_nonnull (strstr (error->message, "CUDA error 700"));
 }
 
 static void

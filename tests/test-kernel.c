@@ -258,6 +258,20 @@ test_launch_values (void)
   g_assert_false (cugi_kernel_launch_values (scale, saxpy->config, values, 1, &error));
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "takes 3 parameters");
 
+  /* saxpy is extern "C": its unsigned n is known by its size alone, and a
+   * whole double beyond 32 bits (what GJS makes of 5000000000) may be an
+   * integer as well as a real. */
+  g_value_unset (&values[3]);
+  g_value_init (&values[3], G_TYPE_DOUBLE);
+  g_value_set_double (&values[3], 5000000000.0);
+  g_assert_false (cugi_kernel_launch_values (saxpy->kernel, saxpy->config, values, 4, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "cugi_kernel_args_add_int64()");
+
+  /* A GValue that holds nothing. */
+  g_value_unset (&values[3]);
+  g_assert_false (cugi_kernel_launch_values (saxpy->kernel, saxpy->config, values, 4, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "argument 3 has no value");
+
   /* A C++ kernel converts by its parameter types: the double becomes the
    * float T, the int64 the int. y becomes 0.5 · (y + 4x). */
   {
@@ -301,6 +315,31 @@ test_launch_values (void)
 
   for (guint i = 0; i < 4; i++)
     g_value_unset (&values[i]);
+}
+
+/* A buffer of another context of the same device is refused, as a stream
+ * of another context is: the kernel's context cannot reach its memory. */
+static void
+test_buffer_of_another_context (void)
+{
+  g_autoptr(Saxpy) saxpy = saxpy_new ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = cugi_device_get_default (&error);
+  g_autoptr(CugiContext) other = NULL;
+  g_autoptr(CugiBuffer) foreign = NULL;
+  g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
+
+  g_assert_no_error (error);
+  other = cugi_context_new (device, 0, &error);
+  g_assert_no_error (error);
+  foreign = cugi_buffer_new (other, sizeof saxpy->y, &error);
+  g_assert_no_error (error);
+  cugi_kernel_args_add_float (args, 2.0f);
+  cugi_kernel_args_add_buffer (args, saxpy->x_buffer);
+  cugi_kernel_args_add_buffer (args, foreign);
+  cugi_kernel_args_add_uint32 (args, N_ELEMENTS);
+  g_assert_false (cugi_kernel_launch (saxpy->kernel, saxpy->config, args, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, "argument 2");
 }
 
 static void
@@ -753,6 +792,7 @@ main (int   argc,
 
   g_test_add_func ("/kernel/launch", test_launch);
   g_test_add_func ("/kernel/launch-values", test_launch_values);
+  g_test_add_func ("/kernel/buffer-of-another-context", test_buffer_of_another_context);
   g_test_add_func ("/kernel/launch-with", test_launch_with);
   g_test_add_func ("/kernel/mismatches", test_mismatches);
   g_test_add_func ("/kernel/bad-configs", test_bad_configs);

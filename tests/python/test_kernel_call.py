@@ -11,7 +11,7 @@ import unittest
 import gi
 
 gi.require_version('Cugi', '1.0')
-from gi.repository import Cugi, GLib  # noqa: E402
+from gi.repository import Cugi, GLib, GObject  # noqa: E402
 
 import numpy  # noqa: E402
 
@@ -138,6 +138,62 @@ class KernelCallTest(unittest.TestCase):
         config.set_stream(self.stream)
         self.mixed.launch(config, args)
         self.assertEqual(self.last_params(), struct.pack(MIXED, -7, 2.0, 5, 2**64 - 1, 0.5, 0.25, 255, 1))
+
+    def test_whole_reals_beyond_32_bits_are_refused_where_the_kind_is_unknown(self):
+        # GJS passes every number beyond 32 bits as a double: for a
+        # parameter of an extern "C" kernel, which may be an integer, its
+        # bits as a float or a double would be a wrong value.
+        config = Cugi.LaunchConfig.new(1, 1)
+        config.set_stream(self.stream)
+        hint = 'may be an integer or a real number.*cugi_kernel_args_add_int64'
+        for index, bad in ((1, 5000000000.0), (0, 2.0**40), (0, -(2.0**31) - 1), (3, 2.0**63)):
+            good = [1, 2, 3.0, 4.0]
+            good[index] = bad
+            with self.assertRaisesRegex(GLib.Error, f'parameter {index} .*{hint}'):
+                self.plain.launch_values(config, good)
+            with self.assertRaisesRegex(GLib.Error, f'parameter {index} .*{hint}'):
+                self.call(self.plain, numpy.int32(good[0]) if index else good[0], *good[1:])
+        args = Cugi.KernelArgs.new()
+        self.plain.append_int(args, 1)
+        with self.assertRaisesRegex(GLib.Error, hint):
+            self.plain.append_double(args, 5000000000.0)
+        with self.assertRaisesRegex(GLib.Error, hint):
+            self.plain.append_float(args, 2.0**40)
+        self.assertEqual(args.get_n_args(), 1)
+        # Passed as what they are, they go.
+        args.add_int64(5000000000)
+        args.add_float(2.0**40)
+        args.add_double(5000000000.0)
+        self.plain.launch(config, args)
+        self.assertEqual(self.last_params(), struct.pack('<iqfd', 1, 5000000000, 2.0**40, 5000000000.0))
+        # Reals that no integer parameter could be meant for, and any real
+        # for a kernel that says its types, go as reals.
+        got = self.call(self.plain, 1, 2, 2.0**31 + 0.5, 2.0**64)
+        self.assertEqual(got, struct.pack('<iqfd', 1, 2, 2.0**31 + 0.5, 2.0**64))
+        got = self.call(self.plain, 1, 2, 2.0, -0.0)
+        self.assertEqual(got, struct.pack('<iqfd', 1, 2, 2.0, -0.0))
+        got = self.call(self.mixed, -7, 2.0**40, 5, 0, 0.5, 5000000000.0, 0, False)
+        self.assertEqual(got, struct.pack(MIXED, -7, 2.0**40, 5, 0, 0.5, 5000000000.0, 0, 0))
+
+    def test_unset_values_are_named(self):
+        config = Cugi.LaunchConfig.new(1, 1)
+        # PyGObject cannot pass it (a critical warning, then a crash): the
+        # override refuses it, as C does (test-kernel's launch-values).
+        with self.assertRaisesRegex(TypeError, 'argument 1 has no value'):
+            self.plain.launch_values(config, [1, GObject.Value(), 1.0, 1.0])
+
+    def test_arguments_larger_than_any_kernel_takes_are_refused(self):
+        # More than the 32764 bytes of parameters a kernel may have: the
+        # launch refuses it, even for a parameter of that size.
+        image = GLib.Bytes.new(b'huge 32768\n')
+        huge = Cugi.Module.new_from_data(Cugi.Context.get_default(), image).get_kernel('huge')
+        args = Cugi.KernelArgs.new()
+        args.add_bytes(GLib.Bytes.new(bytes(32768)))
+        self.assertEqual(args.get_arg_size(0), 32768)
+        config = Cugi.LaunchConfig.new(1, 1)
+        config.set_stream(self.stream)
+        with self.assertRaisesRegex(GLib.Error, 'argument 0: 32768 bytes is more than'):
+            huge.launch(config, args)
 
 
 if __name__ == '__main__':

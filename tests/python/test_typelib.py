@@ -249,5 +249,16 @@ class TestKernelCallShapes(unittest.TestCase):
                 dim3(bad, 'block')
 
 
+class TestFromCudaArray(unittest.TestCase):
+    def test_sizes_that_wrap_around_are_refused(self):
+        # (2**62, 8) float32 items are 2**67 bytes: in NumPy's int64 that
+        # wrapped around to 0, a buffer of 0 bytes exporting the huge shape.
+        class Huge:
+            __cuda_array_interface__ = {'shape': (2**62, 8), 'typestr': '<f4',
+                                        'data': (0x7f0000000000, False), 'version': 3}
+        with self.assertRaisesRegex(ValueError, r'shape \(4611686018427387904, 8\) .*not the size'):
+            Cugi.Buffer.from_cuda_array(Huge())
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)
