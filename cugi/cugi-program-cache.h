@@ -5,7 +5,8 @@
  * another user or others may write to it. Entries are named by the key, carry
  * a SHA-256 of their content that is checked before use, are replaced with an
  * atomic rename, and are evicted least recently used first beyond
- * $CUGI_CACHE_MAX_SIZE bytes. CUGI_DISABLE_CACHE=1 turns both layers off.
+ * $CUGI_CACHE_MAX_SIZE bytes. CUGI_DISABLE_CACHE set to 1, true or yes turns
+ * both layers off.
  */
 #pragma once
 
@@ -30,15 +31,21 @@ typedef struct
 } CugiProgramCacheKeyInputs;
 
 /* A SHA-256 (64 hex digits) over @inputs, each field framed by its length so
- * that no two different inputs hash the same bytes. */
+ * that no two different inputs hash the same bytes, and over every file from
+ * disk that the sources may include (its absolute path and its content, or
+ * its absence), as found in the working directory now. NULL when the sources
+ * include files that cannot be followed without preprocessing: such a
+ * compile is not cached. */
 char               *cugi_program_cache_compute_key (const CugiProgramCacheKeyInputs *inputs);
 
-/* FALSE when CUGI_DISABLE_CACHE asks for no caching at all. */
+/* FALSE when CUGI_DISABLE_CACHE is 1, true or yes; other values leave the
+ * cache on, unknown ones with one warning. */
 gboolean            cugi_program_cache_is_enabled  (void);
 /* The disk cache's directory, created if missing; NULL with the reason when
  * it is refused (wrong owner, writable by others, not a directory). */
 char               *cugi_program_cache_get_dir     (GError **error);
-/* $CUGI_CACHE_MAX_SIZE, or the default when unset or not a number. */
+/* $CUGI_CACHE_MAX_SIZE, or the default when unset, or with one warning when
+ * not a number. */
 guint64             cugi_program_cache_get_max_size (void);
 /* The path of @key's entry in @dir. */
 char               *cugi_program_cache_get_entry_path (const char *dir,

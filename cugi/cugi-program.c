@@ -23,11 +23,15 @@
  * Results are cached, in memory and in a disk cache shared by processes
  * (`$CUGI_CACHE_DIR`, else `$XDG_CACHE_HOME/cugi`): compiling the same source,
  * headers, name expressions and options again with the same NVRTC takes a
- * file read. The cache is refused when its directory belongs to another user
- * or others may write to it, and is bypassed when the options name include
- * directories (`-I`), whose files it cannot see change. `CUGI_DISABLE_CACHE=1`
- * turns it off; `CUGI_CACHE_MAX_SIZE` caps the directory (in bytes, 256 MiB by
- * default), the least recently used entries going first.
+ * file read. Files the source includes from disk (by an absolute path, or
+ * beside the program's name, relative to the working directory) are part of
+ * what is compared, so changing one compiles again. The cache is refused when
+ * its directory belongs to another user or others may write to it, and is
+ * bypassed when the options name include directories or files (`-I`,
+ * `-include`), or when an `#include` names a macro. `CUGI_DISABLE_CACHE` set
+ * to `1`, `true` or `yes` turns it off; `CUGI_CACHE_MAX_SIZE` caps the
+ * directory (in bytes, 256 MiB by default), the least recently used entries
+ * going first.
  *
  * A program compiles once at a time: starting a compile while another runs
  * fails with %CUGI_ERROR_INVALID_STATE. Headers added while a compile runs
@@ -461,8 +465,9 @@ compile_job_run (CompileJob   *job,
     return;
   job->ran = TRUE;
   if (job->use_cache)
+    key = compile_job_compute_key (job);
+  if (key != NULL)
     {
-      key = compile_job_compute_key (job);
       job->result = cugi_program_cache_lookup (key, &job->cache_hit);
       if (job->result != NULL)
         {
@@ -472,7 +477,14 @@ compile_job_run (CompileJob   *job,
     }
   job->result = run_nvrtc (job, &job->log, &job->error);
   if (job->result != NULL && key != NULL)
-    cugi_program_cache_store (key, job->result);
+    {
+      /* An included file that changed while NVRTC ran may be in the result
+       * but not in the key. */
+      g_autofree char *key_after = compile_job_compute_key (job);
+
+      if (g_strcmp0 (key, key_after) == 0)
+        cugi_program_cache_store (key, job->result);
+    }
 }
 
 /* Claims the program for one compile. */

@@ -868,6 +868,222 @@ test_lowered_cap (Fixture       *fixture,
   g_assert_true (entry_exists (fixture, c));
 }
 
+/* ---- files included from disk ---- */
+
+#define INCLUDE_WORKER_ARGUMENT "--include-worker"
+
+static void
+write_header (const char *path,
+              int         value)
+{
+  g_autofree char *text = g_strdup_printf ("#define VALUE %d\n", value);
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+/* `__device__ int value = VALUE;` after including @include. */
+static char *
+value_source (const char *include)
+{
+  return g_strdup_printf ("#include %s\n__device__ int value = VALUE;\n", include);
+}
+
+/* The value the PTX of @program initialises `value` with. */
+static int
+compiled_value (CugiProgram *program)
+{
+  g_autoptr(GBytes) ptx = cugi_program_get_ptx (program);
+  g_autofree char *text = g_strndup (g_bytes_get_data (ptx, NULL), g_bytes_get_size (ptx));
+  const char *at = strstr (text, " value = ");
+
+  g_assert_nonnull (at);
+  return atoi (at + strlen (" value = "));
+}
+
+/* Compiles @source and gives the value, and where the result came from. */
+static int
+compile_value (const char         *source,
+               const char * const *options,
+               CugiProgramCacheHit *hit)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (source, "value.cu");
+
+  *hit = compile_for_sm90 (program, options);
+  return compiled_value (program);
+}
+
+/* Changing an included file compiles again, in memory and on disk; the
+ * file unchanged, the cache still serves the result. */
+static void
+assert_follows_header (const char         *source,
+                       const char         *header,
+                       const char * const *options,
+                       gboolean            cached)
+{
+  CugiProgramCacheHit hit;
+
+  write_header (header, 1);
+  g_assert_cmpint (compile_value (source, options, &hit), ==, 1);
+  g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_cmpint (compile_value (source, options, &hit), ==, 1);
+  g_assert_cmpint (hit, ==, cached ? CUGI_PROGRAM_CACHE_HIT_MEMORY : CUGI_PROGRAM_CACHE_MISS);
+
+  write_header (header, 2);
+  g_assert_cmpint (compile_value (source, options, &hit), ==, 2);
+  g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_MISS);
+
+  write_header (header, 3);
+  cugi_program_cache_clear_memory ();
+  g_assert_cmpint (compile_value (source, options, &hit), ==, 3);
+  g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_MISS);
+  cugi_program_cache_clear_memory ();
+  g_assert_cmpint (compile_value (source, options, &hit), ==, 3);
+  g_assert_cmpint (hit, ==, cached ? CUGI_PROGRAM_CACHE_HIT_DISK : CUGI_PROGRAM_CACHE_MISS);
+
+  /* Back to an earlier content: its entry is valid again. */
+  write_header (header, 1);
+  g_assert_cmpint (compile_value (source, options, &hit), ==, 1);
+  g_assert_cmpint (hit, ==, cached ? CUGI_PROGRAM_CACHE_HIT_DISK : CUGI_PROGRAM_CACHE_MISS);
+}
+
+static void
+test_include_absolute (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autofree char *header = g_build_filename (fixture->root, "absolute.h", NULL);
+  g_autofree char *quoted = g_strdup_printf ("\"%s\"", header);
+  g_autofree char *source = value_source (quoted);
+
+  assert_follows_header (source, header, NULL, TRUE);
+}
+
+/* A file included by an included file, beside it. */
+static void
+test_include_nested (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  g_autofree char *dir = g_build_filename (fixture->root, "nested", NULL);
+  g_autofree char *outer = g_build_filename (dir, "outer.h", NULL);
+  g_autofree char *inner = g_build_filename (dir, "inner.h", NULL);
+  g_autofree char *quoted = g_strdup_printf ("\"%s\"", outer);
+  g_autofree char *source = value_source (quoted);
+
+  g_assert_cmpint (g_mkdir (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (outer, "#include \"inner.h\"\n", -1, NULL));
+  assert_follows_header (source, inner, NULL, TRUE);
+}
+
+/* "inc.h" is looked for in the working directory: two directories, two
+ * results. */
+static void
+test_include_relative (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autofree char *saved_cwd = g_get_current_dir ();
+  g_autofree char *first = g_build_filename (fixture->root, "first", NULL);
+  g_autofree char *second = g_build_filename (fixture->root, "second", NULL);
+  g_autofree char *first_header = g_build_filename (first, "inc.h", NULL);
+  g_autofree char *second_header = g_build_filename (second, "inc.h", NULL);
+  g_autofree char *source = value_source ("\"inc.h\"");
+  CugiProgramCacheHit hit;
+
+  g_assert_cmpint (g_mkdir (first, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir (second, 0700), ==, 0);
+  write_header (second_header, 20);
+
+  g_assert_cmpint (g_chdir (first), ==, 0);
+  assert_follows_header (source, first_header, NULL, TRUE);
+
+  g_assert_cmpint (g_chdir (second), ==, 0);
+  g_assert_cmpint (compile_value (source, NULL, &hit), ==, 20);
+  g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_MISS);
+  g_assert_cmpint (g_chdir (first), ==, 0);
+  g_assert_cmpint (compile_value (source, NULL, &hit), ==, 1);
+  g_assert_cmpint (hit, ==, CUGI_PROGRAM_CACHE_HIT_MEMORY);
+  g_assert_cmpint (g_chdir (saved_cwd), ==, 0);
+}
+
+static void
+test_include_directory (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autofree char *option = g_strconcat ("-I", fixture->root, NULL);
+  const char *options[] = { option, NULL };
+  g_autofree char *header = g_build_filename (fixture->root, "from-dir.h", NULL);
+  g_autofree char *source = value_source ("\"from-dir.h\"");
+
+  assert_follows_header (source, header, options, FALSE);
+}
+
+/* `#include MACRO` names a file only the preprocessor knows: not cached. */
+static void
+test_include_macro (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autofree char *header = g_build_filename (fixture->root, "macro.h", NULL);
+  g_autofree char *source = g_strdup_printf ("#define HEADER \"%s\"\n#include HEADER\n"
+                                             "__device__ int value = VALUE;\n", header);
+  g_autoptr(GPtrArray) names = NULL;
+
+  assert_follows_header (source, header, NULL, FALSE);
+  names = list_dir (fixture->cache_dir);
+  g_assert_cmpuint (names->len, ==, 0);
+}
+
+/* Compiles argv's source in a child of test_include_processes and prints
+ * the value and where it came from. */
+static int
+run_include_worker (const char *source)
+{
+  CugiProgramCacheHit hit;
+  int value = compile_value (source, NULL, &hit);
+
+  g_print ("%d %d\n", value, hit);
+  return 0;
+}
+
+static void
+spawn_include_worker (const char *source,
+                      int         expected_value,
+                      int         expected_hit)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *self_path = g_file_read_link ("/proc/self/exe", &error);
+  g_autoptr(GSubprocess) worker = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *expected = g_strdup_printf ("%d %d\n", expected_value, expected_hit);
+
+  g_assert_no_error (error);
+  worker = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE, &error,
+                             self_path, INCLUDE_WORKER_ARGUMENT, source, NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (worker, NULL, NULL, &output, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (worker));
+  g_assert_cmpint (g_subprocess_get_exit_status (worker), ==, 0);
+  g_assert_cmpstr (output, ==, expected);
+}
+
+/* Across processes, through the disk cache: relative to each one's working
+ * directory. */
+static void
+test_include_processes (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  g_autofree char *saved_cwd = g_get_current_dir ();
+  g_autofree char *header = g_build_filename (fixture->root, "inc.h", NULL);
+  g_autofree char *source = value_source ("\"inc.h\"");
+
+  g_assert_cmpint (g_chdir (fixture->root), ==, 0);
+  write_header (header, 7);
+  spawn_include_worker (source, 7, CUGI_PROGRAM_CACHE_MISS);
+  spawn_include_worker (source, 7, CUGI_PROGRAM_CACHE_HIT_DISK);
+  write_header (header, 8);
+  spawn_include_worker (source, 8, CUGI_PROGRAM_CACHE_MISS);
+  spawn_include_worker (source, 8, CUGI_PROGRAM_CACHE_HIT_DISK);
+  g_assert_cmpint (g_chdir (saved_cwd), ==, 0);
+}
+
 /* Compiles in the child processes of test_concurrent_processes, all at once:
  * each writes the same entry, and reads it back while the others replace it. */
 static int
@@ -970,6 +1186,8 @@ main (int argc, char **argv)
 
   if (argc == 2 && strcmp (argv[1], WORKER_ARGUMENT) == 0)
     return run_compile_worker ();
+  if (argc == 3 && strcmp (argv[1], INCLUDE_WORKER_ARGUMENT) == 0)
+    return run_include_worker (argv[2]);
 
   cugi_test_init (&argc, &argv);
   add_fixture_test ("/program-cache/hit", test_hit, NULL);
@@ -992,5 +1210,11 @@ main (int argc, char **argv)
   add_fixture_test ("/program-cache/lowered-cap", test_lowered_cap, NULL);
   add_fixture_test ("/program-cache/eviction", test_eviction, NULL);
   add_fixture_test ("/program-cache/concurrent-processes", test_concurrent_processes, NULL);
+  add_fixture_test ("/program-cache/include/absolute", test_include_absolute, NULL);
+  add_fixture_test ("/program-cache/include/nested", test_include_nested, NULL);
+  add_fixture_test ("/program-cache/include/relative", test_include_relative, NULL);
+  add_fixture_test ("/program-cache/include/directory", test_include_directory, NULL);
+  add_fixture_test ("/program-cache/include/macro", test_include_macro, NULL);
+  add_fixture_test ("/program-cache/include/processes", test_include_processes, NULL);
   return g_test_run ();
 }
