@@ -219,10 +219,9 @@ test_hit (Fixture       *fixture,
   g_assert_cmpint (compile_for_sm90 (from_memory, NULL), ==, CUGI_PROGRAM_CACHE_HIT_MEMORY);
   assert_same_results (cold, from_memory);
 
+  /* Reported, not asserted: timings belong in benchmarks. */
   g_test_message ("cold compile %" G_GINT64_FORMAT " us, disk hit %" G_GINT64_FORMAT " us (median)",
                   cold_us, warm_us[G_N_ELEMENTS (warm_us) / 2]);
-  g_assert_cmpint (warm_us[G_N_ELEMENTS (warm_us) / 2], <=, 2000);
-  g_assert_cmpint (cold_us, >=, 50 * warm_us[G_N_ELEMENTS (warm_us) / 2]);
 }
 
 static void
