@@ -148,7 +148,7 @@ def unfilter(filters, rows):
 def check(command, name, view, directory):
     path = os.path.join(directory, 'render-%s.png' % name)
     subprocess.run(command + ['--render', path, '--width', str(WIDTH), '--height', str(HEIGHT),
-                              '--view', view], check=True, timeout=120)
+                              '--view=' + view], check=True, timeout=120)
     difference = numpy.abs(read_png(path).astype(numpy.int16) - reference(view).astype(numpy.int16))
     mean = difference.mean()
     over_2 = numpy.count_nonzero(difference > 2) / difference.size
