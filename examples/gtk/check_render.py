@@ -168,6 +168,12 @@ def main():
     except GLib.Error as error:
         print('SKIP: no GPU:', error.message)
         return 77
+    # A machine with a GPU but without GTK (the GPU machines here, unless
+    # GTK is carried there) cannot run the app at all: nothing to compare.
+    probe = subprocess.run(args + ['--help'], capture_output=True, text=True, timeout=60)
+    if probe.returncode != 0:
+        print('SKIP: the app does not start here:', (probe.stderr.strip().splitlines() or ['?'])[-1])
+        return 77
     print('Tolerance: mean difference <= %.1f levels, at most %.1f %% of values over 2 levels'
           % (MAX_MEAN, 100 * MAX_FRACTION_OVER_2))
     with tempfile.TemporaryDirectory() as scratch:

@@ -197,7 +197,7 @@ class CugiInvert(GstBase.BaseTransform):
                 mappings.append((inbuf, mapinfo))
                 stride = _stride(inbuf, self.info)
                 rows = numpy.frombuffer(mapinfo.data, numpy.uint8)[:stride * height]
-                source = (Cugi.to_device(rows), stride, None)
+                source = (Cugi.to_device(rows, self.context), stride, None)
             else:
                 mappings.append((None, source[2]))
 
