@@ -785,9 +785,9 @@ check_config_fully (CugiKernel             *self,
     }
   if (threads > (guint64) max_threads)
     return config_error (error, CUGI_ERROR_INVALID_ARGUMENT,
-                         _("a block of %" G_GUINT64_FORMAT " threads is more than kernel “%s” allows "
+                         _("a block of %llu threads is more than kernel “%s” allows "
                            "(max-threads-per-block is %d)"),
-                         threads, self->name, max_threads);
+                         (unsigned long long) threads, self->name, max_threads);
   if (config->shared_memory > (guint) max_shared)
     {
       int current = max_shared;
