@@ -9,6 +9,11 @@
  * templates with type and literal arguments, argument packs, and
  * substitutions. Anything else makes it give up (the caller then checks
  * sizes only), never guess.
+ *
+ * Substitutions let a name of a few hundred bytes spell a type of
+ * gigabytes (each step naming the previous type twice), and every prefix of
+ * a nested name is spelled on its own, so the work is bounded by what is
+ * spelled: past the caps of cugi-private.h the reader gives up as well.
  */
 #include "config.h"
 
@@ -35,6 +40,7 @@ typedef struct
 {
   const char *p;
   guint       depth;
+  gsize       spelled;        /* bytes of all the spellings made so far */
   GPtrArray  *substitutions;  /* (element-type Type): S_, S0_, ... */
   GPtrArray  *template_args;  /* (element-type Type): T_, T0_, ...; NULL for literals */
 } Reader;
@@ -48,12 +54,37 @@ type_clear (gpointer data)
   g_clear_pointer (&type->pack, g_ptr_array_unref);
 }
 
-static Type *
-type_new (CugiParamType param_type,
-          char         *spelling)
+/* Counts @spelling, about to be kept, against the caps: FALSE when it is
+ * too long, or when the name has spelled too much in all. Every spelling
+ * kept is counted, with its NUL, so that the reader's memory and time are
+ * bounded whatever the name. */
+static gboolean
+charge (Reader     *reader,
+        const char *spelling)
 {
-  Type *type = g_rc_box_new0 (Type);
+  gsize length = strlen (spelling);
 
+  if (length > CUGI_MANGLE_MAX_SPELLING || length >= CUGI_MANGLE_MAX_SPELLED - reader->spelled)
+    return FALSE;
+  reader->spelled += length + 1;
+  return TRUE;
+}
+
+/* @spelling: (transfer full) (nullable): NULL (where spelling it went past
+ * the cap) makes the result NULL, as does a spelling past the caps. */
+static Type *
+type_new (Reader        *reader,
+          CugiParamType  param_type,
+          char          *spelling)
+{
+  Type *type;
+
+  if (spelling == NULL || !charge (reader, spelling))
+    {
+      g_free (spelling);
+      return NULL;
+    }
+  type = g_rc_box_new0 (Type);
   type->param_type = param_type;
   type->spelling = spelling;
   return type;
@@ -79,13 +110,27 @@ type_array_new (void)
   return g_ptr_array_new_with_free_func (type_unref);
 }
 
-/* Adds @type to the substitution table and returns it. */
-static Type *
+/* Adds @type (nullable) to the substitution table: FALSE when it is NULL or
+ * the table is full. */
+static gboolean
 remember (Reader *reader,
           Type   *type)
 {
+  if (type == NULL || reader->substitutions->len >= CUGI_MANGLE_MAX_SUBSTITUTIONS)
+    return FALSE;
   g_ptr_array_add (reader->substitutions, type_ref (type));
-  return type;
+  return TRUE;
+}
+
+/* @type: (transfer full) (nullable): a new candidate, returned once added
+ * to the substitution table; else dropped, and NULL. */
+static Type *
+remember_new (Reader *reader,
+              Type   *type)
+{
+  g_autoptr(Type) owned = type;
+
+  return remember (reader, owned) ? g_steal_pointer (&owned) : NULL;
 }
 
 static gboolean
@@ -142,14 +187,21 @@ read_seq_id (Reader *reader,
   return TRUE;
 }
 
-/* <source-name> ::= <length> <identifier> */
+/* <source-name> ::= <length> <identifier>. The identifier ends up in
+ * messages (GError messages are UTF-8): one that is not valid UTF-8, or that
+ * holds control characters, is not a C++ identifier and not read. */
 static char *
 read_source_name (Reader *reader)
 {
   gint64 length;
 
-  if (!read_number (reader, &length) || length <= 0 || (gsize) length > strlen (reader->p))
+  /* strnlen(): a name of many identifiers is read in linear time. */
+  if (!read_number (reader, &length) || length <= 0 || strnlen (reader->p, length) < (gsize) length ||
+      !g_utf8_validate_len (reader->p, length, NULL))
     return NULL;
+  for (gint64 i = 0; i < length; i++)
+    if (g_ascii_iscntrl (reader->p[i]))
+      return NULL;
   reader->p += length;
   /* The anonymous namespace's name is an implementation detail. */
   if (length >= 10 && strncmp (reader->p - length, "_GLOBAL__N", 10) == 0)
@@ -205,6 +257,17 @@ static const struct
 static Type *read_type (Reader *reader);
 static Type *read_template_arg (Reader *reader);
 
+/* Appends @text to @spelling: FALSE once @spelling is past the cap, so that
+ * building a spelling from many parts stops there. */
+static gboolean
+spell (GString    *spelling,
+       const char *text)
+{
+  g_string_append (spelling, text);
+  return spelling->len <= CUGI_MANGLE_MAX_SPELLING;
+}
+
+/* "<A, B>", or NULL past the cap. */
 static char *
 spell_args (GPtrArray *args)
 {
@@ -213,11 +276,11 @@ spell_args (GPtrArray *args)
   for (guint i = 0; i < args->len; i++)
     {
       Type *arg = g_ptr_array_index (args, i);
-      if (i > 0)
-        g_string_append (spelling, ", ");
-      g_string_append (spelling, arg->spelling);
+      if ((i > 0 && !spell (spelling, ", ")) || !spell (spelling, arg->spelling))
+        return NULL;
     }
-  g_string_append (spelling, ">");
+  if (!spell (spelling, ">"))
+    return NULL;
   return g_string_free (g_steal_pointer (&spelling), FALSE);
 }
 
@@ -242,7 +305,7 @@ read_template_arg_unguarded (Reader *reader)
       else
         spelling = g_strdup_printf ("(%s)%" G_GINT64_FORMAT, type->spelling, value);
       /* A value, not a type: T_ naming it cannot be a parameter type. */
-      return type_new (CUGI_PARAM_TYPE_OTHER, spelling);
+      return type_new (reader, CUGI_PARAM_TYPE_OTHER, spelling);
     }
   if (consume (reader, "J"))
     {
@@ -256,8 +319,8 @@ read_template_arg_unguarded (Reader *reader)
             return NULL;
           g_ptr_array_add (pack, arg);
         }
-      type = type_new (CUGI_PARAM_TYPE_OTHER, spell_args (pack));
-      type->pack = g_steal_pointer (&pack);
+      if ((type = type_new (reader, CUGI_PARAM_TYPE_OTHER, spell_args (pack))) != NULL)
+        type->pack = g_steal_pointer (&pack);
       return type;
     }
   return read_type (reader);
@@ -292,7 +355,8 @@ read_template_args (Reader     *reader,
         return FALSE;
       g_ptr_array_add (result, arg);
     }
-  *spelling = spell_args (result);
+  if ((*spelling = spell_args (result)) == NULL)
+    return FALSE;
   *args = g_steal_pointer (&result);
   return TRUE;
 }
@@ -318,7 +382,7 @@ read_substitution (Reader *reader)
     if (*reader->p == abbreviations[i].code)
       {
         reader->p++;
-        return type_new (CUGI_PARAM_TYPE_OTHER, g_strdup (abbreviations[i].spelling));
+        return type_new (reader, CUGI_PARAM_TYPE_OTHER, g_strdup (abbreviations[i].spelling));
       }
   if (!read_seq_id (reader, &index) || index >= reader->substitutions->len)
     return NULL;
@@ -395,9 +459,10 @@ read_name (Reader     *reader,
           if (name == NULL)
             return NULL;
           g_string_printf (spelling, "std::%s", name);
-          component = type_new (CUGI_PARAM_TYPE_OTHER, g_strdup (spelling->str));
-          if ((nested && *reader->p != 'E') || *reader->p == 'I')
-            remember (reader, component);
+          component = type_new (reader, CUGI_PARAM_TYPE_OTHER, g_strdup (spelling->str));
+          if (component == NULL ||
+              (((nested && *reader->p != 'E') || *reader->p == 'I') && !remember (reader, component)))
+            return NULL;
         }
       else if (first && *reader->p == 'S')
         {
@@ -411,20 +476,19 @@ read_name (Reader     *reader,
           if ((component = read_template_param (reader)) == NULL)
             return NULL;
           g_string_assign (spelling, component->spelling);
-          remember (reader, component);
+          if (!remember (reader, component))
+            return NULL;
         }
       else
         {
           g_autofree char *name = read_unqualified_name (reader);
-          if (name == NULL)
+          if (name == NULL || (!first && !spell (spelling, "::")) || !spell (spelling, name))
             return NULL;
-          if (!first)
-            g_string_append (spelling, "::");
-          g_string_append (spelling, name);
-          component = type_new (CUGI_PARAM_TYPE_OTHER, g_strdup (spelling->str));
+          component = type_new (reader, CUGI_PARAM_TYPE_OTHER, g_strdup (spelling->str));
           /* An unscoped name is a candidate only as a template's name. */
-          if ((nested && *reader->p != 'E') || *reader->p == 'I')
-            remember (reader, component);
+          if (component == NULL ||
+              (((nested && *reader->p != 'E') || *reader->p == 'I') && !remember (reader, component)))
+            return NULL;
         }
 
       if (*reader->p == 'I')
@@ -432,11 +496,15 @@ read_name (Reader     *reader,
           g_autofree char *args_spelling = NULL;
 
           g_clear_pointer (template_args, g_ptr_array_unref);
-          if (!read_template_args (reader, template_args, &args_spelling))
+          if (!read_template_args (reader, template_args, &args_spelling) ||
+              !spell (spelling, args_spelling))
             return NULL;
-          g_string_append (spelling, args_spelling);
           if (nested && *reader->p != 'E')
-            type_unref (remember (reader, type_new (CUGI_PARAM_TYPE_OTHER, g_strdup (spelling->str))));
+            {
+              g_autoptr(Type) with_args = type_new (reader, CUGI_PARAM_TYPE_OTHER, g_strdup (spelling->str));
+              if (!remember (reader, with_args))
+                return NULL;
+            }
         }
       else if (!first)
         g_clear_pointer (template_args, g_ptr_array_unref);
@@ -488,7 +556,8 @@ read_qualified_type (Reader *reader)
       g_string_append (spelling, inner->spelling);
     }
   /* Qualifiers do not change how a value is passed. */
-  return remember (reader, type_new (inner->param_type, g_string_free (g_steal_pointer (&spelling), FALSE)));
+  return remember_new (reader, type_new (reader, inner->param_type,
+                                         g_string_free (g_steal_pointer (&spelling), FALSE)));
 }
 
 /* F [Y] <return type> <parameter types> E */
@@ -506,14 +575,12 @@ read_function_type (Reader *reader)
   for (gboolean first = TRUE; !consume (reader, "E"); first = FALSE)
     {
       g_autoptr(Type) param = read_type (reader);
-      if (param == NULL)
+      if (param == NULL || (!first && !spell (spelling, ", ")) || !spell (spelling, param->spelling))
         return NULL;
-      if (!first)
-        g_string_append (spelling, ", ");
-      g_string_append (spelling, param->spelling);
     }
   g_string_append (spelling, ")");
-  return remember (reader, type_new (CUGI_PARAM_TYPE_OTHER, g_string_free (g_steal_pointer (&spelling), FALSE)));
+  return remember_new (reader, type_new (reader, CUGI_PARAM_TYPE_OTHER,
+                                         g_string_free (g_steal_pointer (&spelling), FALSE)));
 }
 
 static Type *
@@ -525,11 +592,11 @@ read_type_unguarded (Reader *reader)
     if (c == builtins[i].code)
       {
         reader->p++;
-        return type_new (builtins[i].param_type, g_strdup (builtins[i].spelling));
+        return type_new (reader, builtins[i].param_type, g_strdup (builtins[i].spelling));
       }
   for (gsize i = 0; i < G_N_ELEMENTS (d_builtins); i++)
     if (consume (reader, d_builtins[i].code))
-      return type_new (CUGI_PARAM_TYPE_OTHER, g_strdup (d_builtins[i].spelling));
+      return type_new (reader, CUGI_PARAM_TYPE_OTHER, g_strdup (d_builtins[i].spelling));
 
   if (c == 'r' || c == 'V' || c == 'K')
     return read_qualified_type (reader);
@@ -539,7 +606,7 @@ read_type_unguarded (Reader *reader)
       g_autoptr(Type) pointee = read_type (reader);
       if (pointee == NULL)
         return NULL;
-      return remember (reader, type_new (CUGI_PARAM_TYPE_POINTER, spell_pointer_to (pointee->spelling)));
+      return remember_new (reader, type_new (reader, CUGI_PARAM_TYPE_POINTER, spell_pointer_to (pointee->spelling)));
     }
 
   if (c == 'R' || c == 'O')
@@ -549,8 +616,8 @@ read_type_unguarded (Reader *reader)
       if ((referee = read_type (reader)) == NULL)
         return NULL;
       /* A reference is passed as a pointer. */
-      return remember (reader, type_new (CUGI_PARAM_TYPE_POINTER,
-                                         g_strconcat (referee->spelling, c == 'R' ? " &" : " &&", NULL)));
+      return remember_new (reader, type_new (reader, CUGI_PARAM_TYPE_POINTER,
+                                             g_strconcat (referee->spelling, c == 'R' ? " &" : " &&", NULL)));
     }
 
   if (consume (reader, "A"))
@@ -560,8 +627,8 @@ read_type_unguarded (Reader *reader)
       if (!read_number (reader, &length) || !consume (reader, "_") ||
           (element = read_type (reader)) == NULL)
         return NULL;
-      return remember (reader, type_new (CUGI_PARAM_TYPE_OTHER,
-                                         g_strdup_printf ("%s[%" G_GINT64_FORMAT "]", element->spelling, length)));
+      return remember_new (reader, type_new (reader, CUGI_PARAM_TYPE_OTHER,
+                                             g_strdup_printf ("%s[%" G_GINT64_FORMAT "]", element->spelling, length)));
     }
 
   if (consume (reader, "F"))
@@ -573,21 +640,17 @@ read_type_unguarded (Reader *reader)
       g_autoptr(Type) pattern = read_type (reader);
       if (pattern == NULL || pattern->pack == NULL)
         return NULL;
-      return remember (reader, type_ref (pattern));
+      return remember_new (reader, g_steal_pointer (&pattern));
     }
 
   if (consume (reader, "u"))
-    {
-      char *name = read_source_name (reader);
-      return name ? remember (reader, type_new (CUGI_PARAM_TYPE_OTHER, name)) : NULL;
-    }
+    return remember_new (reader, type_new (reader, CUGI_PARAM_TYPE_OTHER, read_source_name (reader)));
 
   if (c == 'T')
     {
       g_autoptr(Type) param = read_template_param (reader);
-      if (param == NULL)
+      if (!remember (reader, param))
         return NULL;
-      remember (reader, param);
       if (*reader->p == 'I')
         return NULL;  /* template template parameters: not for kernels */
       return g_steal_pointer (&param);
@@ -604,15 +667,14 @@ read_type_unguarded (Reader *reader)
       /* A template named by a substitution, then its arguments. */
       if (!read_template_args (reader, &args, &args_spelling))
         return NULL;
-      return remember (reader, type_new (CUGI_PARAM_TYPE_OTHER,
-                                         g_strconcat (substituted->spelling, args_spelling, NULL)));
+      return remember_new (reader, type_new (reader, CUGI_PARAM_TYPE_OTHER,
+                                             g_strconcat (substituted->spelling, args_spelling, NULL)));
     }
 
   if (c == 'N' || c == 'S' || g_ascii_isdigit (c))
     {
       g_autoptr(GPtrArray) args = NULL;
-      char *name = read_name (reader, &args);
-      return name ? remember (reader, type_new (CUGI_PARAM_TYPE_OTHER, name)) : NULL;
+      return remember_new (reader, type_new (reader, CUGI_PARAM_TYPE_OTHER, read_name (reader, &args)));
     }
 
   return NULL;
@@ -639,15 +701,21 @@ mangled_param_free (gpointer data)
   g_free (param);
 }
 
-static void
-add_param (GPtrArray  *params,
+/* FALSE when the copy of the spelling would pass the caps. */
+static gboolean
+add_param (Reader     *reader,
+           GPtrArray  *params,
            const Type *type)
 {
-  CugiMangledParam *param = g_new (CugiMangledParam, 1);
+  CugiMangledParam *param;
 
+  if (!charge (reader, type->spelling))
+    return FALSE;
+  param = g_new (CugiMangledParam, 1);
   param->type = type->param_type;
   param->spelling = g_strdup (type->spelling);
   g_ptr_array_add (params, param);
+  return TRUE;
 }
 
 /* cugi_mangle_read_parameters():
@@ -657,8 +725,9 @@ add_param (GPtrArray  *params,
  *
  * Returns: (transfer full) (element-type CugiMangledParam) (nullable): the
  *   parameters in order, or %NULL when @mangled_name is not a mangled
- *   function name (an extern "C" kernel) or uses something this reader does
- *   not understand
+ *   function name (an extern "C" kernel), uses something this reader does
+ *   not understand, or would spell more than the caps allow
+ *   (%CUGI_MANGLE_MAX_SPELLING and the others in cugi-private.h)
  */
 GPtrArray *
 cugi_mangle_read_parameters (const char *mangled_name)
@@ -667,7 +736,7 @@ cugi_mangle_read_parameters (const char *mangled_name)
   g_autoptr(GPtrArray) function_template_args = NULL;
   g_autoptr(GPtrArray) params = g_ptr_array_new_with_free_func (mangled_param_free);
   g_autofree char *name = NULL;
-  Reader reader = { mangled_name, 0, substitutions, NULL };
+  Reader reader = { mangled_name, 0, 0, substitutions, NULL };
 
   g_return_val_if_fail (mangled_name != NULL, NULL);
 
@@ -700,10 +769,11 @@ cugi_mangle_read_parameters (const char *mangled_name)
       if (type->pack != NULL)
         {
           for (guint i = 0; i < type->pack->len; i++)
-            add_param (params, g_ptr_array_index (type->pack, i));
+            if (!add_param (&reader, params, g_ptr_array_index (type->pack, i)))
+              return NULL;
         }
-      else
-        add_param (params, type);
+      else if (!add_param (&reader, params, type))
+        return NULL;
     }
   return g_steal_pointer (&params);
 }

@@ -631,8 +631,18 @@ typedef struct
   char         *spelling;        /* C++, for messages: "const float *" */
 } CugiMangledParam;
 
+/* What the mangled-name reader may spell: substitutions let a short name
+ * spell a type whose length doubles at each step, so a name needing more
+ * is not read (its kernel's launches check sizes only). The longest
+ * spelling of one type, the bytes spelled for the whole name, and the
+ * substitution candidates it may make. */
+#define CUGI_MANGLE_MAX_SPELLING      (16 * 1024)
+#define CUGI_MANGLE_MAX_SPELLED       (1024 * 1024)
+#define CUGI_MANGLE_MAX_SUBSTITUTIONS 4096
+
 /* cugi-mangle.c: (element-type CugiMangledParam), NULL for a name that is
- * not a mangled function name or that the reader does not understand. */
+ * not a mangled function name, that the reader does not understand, or
+ * that is past the limits above. */
 GPtrArray  *cugi_mangle_read_parameters     (const char     *mangled_name);
 gsize       cugi_param_type_get_size        (CugiParamType   type);
 

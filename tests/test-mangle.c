@@ -128,6 +128,8 @@ test_refused (void)
     "_Z1fDv4_f",               /* vector types */
     "_Z1fPZ",                  /* an unknown type code */
     "_Z1fIiEvPT_E",            /* trailing garbage */
+    "_Z1f3a\xff" "b",           /* an identifier that is not UTF-8, */
+    "_Z1f3a\tb",                /* or holds a control character */
   };
   g_autoptr(GString) deep = g_string_new ("_Z1f");
 
@@ -143,6 +145,260 @@ test_refused (void)
     g_string_append_c (deep, 'P');
   g_string_append_c (deep, 'i');
   g_assert_null (cugi_mangle_read_parameters (deep->str));
+}
+
+/* ---- names that would make the reader spell without bound -------------- */
+
+/* Appends the seq-id of substitution candidate @index: S_, S0_, ..., S9_,
+ * SA_, ..., SZ_, S10_, ... */
+static void
+append_substitution (GString *name,
+                     guint    index)
+{
+  char digits[8];
+  gsize n = 0;
+
+  g_string_append_c (name, 'S');
+  if (index > 0)
+    {
+      for (guint value = index - 1; n == 0 || value > 0; value /= 36)
+        digits[n++] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[value % 36];
+      while (n > 0)
+        g_string_append_c (name, digits[--n]);
+    }
+  g_string_append_c (name, '_');
+}
+
+/* Checks what any name must give: the documented fallback (NULL), or
+ * parameters whose spellings are within the caps. Returns the parameters. */
+static GPtrArray *
+read_bounded (const char *mangled)
+{
+  GPtrArray *params = cugi_mangle_read_parameters (mangled);
+  gsize total = 0;
+
+  for (guint i = 0; params != NULL && i < params->len; i++)
+    {
+      const CugiMangledParam *param = g_ptr_array_index (params, i);
+      gsize length = strlen (param->spelling);
+
+      g_assert_cmpuint (length, <=, CUGI_MANGLE_MAX_SPELLING);
+      total += length;
+    }
+  g_assert_cmpuint (total, <=, CUGI_MANGLE_MAX_SPELLED);
+  return params;
+}
+
+/* Reads @mangled, which takes one parameter: spelled @expected, or, where
+ * that is NULL (too long to spell), refused. */
+static void
+assert_one_param (const char *mangled,
+                  const char *expected)
+{
+  g_autoptr(GPtrArray) params = read_bounded (mangled);
+
+  if (expected == NULL)
+    {
+      if (params != NULL)
+        g_error ("%.60s...: read, expected a refusal", mangled);
+      return;
+    }
+  if (params == NULL)
+    g_error ("%s: not understood", mangled);
+  g_assert_cmpuint (params->len, ==, 1);
+  g_assert_cmpstr (((CugiMangledParam *) g_ptr_array_index (params, 0))->spelling, ==, expected);
+}
+
+/* The type D<levels> where D<0> is int and D<k> is P<D<k-1>, D<k-1>>, as
+ * nested template typedefs give it: each level is written once and
+ * substituted once, so the name grows by a few bytes a level while the
+ * spelling doubles. "1P" is candidate S_, level k candidate k. */
+static void
+append_doubling_type (GString *name,
+                      guint    levels)
+{
+  g_string_append (name, "1PI");
+  for (guint k = 1; k < levels; k++)
+    g_string_append (name, "S_I");
+  g_string_append (name, "iiE");
+  for (guint k = 2; k <= levels; k++)
+    {
+      append_substitution (name, k - 1);
+      g_string_append_c (name, 'E');
+    }
+}
+
+/* The spelling of the next level, or NULL past the cap. */
+static char *
+spell_next_level (const char *previous)
+{
+  if (strlen (previous) * 2 + strlen ("P<, >") > CUGI_MANGLE_MAX_SPELLING)
+    return NULL;
+  return g_strdup_printf ("P<%s, %s>", previous, previous);
+}
+
+static void
+test_doubling_templates (void)
+{
+  g_autofree char *expected = g_strdup ("int");
+
+  /* Level 30 is a name of 250 bytes spelling a type of 16 GiB. */
+  for (guint levels = 1; levels <= 30; levels++)
+    {
+      g_autoptr(GString) name = g_string_new ("_Z1k");
+      char *next = expected != NULL ? spell_next_level (expected) : NULL;
+
+      g_free (expected);
+      expected = next;
+      append_doubling_type (name, levels);
+      g_test_message ("%u levels: %s", levels, name->str);
+      assert_one_param (name->str, expected);
+    }
+}
+
+/* The same doubling without nesting: function type k takes function type
+ * k - 1 twice, each a parameter of its own. */
+static void
+test_doubling_functions (void)
+{
+  g_autoptr(GString) name = g_string_new ("_Z1fFviiE");
+  g_autoptr(GString) expected = g_string_new ("void (int, int)");
+  gboolean readable = TRUE;
+
+  for (guint k = 1; k <= 40; k++)
+    {
+      g_autoptr(GPtrArray) params = NULL;
+
+      g_string_append (name, "Fv");
+      append_substitution (name, k - 1);
+      append_substitution (name, k - 1);
+      g_string_append_c (name, 'E');
+      if (readable && expected->len * 2 + strlen ("void (, )") <= CUGI_MANGLE_MAX_SPELLING)
+        {
+          g_autofree char *previous = g_strdup (expected->str);
+          g_string_printf (expected, "void (%s, %s)", previous, previous);
+        }
+      else
+        readable = FALSE;
+
+      params = read_bounded (name->str);
+      if (!readable)
+        {
+          g_assert_null (params);
+          continue;
+        }
+      g_assert_nonnull (params);
+      g_assert_cmpuint (params->len, ==, k + 1);
+      g_assert_cmpstr (((CugiMangledParam *) g_ptr_array_index (params, k))->spelling, ==, expected->str);
+    }
+  g_assert_false (readable);
+}
+
+/* A nested name of 40000 components: each prefix is a substitution
+ * candidate, so spelling every one is quadratic. As the kernel's name and as
+ * a parameter's type. */
+static void
+test_long_nested_name (void)
+{
+  const struct { guint components; const char *spelling; } cases[] = {
+    { 3, "a::a::a" },
+    { 40000, NULL },  /* an 80 KB name */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GString) components = g_string_new (NULL);
+      g_autofree char *as_kernel = NULL;
+      g_autofree char *as_param = NULL;
+
+      for (guint k = 0; k < cases[i].components; k++)
+        g_string_append (components, "1a");
+      as_kernel = g_strconcat ("_ZN", components->str, "Ei", NULL);
+      as_param = g_strconcat ("_Z1fN", components->str, "E", NULL);
+
+      assert_one_param (as_kernel, cases[i].spelling != NULL ? "int" : NULL);
+      assert_one_param (as_param, cases[i].spelling);
+    }
+}
+
+/* The spellings of all parameters together are bounded too: one long type
+ * substituted many times. */
+static void
+test_many_long_params (void)
+{
+  const struct { guint copies; gboolean readable; } cases[] = {
+    { 20, TRUE },     /* 20 spellings of 8 KiB */
+    { 400, FALSE },   /* 400 of them: 3 MiB */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GString) name = g_string_new ("_Z1f");
+      g_autoptr(GPtrArray) params = NULL;
+
+      append_doubling_type (name, 10);
+      for (guint k = 1; k < cases[i].copies; k++)
+        append_substitution (name, 10);
+      params = read_bounded (name->str);
+      if (!cases[i].readable)
+        {
+          g_assert_null (params);
+          continue;
+        }
+      g_assert_nonnull (params);
+      g_assert_cmpuint (params->len, ==, cases[i].copies);
+    }
+}
+
+/* Each pointer type is a substitution candidate: a name making more than
+ * the cap is refused. */
+static void
+test_many_substitutions (void)
+{
+  const guint counts[] = { 100, CUGI_MANGLE_MAX_SUBSTITUTIONS + 1 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (counts); i++)
+    {
+      g_autoptr(GString) name = g_string_new ("_Z1f");
+      g_autoptr(GPtrArray) params = NULL;
+
+      for (guint k = 0; k < counts[i]; k++)
+        g_string_append (name, "Pi");
+      params = read_bounded (name->str);
+      if (counts[i] > CUGI_MANGLE_MAX_SUBSTITUTIONS)
+        g_assert_null (params);
+      else
+        g_assert_cmpuint (params->len, ==, counts[i]);
+    }
+}
+
+/* Deep but small: P<P<...<int>...>> 30 levels down, 30 pointers. */
+static void
+test_deep_small (void)
+{
+  g_autoptr(GString) nested = g_string_new ("_Z1k1PI");
+  g_autoptr(GString) pointers = g_string_new ("_Z1f");
+  g_autoptr(GString) expected = g_string_new ("int");
+
+  for (guint k = 1; k < 30; k++)
+    g_string_append (nested, "S_I");
+  g_string_append (nested, "i");
+  for (guint k = 0; k < 30; k++)
+    {
+      g_string_append_c (nested, 'E');
+      g_string_prepend (expected, "P<");
+      g_string_append_c (expected, '>');
+    }
+  assert_one_param (nested->str, expected->str);
+
+  g_string_assign (expected, "int ");
+  for (guint k = 0; k < 30; k++)
+    {
+      g_string_append_c (pointers, 'P');
+      g_string_append_c (expected, '*');
+    }
+  g_string_append_c (pointers, 'i');
+  assert_one_param (pointers->str, expected->str);
 }
 
 static void
@@ -176,13 +432,39 @@ static const char nvrtc_source[] =
   "template <typename T> __global__ void indirect (T **pp, T *const *cpp, volatile T *vp) {}\n"
   "__global__ void vectors (float2 f, const char *s, unsigned long long u, signed char c) {}\n";
 
+/* @source compiled with NVRTC for @expressions (NULL-terminated), or NULL,
+ * the test skipped, without NVRTC. */
+static CugiProgram *
+compile_with_names (const char        *source,
+                    const char *const *expressions)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiProgram) program = NULL;
+  const char *options[] = { "-arch=compute_90", NULL };
+
+  if (!cugi_ensure_nvrtc (&error))
+    {
+      g_test_skip (error->message);
+      return NULL;
+    }
+  program = cugi_program_new (source, "mangle.cu");
+  for (gsize i = 0; expressions[i] != NULL; i++)
+    {
+      cugi_program_add_name_expression (program, expressions[i], &error);
+      g_assert_no_error (error);
+    }
+  cugi_program_compile (program, options, &error);
+  g_assert_no_error (error);
+  return g_steal_pointer (&program);
+}
+
 /* Names as NVRTC lowers them, read back. */
 static void
 test_nvrtc_names (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiProgram) program = NULL;
-  const char *options[] = { "-arch=compute_90", NULL };
+  g_autoptr(GPtrArray) expressions = g_ptr_array_new ();
   const struct
   {
     const char *expression;
@@ -239,21 +521,12 @@ test_nvrtc_names (void)
   };
   const char *lowered;
 
-  if (!cugi_ensure_nvrtc (&error))
-    {
-      g_test_skip (error->message);
-      return;
-    }
-  program = cugi_program_new (nvrtc_source, "mangle.cu");
   for (gsize i = 0; i < G_N_ELEMENTS (kernels); i++)
-    {
-      cugi_program_add_name_expression (program, kernels[i].expression, &error);
-      g_assert_no_error (error);
-    }
-  cugi_program_add_name_expression (program, "plain_c", &error);
-  g_assert_no_error (error);
-  cugi_program_compile (program, options, &error);
-  g_assert_no_error (error);
+    g_ptr_array_add (expressions, (gpointer) kernels[i].expression);
+  g_ptr_array_add (expressions, "plain_c");
+  g_ptr_array_add (expressions, NULL);
+  if ((program = compile_with_names (nvrtc_source, (const char *const *) expressions->pdata)) == NULL)
+    return;
 
   for (gsize i = 0; i < G_N_ELEMENTS (kernels); i++)
     {
@@ -271,6 +544,50 @@ test_nvrtc_names (void)
   g_assert_null (cugi_mangle_read_parameters (lowered));
 }
 
+/* The doubling from six lines of CUDA: nested template typedefs give a
+ * kernel a parameter whose name is 200 bytes and whose spelling 1 GiB. The
+ * name is refused, and the kernel's launches check sizes only. */
+static const char doubling_source[] =
+  "template <typename A, typename B> struct P {};\n"
+  "template <int N> struct D { typedef P<typename D<N - 1>::T, typename D<N - 1>::T> T; };\n"
+  "template <> struct D<0> { typedef int T; };\n"
+  "__global__ void k (D<26>::T *p, float x) {}\n";
+
+static void
+test_nvrtc_doubling (void)
+{
+  const char *expressions[] = { "k", NULL };
+  const gsize sizes[] = { sizeof (CUdeviceptr), sizeof (float) };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiProgram) program = NULL;
+  CugiKernelSignature *signature;
+  const char *lowered;
+
+  if ((program = compile_with_names (doubling_source, expressions)) == NULL)
+    return;
+  lowered = cugi_program_get_lowered_name (program, "k", &error);
+  g_assert_no_error (error);
+  g_test_message ("k is %s", lowered);
+  g_assert_null (read_bounded (lowered));
+
+  /* Sizes only: from the driver's sizes, the kernel's parameters are known
+   * but not their types. */
+  signature = cugi_kernel_signature_new ("k", lowered, sizes, G_N_ELEMENTS (sizes));
+  g_assert_cmpint (signature->n_params, ==, 2);
+  g_assert_false (signature->have_types);
+  for (gint i = 0; i < signature->n_params; i++)
+    {
+      g_assert_cmpuint (signature->params[i].size, ==, sizes[i]);
+      g_assert_null (signature->params[i].spelling);
+    }
+  cugi_kernel_signature_free (signature);
+
+  /* Without sizes, nothing is known. */
+  signature = cugi_kernel_signature_new ("k", lowered, NULL, -1);
+  g_assert_cmpint (signature->n_params, ==, -1);
+  cugi_kernel_signature_free (signature);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -279,8 +596,15 @@ main (int   argc,
 
   g_test_add_func ("/mangle/hand-decoded", test_hand_decoded);
   g_test_add_func ("/mangle/refused", test_refused);
+  g_test_add_func ("/mangle/doubling-templates", test_doubling_templates);
+  g_test_add_func ("/mangle/doubling-functions", test_doubling_functions);
+  g_test_add_func ("/mangle/long-nested-name", test_long_nested_name);
+  g_test_add_func ("/mangle/many-long-params", test_many_long_params);
+  g_test_add_func ("/mangle/many-substitutions", test_many_substitutions);
+  g_test_add_func ("/mangle/deep-small", test_deep_small);
   g_test_add_func ("/mangle/sizes", test_sizes);
   g_test_add_func ("/mangle/nvrtc-names", test_nvrtc_names);
+  g_test_add_func ("/mangle/nvrtc-doubling", test_nvrtc_doubling);
 
   return g_test_run ();
 }
