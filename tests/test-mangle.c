@@ -242,7 +242,7 @@ test_doubling_templates (void)
 {
   g_autofree char *expected = g_strdup ("int");
 
-  /* Level 30 is a name of 250 bytes spelling a type of 16 GiB. */
+  /* Level 30 is a name of 250 bytes spelling a type of 8 GiB. */
   for (guint levels = 1; levels <= 30; levels++)
     {
       g_autoptr(GString) name = g_string_new ("_Z1k");
@@ -544,9 +544,9 @@ test_nvrtc_names (void)
   g_assert_null (cugi_mangle_read_parameters (lowered));
 }
 
-/* The doubling from six lines of CUDA: nested template typedefs give a
- * kernel a parameter whose name is 200 bytes and whose spelling 1 GiB. The
- * name is refused, and the kernel's launches check sizes only. */
+/* The doubling from a few lines of CUDA: nested template typedefs give a
+ * kernel a name of 250 bytes spelling a parameter of 512 MiB. The name is
+ * refused, and the kernel's launches check sizes only. */
 static const char doubling_source[] =
   "template <typename A, typename B> struct P {};\n"
   "template <int N> struct D { typedef P<typename D<N - 1>::T, typename D<N - 1>::T> T; };\n"
