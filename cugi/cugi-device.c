@@ -466,6 +466,16 @@ cugi_device_get (gint     ordinal,
   return g_object_ref (device);
 }
 
+/* A device ordinal written in decimal digits and nothing else: not even the
+ * leading whitespace g_ascii_string_to_unsigned() skips. */
+static gboolean
+parse_ordinal (const char *text,
+               guint64    *number)
+{
+  return g_ascii_isdigit (text[0]) &&
+         g_ascii_string_to_unsigned (text, 10, 0, G_MAXINT, number, NULL);
+}
+
 gboolean
 cugi_device_parse_alias (const char *alias,
                          int        *ordinal,
@@ -478,14 +488,16 @@ cugi_device_parse_alias (const char *alias,
       *ordinal = -1;
       return TRUE;
     }
-  /* g_ascii_string_to_unsigned() rejects signs, spaces and trailing text. */
   if (alias == NULL || !g_str_has_prefix (alias, "cuda:") ||
-      !g_ascii_string_to_unsigned (alias + strlen ("cuda:"), 10, 0, G_MAXINT, &number, NULL))
+      !parse_ordinal (alias + strlen ("cuda:"), &number))
     {
+      /* Quoted as valid UTF-8, as every GError message must be. */
+      g_autofree char *quoted = g_utf8_make_valid (alias != NULL ? alias : "(null)", -1);
+
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
                    _("\"%s\" is not a device alias: use \"cuda\" for the default device or "
                      "\"cuda:N\" for device N"),
-                   alias != NULL ? alias : "(null)");
+                   quoted);
       return FALSE;
     }
   *ordinal = (int) number;
@@ -515,22 +527,26 @@ cugi_device_get_default (GError **error)
   if (variable == NULL || *variable == '\0')
     return cugi_device_get (0, error);
 
-  if (g_ascii_string_to_unsigned (variable, 10, 0, G_MAXINT, &number, NULL))
+  if (parse_ordinal (variable, &number))
     ordinal = (int) number;
   else if (!cugi_device_parse_alias (variable, &ordinal, NULL))
     {
+      g_autofree char *quoted = g_utf8_make_valid (variable, -1);
+
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
                    _("CUGI_DEVICE=\"%s\" names no device: set it to an ordinal such as \"1\" "
                      "or an alias such as \"cuda:1\", or unset it for device 0"),
-                   variable);
+                   quoted);
       return NULL;
     }
 
   device = cugi_device_get (MAX (ordinal, 0), &local_error);
   if (device == NULL)
     {
+      g_autofree char *quoted = g_utf8_make_valid (variable, -1);
+
       g_propagate_prefixed_error (error, g_steal_pointer (&local_error),
-                                  _("CUGI_DEVICE=\"%s\": "), variable);
+                                  _("CUGI_DEVICE=\"%s\": "), quoted);
       return NULL;
     }
   return device;

@@ -35,7 +35,7 @@ test_invalid (void)
   const char *invalid[] = {
     "", "cuda:", "cuda:-1", "cuda:1x", "gpu:0", "cuda:99999999999", "cuda:2147483648",
     "CUDA:0", "cuda0", "cuda:+1", "cuda: 1", "cuda:1 ", " cuda:1", "cuda:0x1", "cpu",
-    "cuda:1:2", "cudax",
+    "cuda:1:2", "cudax", "cuda:\v1", "cuda:\t1", "cuda:\n1",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (invalid); i++)
@@ -51,6 +51,17 @@ test_invalid (void)
       g_assert_nonnull (strstr (error->message, "cuda:N"));
       g_assert_cmpint (ordinal, ==, -42);
     }
+
+  /* Not UTF-8: refused, and quoted as valid UTF-8. */
+  {
+    g_autoptr(GError) error = NULL;
+    int ordinal = -42;
+
+    g_assert_false (cugi_device_parse_alias ("cuda:\xff" "1", &ordinal, &error));
+    g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+    g_assert_true (g_utf8_validate (error->message, -1, NULL));
+    g_assert_cmpint (ordinal, ==, -42);
+  }
 }
 
 static void
