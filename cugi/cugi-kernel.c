@@ -315,7 +315,9 @@ cugi_kernel_init (CugiKernel *self)
 }
 
 /* The parameters' sizes as the driver reports them (CUDA 12.4 and later),
- * and their types as the mangled name tells. */
+ * and their types as the mangled name tells. The count comes from the
+ * module's image where it tells; only otherwise is the driver asked until it
+ * fails, which users' compute-sanitizer runs then report as an API error. */
 static void
 read_signature (CugiKernel *self)
 {
@@ -324,7 +326,9 @@ read_signature (CugiKernel *self)
 
   if (cugi_cuda.cuFuncGetParamInfo != NULL)
     {
-      for (gsize index = 0; ; index++)
+      gint known_count = cugi_module_get_param_count (self->module, self->mangled_name);
+
+      for (gsize index = 0; known_count < 0 || index < (gsize) known_count; index++)
         {
           size_t offset, size;
           CUresult result = cugi_cuda.cuFuncGetParamInfo (self->function, index, &offset, &size);
@@ -333,11 +337,13 @@ read_signature (CugiKernel *self)
            * the driver cannot tell for this kernel. */
           if (result != CUDA_SUCCESS)
             {
-              have_sizes = result == CUDA_ERROR_INVALID_VALUE;
+              have_sizes = known_count < 0 && result == CUDA_ERROR_INVALID_VALUE;
               break;
             }
           g_array_append_val (sizes, size);
         }
+      if (known_count >= 0 && sizes->len == (guint) known_count)
+        have_sizes = TRUE;
     }
   self->signature = cugi_kernel_signature_new (self->name, self->mangled_name,
                                                (const gsize *) sizes->data,

@@ -31,6 +31,7 @@ struct _CugiModule
   guint        generation;     /* the context's when the module was loaded */
   CUmodule     handle;         /* NULL in a module made with g_object_new() */
   GHashTable  *lowered_names;  /* name expression -> lowered name, or NULL */
+  GHashTable  *param_counts;   /* kernel symbol -> parameter count, or NULL */
   char        *cache_key;      /* set while in the table of loaded modules */
 };
 
@@ -265,6 +266,8 @@ module_new (CugiContext *context_or_null,
   self->generation = generation;
   self->handle = handle;
   self->lowered_names = lowered_names != NULL ? g_hash_table_ref (lowered_names) : NULL;
+  self->param_counts = cugi_image_read_param_counts (g_bytes_get_data (image, NULL),
+                                                     g_bytes_get_size (image));
   return self;
 }
 
@@ -329,6 +332,7 @@ cugi_module_finalize (GObject *object)
         g_debug ("Cannot unload a module: %s", error->message);
     }
   g_clear_pointer (&self->lowered_names, g_hash_table_unref);
+  g_clear_pointer (&self->param_counts, g_hash_table_unref);
   g_free (self->cache_key);
   g_clear_object (&self->context);
 
@@ -588,6 +592,18 @@ CUmodule
 cugi_module_get_handle (CugiModule *self)
 {
   return self->handle;
+}
+
+gint
+cugi_module_get_param_count (CugiModule *self,
+                             const char *symbol)
+{
+  gpointer count;
+
+  if (self->param_counts == NULL ||
+      !g_hash_table_lookup_extended (self->param_counts, symbol, NULL, &count))
+    return -1;
+  return GPOINTER_TO_INT (count);
 }
 
 /* The compute capability of @context's device. */

@@ -516,6 +516,14 @@ gboolean            cugi_program_query_compute_capability (CUdevice device,
 
 /* The module's handle; NULL for one made with g_object_new(). */
 CUmodule            cugi_module_get_handle         (CugiModule *self);
+/* How many parameters the kernel @symbol has, as the module's image tells,
+ * or -1 when the image does not say (see cugi-image-params.c). */
+gint                cugi_module_get_param_count    (CugiModule *self,
+                                                    const char *symbol);
+/* cugi-image-params.c: kernel symbol -> parameter count of a CUBIN or PTX
+ * image, or NULL for another format. */
+GHashTable         *cugi_image_read_param_counts   (const guint8 *data,
+                                                    gsize         size);
 
 /* ---- more: kernels, launches, occupancy, graphs --------------------------- */
 
