@@ -88,18 +88,25 @@ def mixed_messages(path, text):
     return found
 
 
+def run_xgettext(root, xgettext, arguments, pot):
+    """Writes the catalogue template of po/POTFILES.in to @pot; returns
+    xgettext's warnings and errors."""
+    run = subprocess.run([xgettext, *arguments, '--directory', str(root),
+                          '--files-from', str(root / 'po' / 'POTFILES.in'),
+                          '--output', str(pot)],
+                         capture_output=True, text=True, check=False)
+    problems = [line for line in run.stderr.splitlines() if line.strip()]
+    if run.returncode != 0:
+        problems.append(f'xgettext exited with {run.returncode}')
+    return problems
+
+
 def xgettext_problems(root, xgettext, arguments):
     """xgettext's warnings over po/POTFILES.in, and how many messages it found."""
     with tempfile.TemporaryDirectory() as scratch:
         pot = pathlib.Path(scratch) / 'cugi.pot'
-        run = subprocess.run([xgettext, *arguments, '--directory', str(root),
-                              '--files-from', str(root / 'po' / 'POTFILES.in'),
-                              '--output', str(pot)],
-                             capture_output=True, text=True, check=False)
+        problems = run_xgettext(root, xgettext, arguments, pot)
         messages = pot.read_text().count('\nmsgid "') - 1 if pot.exists() else 0
-    problems = [line for line in run.stderr.splitlines() if line.strip()]
-    if run.returncode != 0:
-        problems.append(f'xgettext exited with {run.returncode}')
     return problems, messages
 
 
