@@ -1,6 +1,8 @@
 /* cugi-launch-config.c: how a kernel is launched */
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "cugi-private.h"
 
 /**
@@ -43,6 +45,90 @@ cugi_launch_config_new (guint grid_x,
   cugi_launch_config_set_grid (self, grid_x, 1, 1);
   cugi_launch_config_set_block (self, block_x, 1, 1);
   return self;
+}
+
+/**
+ * cugi_launch_config_new_2d:
+ * @grid_x: blocks along x
+ * @grid_y: blocks along y
+ * @block_x: threads of each block along x
+ * @block_y: threads of each block along y
+ *
+ * A two-dimensional launch of @grid_x × @grid_y blocks of @block_x × @block_y
+ * threads, with no dynamic shared memory, on the context's default stream.
+ *
+ * Returns: (transfer full): a new launch configuration
+ *
+ * Since: 0.1
+ */
+CugiLaunchConfig *
+cugi_launch_config_new_2d (guint grid_x,
+                           guint grid_y,
+                           guint block_x,
+                           guint block_y)
+{
+  CugiLaunchConfig *self = cugi_launch_config_new (grid_x, block_x);
+
+  cugi_launch_config_set_grid (self, grid_x, grid_y, 1);
+  cugi_launch_config_set_block (self, block_x, block_y, 1);
+  return self;
+}
+
+/* The blocks of @block threads that cover @size: the quotient rounded up,
+ * computed without the overflow of (size + block - 1) / block. */
+static guint
+blocks_to_cover (guint size,
+                 guint block)
+{
+  return size / block + (size % block != 0);
+}
+
+/**
+ * cugi_launch_config_new_for_size_2d:
+ * @width: the width to cover, in threads (the pixels of an image's row)
+ * @height: the height to cover, in threads
+ * @block_x: threads of each block along x
+ * @block_y: threads of each block along y
+ * @error: return location for a #GError
+ *
+ * A two-dimensional launch of @block_x × @block_y blocks, as many as cover a
+ * @width × @height image with a thread for each pixel: the grid is
+ * @width / @block_x by @height / @block_y, each rounded up. The last blocks
+ * may reach past the image, so the kernel must check its coordinates.
+ *
+ * A zero @width, @height, @block_x or @block_y is a
+ * %CUGI_ERROR_INVALID_ARGUMENT error.
+ *
+ * Returns: (transfer full): a new launch configuration, or %NULL with @error
+ *   set
+ *
+ * Since: 0.1
+ */
+CugiLaunchConfig *
+cugi_launch_config_new_for_size_2d (guint    width,
+                                    guint    height,
+                                    guint    block_x,
+                                    guint    block_y,
+                                    GError **error)
+{
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (block_x == 0 || block_y == 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("A block of %u × %u threads has none: each dimension must be at least 1"),
+                   block_x, block_y);
+      return NULL;
+    }
+  if (width == 0 || height == 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("A size of %u × %u has nothing to cover: each dimension must be at least 1"),
+                   width, height);
+      return NULL;
+    }
+  return cugi_launch_config_new_2d (blocks_to_cover (width, block_x), blocks_to_cover (height, block_y),
+                                    block_x, block_y);
 }
 
 /**

@@ -20,6 +20,17 @@ CUGI_AVAILABLE_IN_ALL
 CugiLaunchConfig *cugi_launch_config_new               (guint             grid_x,
                                                         guint             block_x);
 CUGI_AVAILABLE_IN_ALL
+CugiLaunchConfig *cugi_launch_config_new_2d            (guint             grid_x,
+                                                        guint             grid_y,
+                                                        guint             block_x,
+                                                        guint             block_y);
+CUGI_AVAILABLE_IN_ALL
+CugiLaunchConfig *cugi_launch_config_new_for_size_2d   (guint             width,
+                                                        guint             height,
+                                                        guint             block_x,
+                                                        guint             block_y,
+                                                        GError          **error);
+CUGI_AVAILABLE_IN_ALL
 CugiLaunchConfig *cugi_launch_config_ref               (CugiLaunchConfig *self);
 CUGI_AVAILABLE_IN_ALL
 void              cugi_launch_config_unref             (CugiLaunchConfig *self);

@@ -94,6 +94,69 @@ test_config_copy (void)
 }
 
 static void
+test_config_2d (void)
+{
+  g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new_2d (40, 30, 16, 8);
+
+  assert_dims (cugi_launch_config_get_grid, config, 40, 30, 1);
+  assert_dims (cugi_launch_config_get_block, config, 16, 8, 1);
+  assert_dims (cugi_launch_config_get_cluster, config, 0, 0, 0);
+  g_assert_cmpuint (cugi_launch_config_get_shared_memory (config), ==, 0);
+  g_assert_null (cugi_launch_config_get_stream (config));
+}
+
+static void
+test_config_for_size_2d (void)
+{
+  const struct {
+    guint width, height, block_x, block_y;
+    guint grid_x, grid_y;
+  } cases[] = {
+    { 1920, 1080, 16, 16, 120, 68 },  /* 1080 = 67.5 blocks: rounded up */
+    { 1, 1, 32, 8, 1, 1 },
+    { 33, 8, 32, 8, 2, 1 },
+    { 640, 480, 1, 1, 640, 480 },
+    /* Where (width + block - 1) / block would wrap around to 0. */
+    { G_MAXUINT, G_MAXUINT, 16, 2, G_MAXUINT / 16 + 1, G_MAXUINT / 2 + 1 },
+    { G_MAXUINT, 5, G_MAXUINT, 1024, 1, 1 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CugiLaunchConfig) config =
+        cugi_launch_config_new_for_size_2d (cases[i].width, cases[i].height,
+                                            cases[i].block_x, cases[i].block_y, &error);
+
+      g_assert_no_error (error);
+      assert_dims (cugi_launch_config_get_grid, config, cases[i].grid_x, cases[i].grid_y, 1);
+      assert_dims (cugi_launch_config_get_block, config, cases[i].block_x, cases[i].block_y, 1);
+    }
+}
+
+static void
+test_config_for_size_2d_refuses_empty (void)
+{
+  const guint bad[][4] = {
+    { 640, 480, 0, 16 },
+    { 640, 480, 16, 0 },
+    { 0, 480, 16, 16 },
+    { 640, 0, 16, 16 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(CugiLaunchConfig) config =
+        cugi_launch_config_new_for_size_2d (bad[i][0], bad[i][1], bad[i][2], bad[i][3], &error);
+
+      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+      g_assert_null (config);
+      g_assert_nonnull (strstr (error->message, "at least 1"));
+    }
+}
+
+static void
 test_args_types_and_sizes (void)
 {
   g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
@@ -544,6 +607,9 @@ main (int   argc,
   g_test_add_func ("/launch-config/defaults", test_config_defaults);
   g_test_add_func ("/launch-config/setters", test_config_setters);
   g_test_add_func ("/launch-config/copy", test_config_copy);
+  g_test_add_func ("/launch-config/2d", test_config_2d);
+  g_test_add_func ("/launch-config/for-size-2d", test_config_for_size_2d);
+  g_test_add_func ("/launch-config/for-size-2d-refuses-empty", test_config_for_size_2d_refuses_empty);
   g_test_add_func ("/kernel-args/types-and-sizes", test_args_types_and_sizes);
   g_test_add_func ("/kernel-args/grow", test_args_grow);
   g_test_add_func ("/kernel-args/clear-and-copy", test_args_clear_and_copy);
