@@ -6,12 +6,13 @@ with CUDA API errors reported.
 
 Runs each GPU test program under `compute-sanitizer --tool memcheck
 --report-api-errors all` and fails on
-  - any memory error memcheck reports (out-of-bounds or misaligned accesses,
+  - any memory error memcheck reports (out-of-bounds or misaligned accesses;
     leaks of device memory at exit are not checked: the tests' own checks
-    cover what cugi frees);
-  - any CUDA API error that is not one of the tests' deliberate error cases
-    listed in FILE, one per line: `test cuFunction CUDA_ERROR_X caller`, where
-    caller is the innermost function of libcugi or the test that made the call;
+    cover what cugi frees) and any CUDA API error, that is not one of the
+    tests' deliberate error cases listed in FILE, one per line:
+    `test cuFunction CUDA_ERROR_X caller`, with caller the innermost function
+    of libcugi or the test that made the call, or
+    `test memcheck Invalid-__global__-write kernel` for a faulting kernel;
   - a test that fails under the sanitizer.
 Users run compute-sanitizer over their own programs: cugi's own probing
 must not show up there. Without compute-sanitizer or a GPU it reports a TAP
@@ -29,6 +30,8 @@ API_ERROR = re.compile(r'Program hit (CUDA_ERROR_\w+) \(error \d+\) due to .* on
 MEMORY_ERROR = re.compile(r'^========= (Invalid |Misaligned |Uninitialized |Race |Barrier )')
 FRAME = re.compile(r'Host Frame:\s*(\S*?)\s*(?:\[0x[0-9a-f]+\])?\s*(?:in (\S+))?$')
 FRAME_MODULE = re.compile(r'^=========\s+in (\S+)')
+# The faulting kernel: "at fault+0x70" (or "at 0x70 in fault", older tools).
+KERNEL = re.compile(r'^=========\s+at (?:0x[0-9a-f]+ in )?([A-Za-z_$][\w$]*)')
 
 
 def find_sanitizer():
@@ -55,8 +58,8 @@ def caller_of(frames):
 
 
 def parse(output):
-    """(API errors as (function, error, caller), memory error lines)."""
-    api_errors, memory_errors = [], []
+    """Errors as (function or 'memcheck', error, caller or kernel)."""
+    errors = []
     lines = output.splitlines()
     for index, line in enumerate(lines):
         match = API_ERROR.search(line)
@@ -72,10 +75,12 @@ def parse(output):
                 module = FRAME_MODULE.search(following)
                 if module and frames and frames[-1][1] is None:
                     frames[-1][1] = module.group(1)
-            api_errors.append((match.group(2), match.group(1), caller_of(frames)))
+            errors.append((match.group(2), match.group(1), caller_of(frames)))
         elif MEMORY_ERROR.search(line):
-            memory_errors.append(line)
-    return api_errors, memory_errors
+            kind = '-'.join(line.lstrip('= ').split(' of size')[0].split())
+            kernel = next((m.group(1) for m in map(KERNEL.search, lines[index + 1:index + 4]) if m), '?')
+            errors.append(('memcheck', kind, kernel))
+    return errors
 
 
 def read_expected(path):
@@ -114,20 +119,20 @@ def main():
         command = [sanitizer, '--tool', 'memcheck', '--report-api-errors', 'all',
                    '--print-limit', '10000', '--error-exitcode', '0', test]
         run = subprocess.run(command, capture_output=True, text=True, errors='replace')
-        api_errors, memory_errors = parse(run.stdout + run.stderr)
-        problems = [f'memory error: {line}' for line in memory_errors]
-        for function, error, caller in api_errors:
+        errors = parse(run.stdout + run.stderr)
+        problems = []
+        for function, error, caller in errors:
             if args.print_found:
                 print(f'# found: {name} {function} {error} {caller}')
             if (name, function, error, caller) not in expected:
-                problems.append(f'unexpected API error: {function} {error} from {caller}')
+                problems.append(f'unexpected: {function} {error} from {caller}')
         if run.returncode not in (0, 77):
             problems.append(f'the test failed under the sanitizer (exit {run.returncode})')
             problems += ['  ' + line for line in run.stdout.splitlines()[-20:]]
         for problem in sorted(set(problems)):
             print(f'# {name}: {problem}')
         status = 'not ok' if problems else 'ok'
-        print(f'{status} {number} {name}: {len(api_errors)} API errors, {len(memory_errors)} memory errors')
+        print(f'{status} {number} {name}: {len(errors)} reports, {len(problems)} unexpected')
         failed += bool(problems)
     return 1 if failed else 0
 
