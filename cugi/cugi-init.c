@@ -5,14 +5,32 @@
 
 #include "cugi-private.h"
 
-static void
+/* Whether the application bound cugi's text domain already, e.g. to a
+ * locale tree of its own before loading cugi through GObject introspection.
+ * bindtextdomain() without a directory returns the domain's directory: for a
+ * domain nobody bound, the C library's default (glibc) or NULL (musl). */
+static gboolean
+text_domain_bound_elsewhere (void)
+{
+  const char *current = bindtextdomain (GETTEXT_PACKAGE, NULL);
+  const char *unbound = bindtextdomain (GETTEXT_PACKAGE "-never-bound", NULL);
+
+  return current != NULL && g_strcmp0 (current, unbound) != 0;
+}
+
+/* cugi's messages come from LOCALEDIR unless the application has bound the
+ * domain itself. Runs when the library is loaded, so that even the first
+ * message (a bad alias needs no driver) is looked up there; a later
+ * bindtextdomain() by the application wins, as with any GNOME library. */
+__attribute__ ((constructor)) static void
 ensure_translations (void)
 {
   static gsize bound = 0;
 
   if (g_once_init_enter (&bound))
     {
-      bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+      if (!text_domain_bound_elsewhere ())
+        bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
       bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
       g_once_init_leave (&bound, 1);
     }
@@ -21,14 +39,12 @@ ensure_translations (void)
 gboolean
 cugi_ensure_driver (GError **error)
 {
-  ensure_translations ();
   return cugi_loader_load_driver (error);
 }
 
 gboolean
 cugi_ensure_nvrtc (GError **error)
 {
-  ensure_translations ();
   return cugi_loader_load_nvrtc (error);
 }
 

@@ -7,7 +7,7 @@ until it is translated:
 
     meson compile -C BUILD cugi-1.0-update-po    # then translate po/LANG.po
 
-    check-translations.py SOURCE_ROOT MSGFMT MSGMERGE XGETTEXT [XGETTEXT_ARGUMENT...]
+    check-translations.py SOURCE_ROOT MSGFMT MSGMERGE MSGATTRIB XGETTEXT [XGETTEXT_ARGUMENT...]
 """
 
 import importlib
@@ -31,9 +31,18 @@ def statistics(msgfmt, catalogue):
     return problems, counts.get('translated', 0), counts.get('untranslated', 0), counts.get('fuzzy', 0)
 
 
+def lacking(msgattrib, merged):
+    """The msgids of @merged that are untranslated or fuzzy."""
+    return [line for selection in ('--untranslated', '--only-fuzzy')
+            for line in subprocess.run([msgattrib, '--no-obsolete', '--no-wrap', selection, str(merged)],
+                                       capture_output=True, text=True, check=True).stdout.splitlines()
+            if line.startswith('msgid ') and line != 'msgid ""']
+
+
 def main(argv):
     root = pathlib.Path(argv[1])
-    msgfmt, msgmerge, xgettext, xgettext_arguments = argv[2], argv[3], argv[4], argv[5:]
+    msgfmt, msgmerge, msgattrib, xgettext = argv[2:6]
+    xgettext_arguments = argv[6:]
     languages = (root / 'po' / 'LINGUAS').read_text().split()
     failures = []
     if not languages:
@@ -58,7 +67,8 @@ def main(argv):
             if untranslated or fuzzy:
                 failures.append(f'{language}.po lacks {untranslated + fuzzy} messages the sources have '
                                 f'now ({untranslated} new, {fuzzy} changed): run `meson compile -C BUILD '
-                                f'cugi-1.0-update-po` and translate them')
+                                f'cugi-1.0-update-po` and translate them:')
+                failures += ['  ' + msgid for msgid in lacking(msgattrib, merged)]
 
     for failure in failures:
         print(failure, file=sys.stderr)
