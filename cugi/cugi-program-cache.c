@@ -495,12 +495,25 @@ check_header (const guint8  header[HEADER_SIZE],
   return TRUE;
 }
 
-/* The entry in @contents, or NULL with the @reason it cannot be trusted.
- * Nothing is read before the content hash and every length check out. */
-static CugiProgramResult *
-parse_entry (GBytes      *contents,
-             const char  *key,
-             const char **reason)
+/* Whether a part is there exactly when its @flag says so. Never empty: a
+ * compile gives NULL, not an empty PTX or CUBIN (cugi-private.h), so an
+ * empty one would stand in for a missing one (a module loads the CUBIN
+ * rather than the PTX when there is one). */
+static gboolean
+part_is_consistent (guint32 flags,
+                    guint32 flag,
+                    guint64 length)
+{
+  return ((flags & flag) != 0) == (length != 0);
+}
+
+/* Nothing is read before the content hash and every length check out, and
+ * only what a compile gives is taken: parts as above, PTX without its NUL,
+ * a log without one. */
+CugiProgramResult *
+cugi_program_cache_parse_entry (GBytes      *contents,
+                                const char  *key,
+                                const char **reason)
 {
   gsize size = 0;
   const guint8 *data = g_bytes_get_data (contents, &size);
@@ -529,8 +542,9 @@ parse_entry (GBytes      *contents,
       offset += lengths[i];
     }
   flags = get_u32 (data + OFFSET_FLAGS);
-  if (((flags & ENTRY_HAS_PTX) == 0 && lengths[PART_PTX] != 0) ||
-      ((flags & ENTRY_HAS_CUBIN) == 0 && lengths[PART_CUBIN] != 0) ||
+  if (!part_is_consistent (flags, ENTRY_HAS_PTX, lengths[PART_PTX]) ||
+      !part_is_consistent (flags, ENTRY_HAS_CUBIN, lengths[PART_CUBIN]) ||
+      (lengths[PART_PTX] != 0 && data[offsets[PART_PTX] + lengths[PART_PTX] - 1] == '\0') ||
       memchr (data + offsets[PART_LOG], '\0', lengths[PART_LOG]) != NULL)
     {
       *reason = "its parts are inconsistent";
@@ -675,7 +689,7 @@ read_entry (const char *path,
       if (!read_exactly (fd, data + HEADER_SIZE, size - HEADER_SIZE, path, &error))
         reason = error->message;
       else
-        result = parse_entry (contents, key, &reason);
+        result = cugi_program_cache_parse_entry (contents, key, &reason);
     }
   g_close (fd, NULL);
   if (result == NULL)

@@ -62,4 +62,12 @@ void                cugi_program_cache_store       (const char        *key,
 /* Forgets the in-memory layer, as a new process would start. */
 void                cugi_program_cache_clear_memory (void);
 
+/* The result in @contents, the bytes of an entry file, when it is @key's
+ * and its hash, lengths and structure check out; else NULL and @reason, a
+ * static string, says why not. What lookups read from disk (and what
+ * tests/fuzz/fuzz-cache-entry.c feeds arbitrary bytes to). */
+CugiProgramResult  *cugi_program_cache_parse_entry (GBytes      *contents,
+                                                    const char  *key,
+                                                    const char **reason);
+
 G_END_DECLS

@@ -342,6 +342,10 @@ typedef enum
   CORRUPT_GARBAGE,
   CORRUPT_EMPTY,
   CORRUPT_OTHER_KEY,
+  /* Entries whose hash and lengths check out (as if a writer made them) but
+   * whose parts are not what a compile gives: found by fuzz-cache-entry. */
+  CORRUPT_SEALED_PTX_WITH_NUL,
+  CORRUPT_SEALED_EMPTY_CUBIN,
   /* Not regular files, or too big to read: each could hang the compile or
    * exhaust memory, so these run in a subprocess of bounded memory. */
   CORRUPT_FIFO,
@@ -425,6 +429,50 @@ restore_memory_limit (const struct rlimit *saved)
 #endif
 }
 
+/* Offsets in an entry file, as cugi-program-cache.c describes the format. */
+#define ENTRY_CONTENT_HASH 16
+#define ENTRY_HASHED_FROM 48
+#define ENTRY_LENGTHS 120   /* of the parts below, 8 bytes each */
+#define ENTRY_HEADER_SIZE 152
+enum { ENTRY_LOG, ENTRY_PTX, ENTRY_CUBIN };
+
+static gsize
+entry_part_length (const char *data,
+                   guint       part)
+{
+  guint64 length;
+
+  memcpy (&length, data + ENTRY_LENGTHS + 8 * part, sizeof length);
+  return GUINT64_FROM_LE (length);
+}
+
+/* Takes the CUBIN out of the @size bytes of entry @data, its flag left set. */
+static gsize
+empty_cubin (char  *data,
+             gsize  size)
+{
+  gsize cubin_start = ENTRY_HEADER_SIZE + entry_part_length (data, ENTRY_LOG) + entry_part_length (data, ENTRY_PTX);
+  gsize cubin_length = entry_part_length (data, ENTRY_CUBIN);
+  guint64 zero = 0;
+
+  g_assert_cmpuint (cubin_length, >, 0);
+  memmove (data + cubin_start, data + cubin_start + cubin_length, size - cubin_start - cubin_length);
+  memcpy (data + ENTRY_LENGTHS + 8 * ENTRY_CUBIN, &zero, sizeof zero);
+  return size - cubin_length;
+}
+
+/* Makes the content hash of the @size bytes of entry @data right. */
+static void
+seal_entry (char  *data,
+            gsize  size)
+{
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  gsize digest_size = 32;
+
+  g_checksum_update (checksum, (const guint8 *) data + ENTRY_HASHED_FROM, size - ENTRY_HASHED_FROM);
+  g_checksum_get_digest (checksum, (guint8 *) data + ENTRY_CONTENT_HASH, &digest_size);
+}
+
 /* Writes @entry (a good one), corrupted, to @path. */
 static void
 write_corrupted (const char *path,
@@ -466,6 +514,17 @@ write_corrupted (const char *path,
       size = 0;
       break;
     case CORRUPT_OTHER_KEY:
+      break;
+    case CORRUPT_SEALED_PTX_WITH_NUL:
+      /* PTX's last byte (before the fix, loaded and handed out with it). */
+      g_assert_cmpuint (entry_part_length (data, ENTRY_PTX), >, 0);
+      data[ENTRY_HEADER_SIZE + entry_part_length (data, ENTRY_LOG) + entry_part_length (data, ENTRY_PTX) - 1] = '\0';
+      seal_entry (data, size);
+      break;
+    case CORRUPT_SEALED_EMPTY_CUBIN:
+      /* Before the fix, an empty CUBIN was loaded in place of the PTX. */
+      size = empty_cubin (data, size);
+      seal_entry (data, size);
       break;
     default:
       g_assert_not_reached ();
@@ -1176,6 +1235,8 @@ main (int argc, char **argv)
     { "garbage", CORRUPT_GARBAGE },
     { "empty", CORRUPT_EMPTY },
     { "other-key", CORRUPT_OTHER_KEY },
+    { "sealed-ptx-with-nul", CORRUPT_SEALED_PTX_WITH_NUL },
+    { "sealed-empty-cubin", CORRUPT_SEALED_EMPTY_CUBIN },
     { "fifo", CORRUPT_FIFO },
     { "link-to-dev-zero", CORRUPT_LINK_TO_DEV_ZERO },
     { "huge", CORRUPT_HUGE },
