@@ -27,7 +27,7 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64
 
 failed=""
-for name in mangle kernel-signature device-alias cache-entry; do
+for name in mangle kernel-signature device-alias cache-entry image-params; do
   target="$build/tests/fuzz/fuzz-$name"
   mkdir "$work/$name"
   cp "$here/corpus/$name"/* "$work/$name/"
