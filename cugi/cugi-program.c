@@ -1111,6 +1111,29 @@ cugi_program_get_log (CugiProgram *self)
 }
 
 /**
+ * cugi_program_get_diagnostics:
+ * @self: a #CugiProgram
+ *
+ * NVRTC's errors and warnings from the last compile's log
+ * (cugi_program_get_log()), each with its file, line and column: what an
+ * editor marks in the source. A failed compile's %CUGI_ERROR_COMPILE error
+ * holds the same log as text.
+ *
+ * Returns: (transfer container) (element-type CugiDiagnostic): the diagnostics,
+ *   in NVRTC's order; none before the first compile, or when NVRTC had
+ *   nothing to say. Unreferencing the array frees them.
+ *
+ * Since: 0.1
+ */
+GPtrArray *
+cugi_program_get_diagnostics (CugiProgram *self)
+{
+  g_return_val_if_fail (CUGI_IS_PROGRAM (self), NULL);
+
+  return cugi_diagnostic_parse_log (self->log);
+}
+
+/**
  * cugi_program_get_ptx:
  * @self: a #CugiProgram
  *

@@ -74,6 +74,8 @@ gboolean      cugi_program_get_compiled          (CugiProgram         *self);
 CUGI_AVAILABLE_IN_ALL
 const gchar  *cugi_program_get_log               (CugiProgram         *self);
 CUGI_AVAILABLE_IN_ALL
+GPtrArray    *cugi_program_get_diagnostics       (CugiProgram         *self);
+CUGI_AVAILABLE_IN_ALL
 GBytes       *cugi_program_get_ptx               (CugiProgram         *self);
 CUGI_AVAILABLE_IN_ALL
 GBytes       *cugi_program_get_cubin             (CugiProgram         *self);

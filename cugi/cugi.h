@@ -18,6 +18,7 @@
 #include "cugi-memory-pool.h"
 #include "cugi-host-memory-pool.h"
 #include "cugi-program.h"
+#include "cugi-diagnostic.h"
 #include "cugi-module.h"
 #include "cugi-kernel.h"
 #include "cugi-launch-config.h"

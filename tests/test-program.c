@@ -524,4 +524,236 @@ main (int argc, char **argv)
   g_test_add_func ("/program/compile-async/error", test_compile_async_error);
   g_test_add_func ("/program/compile-async/cancelled", test_compile_async_cancelled);
   return g_test_run ();
+/* ---- diagnostics ------------------------------------------------------------ */
+
+typedef struct
+{
+  CugiDiagnosticSeverity severity;
+  const char *file;
+  guint line;
+  guint column;
+  const char *code;
+  const char *message;
+} ExpectedDiagnostic;
+
+static void
+assert_diagnostics (GPtrArray                *diagnostics,
+                    const ExpectedDiagnostic *expected,
+                    guint                     n_expected)
+{
+  g_assert_nonnull (diagnostics);
+  g_assert_cmpuint (diagnostics->len, ==, n_expected);
+  for (guint i = 0; i < n_expected; i++)
+    {
+      CugiDiagnostic *diagnostic = g_ptr_array_index (diagnostics, i);
+
+      g_assert_cmpint (cugi_diagnostic_get_severity (diagnostic), ==, expected[i].severity);
+      g_assert_cmpstr (cugi_diagnostic_get_file (diagnostic), ==, expected[i].file);
+      g_assert_cmpuint (cugi_diagnostic_get_line (diagnostic), ==, expected[i].line);
+      g_assert_cmpuint (cugi_diagnostic_get_column (diagnostic), ==, expected[i].column);
+      g_assert_cmpstr (cugi_diagnostic_get_code (diagnostic), ==, expected[i].code);
+      g_assert_cmpstr (cugi_diagnostic_get_message (diagnostic), ==, expected[i].message);
+    }
 }
+
+static void
+assert_log_diagnostics (const char               *log,
+                        const ExpectedDiagnostic *expected,
+                        guint                     n_expected)
+{
+  g_autoptr(GPtrArray) diagnostics = cugi_diagnostic_parse_log (log);
+
+  assert_diagnostics (diagnostics, expected, n_expected);
+}
+
+/* Logs as NVRTC 13.0 wrote them, for the sources in the comments. */
+static void
+test_diagnostics_from_logs (void)
+{
+  /* Two errors, one on a line indented with a tab, then a warning. */
+  static const ExpectedDiagnostic errors_and_warning[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "prog.cu", 3, 10, NULL, "identifier \"undefined_thing\" is undefined" },
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "prog.cu", 4, 2, NULL, "identifier \"foo\" is undefined" },
+    { CUGI_DIAGNOSTIC_SEVERITY_WARNING, "prog.cu", 2, 7, "177-D",
+      "variable \"unused\" was declared but never referenced" },
+  };
+  /* An error in a header added with cugi_program_add_header(). */
+  static const ExpectedDiagnostic in_header[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "colour.cuh", 3, 13, NULL, "expected an expression" },
+    { CUGI_DIAGNOSTIC_SEVERITY_WARNING, "colour.cuh", 2, 7, "177-D",
+      "variable \"x\" was declared but never referenced" },
+  };
+  static const ExpectedDiagnostic missing_include[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "prog.cu", 1, 21, NULL, "cannot open source file \"missing.h\"" },
+  };
+  /* Context after the caret, and notes that follow their error without a
+   * blank line, with context before the echoed source. */
+  static const ExpectedDiagnostic multi_line[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "prog.cu", 2, 45, NULL,
+      "expression must have class type but it has type \"int\"\n"
+      "detected during instantiation of \"void f(T) [with T=int]\" at line 3" },
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "prog.cu", 4, 3, NULL,
+      "no instance of overloaded function \"f\" matches the argument list\n"
+      "argument types are: (int *)" },
+    { CUGI_DIAGNOSTIC_SEVERITY_NOTE, "prog.cu", 2, 17, "3326-D",
+      "function \"f(float)\" does not match because argument #1 does not match parameter" },
+  };
+  /* The column counts bytes: "é€" is 2 characters and 5 bytes. */
+  static const ExpectedDiagnostic utf8[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "prog.cu", 1, 48, NULL, "identifier \"nope\" is undefined" },
+  };
+  /* Errors of no file: the options, the front end's command line, ptxas. */
+  static const ExpectedDiagnostic unlocated[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, NULL, 0, 0, NULL, "invalid value for --gpu-architecture (-arch)" },
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, NULL, 0, 0, NULL, "invalid macro definition: FOO(=1" },
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, NULL, 0, 0, NULL, "Unknown modifier '.instr'" },
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, NULL, 0, 0, NULL, "Ptx assembly aborted due to errors" },
+    { CUGI_DIAGNOSTIC_SEVERITY_REMARK, NULL, 0, 0, NULL,
+      "Function properties for k\n"
+      "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads" },
+  };
+  static const ExpectedDiagnostic directive[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_WARNING, "prog.cu", 1, 2, "1105-D", "#warning directive: hello there" },
+  };
+
+  /* extern "C" __global__ void k(int *a) {\n  int unused;\n  a[0] = undefined_thing;\n\tfoo(  );\n} */
+  assert_log_diagnostics ("prog.cu(3): error: identifier \"undefined_thing\" is undefined\n"
+                          "    a[0] = undefined_thing;\n"
+                          "           ^\n"
+                          "\n"
+                          "prog.cu(4): error: identifier \"foo\" is undefined\n"
+                          "  \tfoo(  );\n"
+                          "  \t^\n"
+                          "\n"
+                          "prog.cu(2): warning #177-D: variable \"unused\" was declared but never referenced\n"
+                          "    int unused;\n"
+                          "        ^\n"
+                          "\n"
+                          "Remark: The warnings can be suppressed with \"-diag-suppress <warning-number>\"\n"
+                          "\n"
+                          "2 errors detected in the compilation of \"prog.cu\".\n",
+                          errors_and_warning, G_N_ELEMENTS (errors_and_warning));
+  /* colour.cuh: __device__ int colour(int n) {\n  int x;\n  return n +;\n} */
+  assert_log_diagnostics ("colour.cuh(3): error: expected an expression\n"
+                          "    return n +;\n"
+                          "              ^\n"
+                          "\n"
+                          "colour.cuh(2): warning #177-D: variable \"x\" was declared but never referenced\n"
+                          "    int x;\n"
+                          "        ^\n"
+                          "\n"
+                          "Remark: The warnings can be suppressed with \"-diag-suppress <warning-number>\"\n"
+                          "\n"
+                          "1 error detected in the compilation of \"prog.cu\".\n",
+                          in_header, G_N_ELEMENTS (in_header));
+  assert_log_diagnostics ("prog.cu(1): catastrophic error: cannot open source file \"missing.h\"\n"
+                          "  #include \"missing.h\"\n"
+                          "                      ^\n"
+                          "\n"
+                          "1 catastrophic error detected in the compilation of \"prog.cu\".\n"
+                          "Compilation terminated.\n",
+                          missing_include, G_N_ELEMENTS (missing_include));
+  /* Two programs' logs, one after the other. */
+  assert_log_diagnostics ("prog.cu(2): error: expression must have class type but it has type \"int\"\n"
+                          "  template <class T> __device__ void f(T x) { x.nope(); }\n"
+                          "                                              ^\n"
+                          "          detected during instantiation of \"void f(T) [with T=int]\" at line 3\n"
+                          "\n"
+                          "1 error detected in the compilation of \"prog.cu\".\n"
+                          "prog.cu(4): error: no instance of overloaded function \"f\" matches the argument list\n"
+                          "            argument types are: (int *)\n"
+                          "    f(a);\n"
+                          "    ^\n"
+                          "prog.cu(2): note #3326-D: function \"f(float)\" does not match because argument #1 "
+                          "does not match parameter\n"
+                          "  __device__ void f(float);\n"
+                          "                  ^\n"
+                          "\n"
+                          "1 error detected in the compilation of \"prog.cu\".\n",
+                          multi_line, G_N_ELEMENTS (multi_line));
+  assert_log_diagnostics ("prog.cu(1): error: identifier \"nope\" is undefined\n"
+                          "  __global__ void k(int *a) { /* é€ */ a[0] = nope; }\n"
+                          "                                                 ^\n"
+                          "\n"
+                          "1 error detected in the compilation of \"prog.cu\".\n",
+                          utf8, G_N_ELEMENTS (utf8));
+  assert_log_diagnostics ("nvrtc: error: invalid value for --gpu-architecture (-arch)\n"
+                          "Command-line error: invalid macro definition: FOO(=1\n"
+                          "\n"
+                          "1 catastrophic error detected in the compilation of \"prog.cu\".\n"
+                          "Compilation terminated.\n"
+                          "ptxas application ptx input, line 23; error   : Unknown modifier '.instr'\n"
+                          "ptxas fatal   : Ptx assembly aborted due to errors\n"
+                          "ptxas info    : Function properties for k\n"
+                          "ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n",
+                          unlocated, G_N_ELEMENTS (unlocated));
+  /* A warning of a program that compiled, without a final newline. */
+  assert_log_diagnostics ("prog.cu(1): warning #1105-D: #warning directive: hello there\n"
+                          "  #warning hello there\n"
+                          "   ^\n"
+                          "\n"
+                          "Remark: The warnings can be suppressed with \"-diag-suppress <warning-number>\"",
+                          directive, G_N_ELEMENTS (directive));
+  assert_log_diagnostics (NULL, NULL, 0);
+  assert_log_diagnostics ("", NULL, 0);
+  assert_log_diagnostics ("\n\n1 error detected in the compilation of \"prog.cu\".\n^\n", NULL, 0);
+  /* A line number past G_MAXUINT is no line: unknown, not wrapped. */
+  assert_log_diagnostics ("prog.cu(4294967296): error: what\n",
+                          &(const ExpectedDiagnostic) { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "prog.cu", 0, 0, NULL, "what" },
+                          1);
+}
+
+/* The diagnostics of real compiles: in the program, in a header it adds,
+ * in a header that header includes, and a warning of a program that
+ * compiles. */
+static void
+test_diagnostics_of_compiles (void)
+{
+  static const ExpectedDiagnostic nested[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "inner.cuh", 2, 18, NULL, "identifier \"nope\" is undefined" },
+    { CUGI_DIAGNOSTIC_SEVERITY_WARNING, "colour.cuh", 3, 7, "177-D",
+      "variable \"unused\" was declared but never referenced" },
+    { CUGI_DIAGNOSTIC_SEVERITY_ERROR, "fractal.cu", 5, 1, NULL, "expected a \";\"" },
+  };
+  static const ExpectedDiagnostic warning_only[] = {
+    { CUGI_DIAGNOSTIC_SEVERITY_WARNING, "fine.cu", 1, 2, "1105-D", "#warning directive: look here" },
+  };
+  g_autoptr(CugiProgram) program =
+    cugi_program_new ("#include \"colour.cuh\"\n"
+                      "extern \"C\" __global__ void fractal (int *out)\n"
+                      "{\n"
+                      "  out[0] = colour (out[1]) + 1\n"
+                      "}\n",
+                      "fractal.cu");
+  g_autoptr(CugiProgram) fine = cugi_program_new ("#warning look here\n"
+                                                  "extern \"C\" __global__ void fine () {}\n",
+                                                  "fine.cu");
+  g_autoptr(GPtrArray) before = cugi_program_get_diagnostics (program);
+  g_autoptr(GPtrArray) diagnostics = NULL;
+  g_autoptr(GPtrArray) warnings = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpuint (before->len, ==, 0);
+  cugi_program_add_header (program, "colour.cuh",
+                           "#include \"inner.cuh\"\n"
+                           "__device__ int colour (int n) {\n"
+                           "  int unused;\n"
+                           "  return inner (n);\n"
+                           "}\n");
+  cugi_program_add_header (program, "inner.cuh",
+                           "__device__ int inner (int n) {\n"
+                           "  return n * 2 + nope;\n"
+                           "}\n");
+  g_assert_false (cugi_program_compile (program, NULL, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_COMPILE);
+  diagnostics = cugi_program_get_diagnostics (program);
+  assert_diagnostics (diagnostics, nested, G_N_ELEMENTS (nested));
+
+  g_assert_true (cugi_program_compile (fine, NULL, NULL));
+  warnings = cugi_program_get_diagnostics (fine);
+  assert_diagnostics (warnings, warning_only, G_N_ELEMENTS (warning_only));
+}
+
+}
+  g_test_add_func ("/program/diagnostics/from-logs", test_diagnostics_from_logs);
+  g_test_add_func ("/program/diagnostics/of-compiles", test_diagnostics_of_compiles);

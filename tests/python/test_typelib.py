@@ -136,6 +136,24 @@ class TestProgram(unittest.TestCase):
         self.assertIn('undeclared', program.get_log())
 
 
+    def test_diagnostics(self):
+        program = Cugi.Program.new('#include "colour.cuh"\n__global__ void k() { colour(); }\n', 'k.cu')
+        program.add_header('colour.cuh', '__device__ void colour() {\n  int unused;\n  nope();\n}\n')
+        self.assertEqual(program.get_diagnostics(), [])
+        with self.assertRaises(GLib.Error):
+            program.compile(['--gpu-architecture=compute_90'])
+        diagnostics = program.get_diagnostics()
+        del program
+        # The diagnostics outlive the program and the array they came in.
+        found = [(d.get_severity(), d.get_file(), d.get_line(), d.get_column(), d.get_code(), d.get_message())
+                 for d in diagnostics]
+        self.assertEqual(found, [
+            (Cugi.DiagnosticSeverity.ERROR, 'colour.cuh', 3, 3, None, 'identifier "nope" is undefined'),
+            (Cugi.DiagnosticSeverity.WARNING, 'colour.cuh', 2, 7, '177-D',
+             'variable "unused" was declared but never referenced'),
+        ])
+        self.assertEqual(Cugi.Diagnostic.parse_log(None), [])
+
 class TestBoxed(unittest.TestCase):
     def test_launch_config(self):
         n = 1 << 20
@@ -153,6 +171,14 @@ class TestBoxed(unittest.TestCase):
         self.assertEqual(copy.get_shared_memory(), 1024)
 
     def test_kernel_args(self):
+    def test_launch_config_2d(self):
+        config = Cugi.LaunchConfig.new_2d(40, 30, 16, 8)
+        self.assertEqual((config.get_grid(), config.get_block()), ((40, 30, 1), (16, 8, 1)))
+        config = Cugi.LaunchConfig.new_for_size_2d(1920, 1080, 16, 16)
+        self.assertEqual((config.get_grid(), config.get_block()), ((120, 68, 1), (16, 16, 1)))
+        with self.assertRaisesRegex(GLib.Error, 'at least 1'):
+            Cugi.LaunchConfig.new_for_size_2d(0, 1080, 16, 16)
+
         args = Cugi.KernelArgs.new()
         args.add_int32(-1)
         args.add_uint32(2**32 - 1)
