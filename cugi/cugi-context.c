@@ -904,18 +904,19 @@ cugi_context_synchronize_finish (CugiContext  *self,
 /**
  * cugi_context_get_memory_info:
  * @self: a #CugiContext
- * @free_bytes: (out) (optional): the free memory of the device in bytes
- * @total_bytes: (out) (optional): the memory of the device in bytes
+ * @total_bytes: (out) (optional): return location for the memory of the
+ *   device in bytes
  * @error: return location for a #GError
  *
- * How much memory of the context's device is free. Memory used by other
- * contexts and other processes counts as used.
+ * How much memory of the context's device is free, and how much it has.
+ * Memory used by other contexts and other processes counts as used.
+ * Bindings return both, `(free_bytes, total_bytes)`.
  *
- * Returns: %TRUE on success
+ * Returns: the free memory of the device in bytes; 0, and 0 in
+ *   @total_bytes, with @error set
  */
-gboolean
+guint64
 cugi_context_get_memory_info (CugiContext *self,
-                              guint64     *free_bytes,
                               guint64     *total_bytes,
                               GError     **error)
 {
@@ -923,49 +924,46 @@ cugi_context_get_memory_info (CugiContext *self,
   size_t free_memory = 0;
   size_t total_memory = 0;
 
-  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
   if (!cugi_context_enter (self, &scope, error) ||
       !CUGI_CALL (cuMemGetInfo, (&free_memory, &total_memory), error))
-    return FALSE;
-  if (free_bytes != NULL)
-    *free_bytes = free_memory;
+    free_memory = total_memory = 0;
   if (total_bytes != NULL)
     *total_bytes = total_memory;
-  return TRUE;
+  return free_memory;
 }
 
 /**
  * cugi_context_get_limit:
  * @self: a #CugiContext
  * @limit: the limit to read
- * @value: (out): the limit's value
  * @error: return location for a #GError
  *
  * Reads one of the context's limits. A limit the device does not have is a
  * %CUGI_ERROR_NOT_SUPPORTED error; a value outside #CugiLimit is a
  * %CUGI_ERROR_INVALID_ARGUMENT error.
  *
- * Returns: %TRUE on success
+ * Returns: the limit's value, or 0 with @error set (some limits are 0 by
+ *   default: @error tells them apart)
  */
-gboolean
+guint64
 cugi_context_get_limit (CugiContext *self,
                         CugiLimit    limit,
-                        guint64     *value,
                         GError     **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  size_t size = 0;
+  size_t value = 0;
 
-  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
-  g_return_val_if_fail (value != NULL, FALSE);
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
   if (!cugi_check_enum_value (CUGI_TYPE_LIMIT, limit, error) ||
       !cugi_context_enter (self, &scope, error) ||
-      !CUGI_CALL (cuCtxGetLimit, (&size, (CUlimit) limit), error))
-    return FALSE;
-  *value = size;
-  return TRUE;
+      !CUGI_CALL (cuCtxGetLimit, (&value, (CUlimit) limit), error))
+    return 0;
+  return value;
 }
 
 /**
@@ -1001,30 +999,28 @@ cugi_context_set_limit (CugiContext *self,
 /**
  * cugi_context_get_cache_config:
  * @self: a #CugiContext
- * @config: (out): the context's preference
  * @error: return location for a #GError
  *
  * How the context prefers to split on-chip memory between L1 and shared
  * memory for its kernels.
  *
- * Returns: %TRUE on success
+ * Returns: the context's preference, or %CUGI_CACHE_CONFIG_PREFER_NONE with
+ *   @error set
  */
-gboolean
-cugi_context_get_cache_config (CugiContext     *self,
-                               CugiCacheConfig *config,
-                               GError         **error)
+CugiCacheConfig
+cugi_context_get_cache_config (CugiContext *self,
+                               GError     **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   CUfunc_cache cache = CU_FUNC_CACHE_PREFER_NONE;
 
-  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
-  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), CUGI_CACHE_CONFIG_PREFER_NONE);
+  g_return_val_if_fail (error == NULL || *error == NULL, CUGI_CACHE_CONFIG_PREFER_NONE);
 
   if (!cugi_context_enter (self, &scope, error) ||
       !CUGI_CALL (cuCtxGetCacheConfig, (&cache), error))
-    return FALSE;
-  *config = (CugiCacheConfig) cache;
-  return TRUE;
+    return CUGI_CACHE_CONFIG_PREFER_NONE;
+  return (CugiCacheConfig) cache;
 }
 
 /**
@@ -1056,19 +1052,21 @@ cugi_context_set_cache_config (CugiContext    *self,
 /**
  * cugi_context_get_stream_priority_range:
  * @self: a #CugiContext
- * @least: (out) (optional): the lowest stream priority
- * @greatest: (out) (optional): the highest stream priority
+ * @greatest: (out) (optional): return location for the highest stream
+ *   priority
  * @error: return location for a #GError
  *
- * The priorities streams of this context may have. Lower numbers mean higher
- * priority, so @greatest is less than or equal to @least (for example 0 and
- * -5); both are 0 on a device without stream priorities.
+ * The priorities streams of this context may have, from the lowest (the
+ * value returned) to @greatest. Lower numbers mean higher priority, so
+ * @greatest is less than or equal to the lowest (for example -5 and 0);
+ * both are 0 on a device without stream priorities. Bindings return both,
+ * `(least, greatest)`.
  *
- * Returns: %TRUE on success
+ * Returns: the lowest stream priority; 0, and 0 in @greatest, with @error
+ *   set (0 is also the usual lowest priority: @error tells them apart)
  */
-gboolean
+gint
 cugi_context_get_stream_priority_range (CugiContext *self,
-                                        gint        *least,
                                         gint        *greatest,
                                         GError     **error)
 {
@@ -1076,16 +1074,15 @@ cugi_context_get_stream_priority_range (CugiContext *self,
   int least_priority = 0;
   int greatest_priority = 0;
 
-  g_return_val_if_fail (CUGI_IS_CONTEXT (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_CONTEXT (self), 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
   if (!cugi_context_enter (self, &scope, error) ||
       !CUGI_CALL (cuCtxGetStreamPriorityRange, (&least_priority, &greatest_priority), error))
-    return FALSE;
-  if (least != NULL)
-    *least = least_priority;
+    least_priority = greatest_priority = 0;
   if (greatest != NULL)
     *greatest = greatest_priority;
-  return TRUE;
+  return least_priority;
 }
 
 static gboolean

@@ -142,14 +142,12 @@ gboolean         cugi_context_synchronize_finish (CugiContext  *self,
                                                   GError      **error);
 
 CUGI_AVAILABLE_IN_ALL
-gboolean         cugi_context_get_memory_info  (CugiContext      *self,
-                                                guint64          *free_bytes,
+guint64          cugi_context_get_memory_info  (CugiContext      *self,
                                                 guint64          *total_bytes,
                                                 GError          **error);
 CUGI_AVAILABLE_IN_ALL
-gboolean         cugi_context_get_limit        (CugiContext      *self,
+guint64          cugi_context_get_limit        (CugiContext      *self,
                                                 CugiLimit         limit,
-                                                guint64          *value,
                                                 GError          **error);
 CUGI_AVAILABLE_IN_ALL
 gboolean         cugi_context_set_limit        (CugiContext      *self,
@@ -157,16 +155,14 @@ gboolean         cugi_context_set_limit        (CugiContext      *self,
                                                 guint64           value,
                                                 GError          **error);
 CUGI_AVAILABLE_IN_ALL
-gboolean         cugi_context_get_cache_config (CugiContext      *self,
-                                                CugiCacheConfig  *config,
+CugiCacheConfig  cugi_context_get_cache_config (CugiContext      *self,
                                                 GError          **error);
 CUGI_AVAILABLE_IN_ALL
 gboolean         cugi_context_set_cache_config (CugiContext      *self,
                                                 CugiCacheConfig   config,
                                                 GError          **error);
 CUGI_AVAILABLE_IN_ALL
-gboolean         cugi_context_get_stream_priority_range (CugiContext *self,
-                                                         gint        *least,
+gint             cugi_context_get_stream_priority_range (CugiContext *self,
                                                          gint        *greatest,
                                                          GError     **error);
 CUGI_AVAILABLE_IN_ALL

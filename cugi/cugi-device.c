@@ -760,28 +760,36 @@ cugi_device_get_attribute (CugiDevice         *self,
 /**
  * cugi_device_get_memory_info:
  * @self: a #CugiDevice
- * @free_bytes: (out) (optional): the free device memory in bytes
- * @total_bytes: (out) (optional): the device memory in bytes
+ * @total_bytes: (out) (optional): return location for the device memory in
+ *   bytes
  * @error: return location for a #GError
  *
  * How much of the device's memory is free, as seen from its primary context
- * (which this makes, if nothing did before). Other processes' allocations
- * count as used.
+ * (which this makes, if nothing did before), and how much it has. Other
+ * processes' allocations count as used. Bindings return both,
+ * `(free_bytes, total_bytes)`.
  *
- * Returns: %TRUE on success
+ * Returns: the free device memory in bytes; 0, and 0 in @total_bytes, with
+ *   @error set
  */
-gboolean
+guint64
 cugi_device_get_memory_info (CugiDevice *self,
-                             guint64    *free_bytes,
                              guint64    *total_bytes,
                              GError    **error)
 {
   g_autoptr(CugiContext) context = NULL;
 
-  g_return_val_if_fail (CUGI_IS_DEVICE (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_DEVICE (self), 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
   context = cugi_device_get_primary_context (self, error);
-  return context != NULL && cugi_context_get_memory_info (context, free_bytes, total_bytes, error);
+  if (context == NULL)
+    {
+      if (total_bytes != NULL)
+        *total_bytes = 0;
+      return 0;
+    }
+  return cugi_context_get_memory_info (context, total_bytes, error);
 }
 
 /**

@@ -55,8 +55,7 @@ gint         cugi_device_get_attribute       (CugiDevice         *self,
                                               CugiDeviceAttribute attribute,
                                               GError            **error);
 CUGI_AVAILABLE_IN_ALL
-gboolean     cugi_device_get_memory_info     (CugiDevice  *self,
-                                              guint64     *free_bytes,
+guint64      cugi_device_get_memory_info     (CugiDevice  *self,
                                               guint64     *total_bytes,
                                               GError     **error);
 CUGI_AVAILABLE_IN_ALL

@@ -623,32 +623,31 @@ check_attribute (CugiFunctionAttribute attribute,
  * cugi_kernel_get_attribute:
  * @self: a kernel
  * @attribute: the attribute
- * @value: (out): the attribute's value
  * @error: return location for a #GError
  *
  * Asks the driver for an attribute of @self. The most used ones are
  * properties as well (#CugiKernel:num-regs...).
  *
- * Returns: %TRUE on success
+ * Returns: the attribute's value, or -1 with @error set (-1 is also the
+ *   "no preference" of
+ *   %CUGI_FUNCTION_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: @error tells
+ *   them apart)
  */
-gboolean
+gint
 cugi_kernel_get_attribute (CugiKernel           *self,
                            CugiFunctionAttribute attribute,
-                           gint                 *value,
                            GError              **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  int result;
+  int value;
 
-  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
-  g_return_val_if_fail (value != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
   if (!check_attribute (attribute, error) || !enter (self, &scope, error) ||
-      !CUGI_CALL (cuFuncGetAttribute, (&result, (CUfunction_attribute) attribute, self->function), error))
-    return FALSE;
-  *value = result;
-  return TRUE;
+      !CUGI_CALL (cuFuncGetAttribute, (&value, (CUfunction_attribute) attribute, self->function), error))
+    return -1;
+  return value;
 }
 
 /* Stores a value the driver reported and tells property watchers. */
@@ -1351,38 +1350,35 @@ cugi_kernel_get_max_active_blocks_per_multiprocessor (CugiKernel *self,
  * cugi_kernel_suggest_block_size:
  * @self: a kernel
  * @dynamic_shared_memory: dynamic shared memory of a block, in bytes
- * @min_grid_size: (out) (optional): the fewest blocks that fill the device
- *   at that block size
- * @block_size: (out) (optional): the block size that gives the highest
- *   occupancy
+ * @min_grid_size: (out) (optional): return location for the fewest blocks
+ *   that fill the device at the suggested block size
  * @error: return location for a #GError
  *
  * Asks the driver for the block size that lets the most threads of @self
- * run at once (`cuOccupancyMaxPotentialBlockSize`).
+ * run at once (`cuOccupancyMaxPotentialBlockSize`). Bindings return both,
+ * `(block_size, min_grid_size)`.
  *
- * Returns: %TRUE on success
+ * Returns: the block size that gives the highest occupancy; -1, and -1 in
+ *   @min_grid_size, with @error set
  */
-gboolean
+gint
 cugi_kernel_suggest_block_size (CugiKernel *self,
                                 gsize       dynamic_shared_memory,
                                 gint       *min_grid_size,
-                                gint       *block_size,
                                 GError    **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  int grid, block;
+  int grid = -1, block = -1;
 
-  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  g_return_val_if_fail (CUGI_IS_KERNEL (self), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
   if (!enter (self, &scope, error) ||
       !CUGI_CALL (cuOccupancyMaxPotentialBlockSizeWithFlags,
                   (&grid, &block, self->function, NULL, dynamic_shared_memory, 0, CU_OCCUPANCY_DEFAULT),
                   error))
-    return FALSE;
+    grid = block = -1;
   if (min_grid_size != NULL)
     *min_grid_size = grid;
-  if (block_size != NULL)
-    *block_size = block;
-  return TRUE;
+  return block;
 }

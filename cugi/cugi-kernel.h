@@ -92,9 +92,8 @@ CUGI_AVAILABLE_IN_ALL
 gint         cugi_kernel_get_num_params     (CugiKernel          *self);
 
 CUGI_AVAILABLE_IN_ALL
-gboolean     cugi_kernel_get_attribute      (CugiKernel           *self,
+gint         cugi_kernel_get_attribute      (CugiKernel           *self,
                                              CugiFunctionAttribute attribute,
-                                             gint                 *value,
                                              GError              **error);
 CUGI_AVAILABLE_IN_ALL
 gboolean     cugi_kernel_set_attribute      (CugiKernel           *self,
@@ -154,10 +153,9 @@ gint         cugi_kernel_get_max_active_blocks_per_multiprocessor (CugiKernel *s
                                                                     gsize       dynamic_shared_memory,
                                                                     GError    **error);
 CUGI_AVAILABLE_IN_ALL
-gboolean     cugi_kernel_suggest_block_size (CugiKernel          *self,
+gint         cugi_kernel_suggest_block_size (CugiKernel          *self,
                                              gsize                dynamic_shared_memory,
                                              gint                *min_grid_size,
-                                             gint                *block_size,
                                              GError             **error);
 
 G_END_DECLS

@@ -36,10 +36,14 @@ get_kernel_attribute (CugiKernel           *kernel,
                       guint                *value,
                       GError              **error)
 {
-  gint result;
+  GError *local_error = NULL;
+  gint result = cugi_kernel_get_attribute (kernel, attribute, &local_error);
 
-  if (!cugi_kernel_get_attribute (kernel, attribute, &result, error))
-    return FALSE;
+  if (local_error != NULL)
+    {
+      g_propagate_error (error, local_error);
+      return FALSE;
+    }
   *value = MAX (result, 0);
   return TRUE;
 }

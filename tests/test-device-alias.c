@@ -140,7 +140,6 @@ test_unbound_objects (void)
   g_autoptr(CugiDevice) device = g_object_new (CUGI_TYPE_DEVICE, NULL);
   g_autoptr(CugiContext) context = g_object_new (CUGI_TYPE_CONTEXT, NULL);
   g_autoptr(GError) error = NULL;
-  guint64 value = 0;
 
   g_assert_cmpint (cugi_device_get_ordinal (device), ==, -1);
   g_assert_null (cugi_device_get_name (device));
@@ -155,7 +154,7 @@ test_unbound_objects (void)
   g_assert_false (cugi_context_synchronize (context, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
   g_clear_error (&error);
-  g_assert_false (cugi_context_get_limit (context, CUGI_LIMIT_STACK_SIZE, &value, &error));
+  g_assert_cmpuint (cugi_context_get_limit (context, CUGI_LIMIT_STACK_SIZE, &error), ==, 0);
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
   g_clear_error (&error);
   g_assert_false (cugi_context_push (context, &error));
@@ -167,6 +166,40 @@ test_unbound_objects (void)
   /* It is not a primary context, so it cannot be reset either. */
   g_assert_false (cugi_context_reset (context, &error));
   g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED);
+}
+
+/* Getters return their documented error value along with the error. */
+static void
+test_unbound_getters (void)
+{
+  g_autoptr(CugiDevice) device = g_object_new (CUGI_TYPE_DEVICE, NULL);
+  g_autoptr(CugiContext) context = g_object_new (CUGI_TYPE_CONTEXT, NULL);
+  g_autoptr(CugiKernel) kernel = g_object_new (CUGI_TYPE_KERNEL, NULL);
+  g_autoptr(GError) error = NULL;
+  guint64 total_bytes = 1;
+  gint second = 1;
+
+  g_assert_cmpuint (cugi_device_get_memory_info (device, &total_bytes, &error), ==, 0);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  g_assert_cmpuint (total_bytes, ==, 0);
+
+  total_bytes = 1;
+  g_assert_cmpuint (cugi_context_get_memory_info (context, &total_bytes, &error), ==, 0);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  g_assert_cmpuint (total_bytes, ==, 0);
+  g_assert_cmpint (cugi_context_get_stream_priority_range (context, &second, &error), ==, 0);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  g_assert_cmpint (second, ==, 0);
+  g_assert_cmpint (cugi_context_get_cache_config (context, &error), ==, CUGI_CACHE_CONFIG_PREFER_NONE);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+
+  g_assert_cmpint (cugi_kernel_get_attribute (kernel, CUGI_FUNCTION_ATTRIBUTE_NUM_REGS, &error), ==, -1);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  g_assert_cmpint (cugi_kernel_get_attribute (kernel, (CugiFunctionAttribute) 999, &error), ==, -1);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
+  g_assert_cmpint (cugi_kernel_suggest_block_size (kernel, 0, &second, &error), ==, -1);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  g_assert_cmpint (second, ==, -1);
 }
 
 static void
@@ -192,6 +225,7 @@ main (int argc, char **argv)
   g_test_add_func ("/device-alias/null", test_null);
   g_test_add_func ("/device-alias/no-driver", test_no_driver);
   g_test_add_func ("/device-alias/unbound-objects", test_unbound_objects);
+  g_test_add_func ("/device-alias/unbound-getters", test_unbound_getters);
   g_test_add_func ("/device-alias/enum-types", test_enum_types);
   return g_test_run ();
 }

@@ -300,9 +300,9 @@ test_memory_info (void)
 {
   g_autoptr(CugiDevice) device = get_device (0);
   g_autoptr(GError) error = NULL;
-  guint64 free_bytes = 0, total_bytes = 0;
+  guint64 free_bytes, total_bytes = 0;
 
-  g_assert_true (cugi_device_get_memory_info (device, &free_bytes, &total_bytes, &error));
+  free_bytes = cugi_device_get_memory_info (device, &total_bytes, &error);
   g_assert_no_error (error);
   g_test_message ("free %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT, free_bytes, total_bytes);
   g_assert_cmpuint (total_bytes, >, 0);
@@ -310,9 +310,8 @@ test_memory_info (void)
   g_assert_cmpuint (free_bytes, <=, total_bytes);
   g_assert_cmpuint (total_bytes, <=, cugi_device_get_total_memory (device));
 
-  /* Either may be left out. */
-  g_assert_true (cugi_device_get_memory_info (device, NULL, &total_bytes, &error));
-  g_assert_true (cugi_device_get_memory_info (device, &free_bytes, NULL, &error));
+  /* The total may be left out. */
+  g_assert_cmpuint (cugi_device_get_memory_info (device, NULL, &error), >, 0);
   g_assert_no_error (error);
 }
 

@@ -226,10 +226,10 @@ test_out_of_memory (void)
   g_autoptr(CugiMemoryPool) pool = new_pool ();
   g_autoptr(CugiBuffer) large = NULL;
   CugiBuffer *held;
-  guint64 free_bytes = 0, total_bytes = 0;
+  guint64 free_bytes, total_bytes = 0;
 
   g_assert_no_error (error);
-  g_assert_true (cugi_device_get_memory_info (device, &free_bytes, &total_bytes, &error));
+  free_bytes = cugi_device_get_memory_info (device, &total_bytes, &error);
   g_assert_no_error (error);
 
   /* A block of 45 % of the free memory, held ... */

@@ -110,8 +110,8 @@ gather_devices (Report  *report,
       g_autoptr(GError) memory_error = NULL;
 
       device_report->device = l->data; /* takes the list's reference */
-      if (!cugi_device_get_memory_info (device_report->device, &device_report->free_memory, NULL,
-                                        &memory_error))
+      device_report->free_memory = cugi_device_get_memory_info (device_report->device, NULL, &memory_error);
+      if (memory_error != NULL)
         device_report->free_memory_error = g_strdup (memory_error->message);
       g_ptr_array_add (report->devices, device_report);
     }

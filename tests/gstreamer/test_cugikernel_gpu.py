@@ -283,8 +283,7 @@ class Pipeline(unittest.TestCase):
         samples = {}
 
         def memory():
-            result = device.get_memory_info()
-            free = result[-2] if isinstance(result, tuple) else result
+            free, _total = device.get_memory_info()
             with open('/proc/self/statm') as statm:
                 resident = int(statm.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
             return free, resident

@@ -75,4 +75,14 @@ check(stream.query(), 'the stream is idle');
 const result = new Float32Array(yDev.download(0, y.byteLength).toArray().slice().buffer);
 check(result.every((v, i) => v === 2 * i + 1), 'saxpy result');
 
+// Getters return their values: a number, or an array of two, never [true, ...].
+check(kernel.get_attribute(Cugi.FunctionAttribute.NUM_REGS) === kernel.num_regs, 'a kernel attribute');
+const [freeBytes, totalBytes] = device.get_memory_info();
+check(freeBytes > 0 && freeBytes <= totalBytes, `free memory ${freeBytes} of ${totalBytes}`);
+const [least, greatest] = Cugi.Context.get_default().get_stream_priority_range();
+check(least >= greatest, `stream priorities ${least} to ${greatest}`);
+const [blockSize, minGridSize] = kernel.suggest_block_size(0);
+check(minGridSize > 0 && blockSize > 0, `suggested ${minGridSize} blocks of ${blockSize}`);
+check(Cugi.Context.get_default().get_limit(Cugi.Limit.STACK_SIZE) > 0, 'the stack size limit');
+
 print(`${checks} checks passed`);

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Calling a kernel like a function, without a GPU: against the stand-in
 driver of the tests (fake-cuda-streams), which records the parameters of the
-last launch, so that each conversion is checked byte for byte."""
+last launch, so that each conversion is checked byte for byte. Also what the
+getters of kernels, contexts and devices return to Python there."""
 
 import ctypes
 import os
@@ -194,6 +195,40 @@ class KernelCallTest(unittest.TestCase):
         config.set_stream(self.stream)
         with self.assertRaisesRegex(GLib.Error, 'argument 0: 32768 bytes is more than'):
             huge.launch(config, args)
+
+
+class GetterTest(unittest.TestCase):
+    """Getters return their values and raise GLib.Error: no (True, value)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.context = Cugi.Context.get_default()
+        module = Cugi.Module.new_from_data(cls.context, GLib.Bytes.new(IMAGE))
+        cls.kernel = module.get_kernel('plain')
+
+    def test_single_values(self):
+        self.assertEqual(self.kernel.get_attribute(Cugi.FunctionAttribute.MAX_THREADS_PER_BLOCK), 1024)
+        self.assertEqual(self.context.get_limit(Cugi.Limit.STACK_SIZE), 1024)
+        self.context.set_cache_config(Cugi.CacheConfig.PREFER_L1)
+        try:
+            self.assertEqual(self.context.get_cache_config(), Cugi.CacheConfig.PREFER_L1)
+        finally:
+            self.context.set_cache_config(Cugi.CacheConfig.PREFER_NONE)
+
+    def test_pairs(self):
+        self.assertEqual(self.context.get_memory_info(), (79 << 30, 80 << 30))
+        self.assertEqual(self.context.get_device().get_memory_info(), (79 << 30, 80 << 30))
+        self.assertEqual(self.context.get_stream_priority_range(), (0, -5))
+
+    def test_failures_raise(self):
+        # A context made with GObject's constructor stands for none.
+        unbound = Cugi.Context()
+        getters = (lambda: unbound.get_limit(Cugi.Limit.STACK_SIZE), unbound.get_cache_config,
+                   unbound.get_memory_info, unbound.get_stream_priority_range)
+        for getter in getters:
+            with self.assertRaises(GLib.Error) as caught:
+                getter()
+            self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_STATE))
 
 
 if __name__ == '__main__':

@@ -11,6 +11,7 @@ import types
 import unittest
 
 import gi
+from gi._gi import Direction, TypeTag
 
 gi.require_version('Cugi', '1.0')
 from gi.repository import Cugi, GLib  # noqa: E402
@@ -284,6 +285,70 @@ class TestFromCudaArray(unittest.TestCase):
                                         'data': (0x7f0000000000, False), 'version': 3}
         with self.assertRaisesRegex(ValueError, r'shape \(4611686018427387904, 8\) .*not the size'):
             Cugi.Buffer.from_cuda_array(Huge())
+
+
+def type_name(type_info):
+    interface = type_info.get_interface() if type_info.get_tag() == TypeTag.INTERFACE else None
+    return interface.get_name() if interface is not None else type_info.get_tag_as_string()
+
+
+def binding_signature(function):
+    """What a binding makes of @function (a gi.FunctionInfo): the names of
+    the arguments it takes, and the (name, type) of each value it returns:
+    the return value unless void or annotated (skip), then the out
+    arguments (an array's length argument is hidden: none here has one)."""
+    arguments = function.get_arguments()
+    inputs = [a.get_name() for a in arguments if a.get_direction() != Direction.OUT]
+    outputs = []
+    returned = function.get_return_type()
+    if not function.skip_return() and returned.get_tag() != TypeTag.VOID:
+        outputs.append(('return', type_name(returned)))
+    outputs += [(a.get_name(), type_name(a.get_type()))
+                for a in arguments if a.get_direction() == Direction.OUT]
+    return inputs, outputs
+
+
+def cugi_callables():
+    for info in gi.Repository.get_default().get_infos('Cugi'):
+        if isinstance(info, gi._gi.FunctionInfo):
+            yield info
+        elif hasattr(info, 'get_methods'):
+            yield from info.get_methods()
+
+
+class TestBindingShapes(unittest.TestCase):
+    """Getters give bindings their values and raise on failure: Python sees
+    `value` or `(a, b)`, never `(True, value)`. (GJS ignores (skip) on a
+    return value, so a getter of two values returns one and has the other as
+    an out argument.)"""
+
+    def assert_signature(self, function, inputs, outputs):
+        self.assertTrue(function.can_throw_gerror(), function.get_symbol())
+        self.assertEqual(binding_signature(function), (inputs, outputs), function.get_symbol())
+
+    def test_single_values_are_returned(self):
+        self.assert_signature(Cugi.Kernel.get_attribute, ['attribute'], [('return', 'gint32')])
+        self.assert_signature(Cugi.Context.get_limit, ['limit'], [('return', 'guint64')])
+        self.assert_signature(Cugi.Context.get_cache_config, [], [('return', 'CacheConfig')])
+
+    def test_pairs_are_returned_without_a_boolean(self):
+        self.assert_signature(Cugi.Context.get_memory_info, [],
+                              [('return', 'guint64'), ('total_bytes', 'guint64')])
+        self.assert_signature(Cugi.Device.get_memory_info, [],
+                              [('return', 'guint64'), ('total_bytes', 'guint64')])
+        self.assert_signature(Cugi.Context.get_stream_priority_range, [],
+                              [('return', 'gint32'), ('greatest', 'gint32')])
+        self.assert_signature(Cugi.Kernel.suggest_block_size, ['dynamic_shared_memory'],
+                              [('return', 'gint32'), ('min_grid_size', 'gint32')])
+
+    def test_no_success_flag_beside_out_values(self):
+        # A boolean that only says "no error" comes back to bindings as
+        # (True, value...), in GJS even when annotated (skip).
+        offenders = [function.get_symbol() for function in cugi_callables()
+                     if function.can_throw_gerror() and
+                     function.get_return_type().get_tag() == TypeTag.BOOLEAN and
+                     any(a.get_direction() == Direction.OUT for a in function.get_arguments())]
+        self.assertEqual(offenders, [])
 
 
 if __name__ == '__main__':

@@ -80,11 +80,44 @@ void test_launch_types () {
     assert (args.get_arg_type (1) == Cugi.ArgType.DOUBLE && args.get_arg_size (1) == 8);
 }
 
+delegate void Getter () throws Error;
+
+void assert_invalid_state (Getter getter) {
+    try {
+        getter ();
+        assert_not_reached ();
+    } catch (Cugi.Error.INVALID_STATE e) {
+    } catch (Error e) {
+        error ("unexpected error: %s", e.message);
+    }
+}
+
+// Getters return their values and throw: objects made with Object.new stand
+// for no GPU, so each call here throws, and each compiles only with the
+// getter's shape.
+void test_getters () {
+    var device = (Cugi.Device) Object.new (typeof (Cugi.Device));
+    var context = (Cugi.Context) Object.new (typeof (Cugi.Context));
+    var kernel = (Cugi.Kernel) Object.new (typeof (Cugi.Kernel));
+    int attribute = 0, least = 0, greatest = 0, min_grid_size = 0, block_size = 0;
+    uint64 limit = 0, free_bytes = 0, total_bytes = 0;
+    var config = Cugi.CacheConfig.PREFER_NONE;
+
+    assert_invalid_state (() => { attribute = kernel.get_attribute (Cugi.FunctionAttribute.NUM_REGS); });
+    assert_invalid_state (() => { block_size = kernel.suggest_block_size (0, out min_grid_size); });
+    assert_invalid_state (() => { limit = context.get_limit (Cugi.Limit.STACK_SIZE); });
+    assert_invalid_state (() => { config = context.get_cache_config (); });
+    assert_invalid_state (() => { free_bytes = context.get_memory_info (out total_bytes); });
+    assert_invalid_state (() => { least = context.get_stream_priority_range (out greatest); });
+    assert_invalid_state (() => { free_bytes = device.get_memory_info (out total_bytes); });
+}
+
 int main (string[] args) {
     Test.init (ref args);
     Test.add_func ("/vala/enums", test_enums);
     Test.add_func ("/vala/no-driver", test_no_driver);
     Test.add_func ("/vala/program", test_program);
     Test.add_func ("/vala/launch-types", test_launch_types);
+    Test.add_func ("/vala/getters", test_getters);
     return Test.run ();
 }
