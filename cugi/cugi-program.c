@@ -1153,6 +1153,33 @@ cugi_program_get_ptx (CugiProgram *self)
 }
 
 /**
+ * cugi_program_get_ptx_string:
+ * @self: a #CugiProgram
+ *
+ * The PTX of the last successful compile as a NUL-terminated string, for
+ * languages and C code that want text rather than the #GBytes of
+ * cugi_program_get_ptx().
+ *
+ * Returns: (transfer full) (nullable): the PTX, or %NULL when the program is
+ *   not compiled
+ *
+ * Since: 0.1
+ */
+gchar *
+cugi_program_get_ptx_string (CugiProgram *self)
+{
+  gsize size = 0;
+  const char *ptx;
+
+  g_return_val_if_fail (CUGI_IS_PROGRAM (self), NULL);
+
+  if (self->result == NULL || self->result->ptx == NULL)
+    return NULL;
+  ptx = g_bytes_get_data (self->result->ptx, &size);
+  return g_strndup (ptx, size);
+}
+
+/**
  * cugi_program_get_cubin:
  * @self: a #CugiProgram
  *

@@ -78,6 +78,8 @@ GPtrArray    *cugi_program_get_diagnostics       (CugiProgram         *self);
 CUGI_AVAILABLE_IN_ALL
 GBytes       *cugi_program_get_ptx               (CugiProgram         *self);
 CUGI_AVAILABLE_IN_ALL
+gchar        *cugi_program_get_ptx_string        (CugiProgram         *self);
+CUGI_AVAILABLE_IN_ALL
 GBytes       *cugi_program_get_cubin             (CugiProgram         *self);
 CUGI_AVAILABLE_IN_ALL
 const gchar  *cugi_program_get_lowered_name      (CugiProgram         *self,

@@ -65,6 +65,7 @@ test_compile (void)
   g_autoptr(GBytes) ptx = NULL;
   g_autofree char *source = NULL;
   g_autofree char *name = NULL;
+  g_autofree char *ptx_string = NULL;
   guint log_notified = 0, compiled_notified = 0;
   gboolean compiled = TRUE;
 
@@ -74,6 +75,7 @@ test_compile (void)
   g_assert_false (compiled);
   g_assert_null (cugi_program_get_log (program));
   g_assert_null (cugi_program_get_ptx (program));
+  g_assert_null (cugi_program_get_ptx_string (program));
   g_assert_null (cugi_program_get_cubin (program));
 
   g_signal_connect (program, "notify::log", G_CALLBACK (count_notify), &log_notified);
@@ -91,6 +93,10 @@ test_compile (void)
   g_assert_true (bytes_contain (ptx, ".entry scale("));
   /* Text without the NUL NVRTC ends it with. */
   g_assert_cmpint (((const char *) g_bytes_get_data (ptx, NULL))[g_bytes_get_size (ptx) - 1], !=, '\0');
+  /* The same text as a string, NUL-terminated. */
+  ptx_string = cugi_program_get_ptx_string (program);
+  g_assert_nonnull (ptx_string);
+  g_assert_cmpmem (ptx_string, strlen (ptx_string), g_bytes_get_data (ptx, NULL), g_bytes_get_size (ptx));
 
   /* A second compile notifies the log again, but "compiled" does not change. */
   g_assert_true (cugi_program_compile (program, NULL, &error));
@@ -502,28 +508,6 @@ test_compile_async_cancelled (void)
   g_assert_no_error (error);
 }
 
-int
-main (int argc, char **argv)
-{
-  cugi_test_init (&argc, &argv);
-  g_setenv ("CUGI_DISABLE_CACHE", "1", TRUE);
-
-  g_test_add_func ("/program/compile", test_compile);
-  g_test_add_func ("/program/compile-error", test_compile_error);
-  g_test_add_func ("/program/invalid-option", test_invalid_option);
-  g_test_add_func ("/program/headers", test_headers);
-  g_test_add_func ("/program/name-expressions", test_name_expressions);
-  g_test_add_func ("/program/choose-target", test_choose_target);
-  g_test_add_func ("/program/choose-target/out-of-range", test_choose_target_out_of_range);
-  g_test_add_func ("/program/compile-for-arch/out-of-range", test_compile_for_arch_out_of_range);
-  g_test_add_func ("/program/compile-for-arch/cubin", test_compile_for_arch_cubin);
-  g_test_add_func ("/program/compile-for-arch/ptx", test_compile_for_arch_ptx);
-  g_test_add_func ("/program/compile-for-arch/explicit", test_compile_for_arch_explicit);
-  g_test_add_func ("/program/compile-for-device/bare-device", test_compile_for_bare_device);
-  g_test_add_func ("/program/compile-async", test_compile_async);
-  g_test_add_func ("/program/compile-async/error", test_compile_async_error);
-  g_test_add_func ("/program/compile-async/cancelled", test_compile_async_cancelled);
-  return g_test_run ();
 /* ---- diagnostics ------------------------------------------------------------ */
 
 typedef struct
@@ -754,6 +738,28 @@ test_diagnostics_of_compiles (void)
   assert_diagnostics (warnings, warning_only, G_N_ELEMENTS (warning_only));
 }
 
-}
+int
+main (int argc, char **argv)
+{
+  cugi_test_init (&argc, &argv);
+  g_setenv ("CUGI_DISABLE_CACHE", "1", TRUE);
+
+  g_test_add_func ("/program/compile", test_compile);
+  g_test_add_func ("/program/compile-error", test_compile_error);
+  g_test_add_func ("/program/invalid-option", test_invalid_option);
+  g_test_add_func ("/program/headers", test_headers);
+  g_test_add_func ("/program/name-expressions", test_name_expressions);
+  g_test_add_func ("/program/choose-target", test_choose_target);
+  g_test_add_func ("/program/choose-target/out-of-range", test_choose_target_out_of_range);
+  g_test_add_func ("/program/compile-for-arch/out-of-range", test_compile_for_arch_out_of_range);
+  g_test_add_func ("/program/compile-for-arch/cubin", test_compile_for_arch_cubin);
+  g_test_add_func ("/program/compile-for-arch/ptx", test_compile_for_arch_ptx);
+  g_test_add_func ("/program/compile-for-arch/explicit", test_compile_for_arch_explicit);
+  g_test_add_func ("/program/compile-for-device/bare-device", test_compile_for_bare_device);
+  g_test_add_func ("/program/compile-async", test_compile_async);
+  g_test_add_func ("/program/compile-async/error", test_compile_async_error);
+  g_test_add_func ("/program/compile-async/cancelled", test_compile_async_cancelled);
   g_test_add_func ("/program/diagnostics/from-logs", test_diagnostics_from_logs);
   g_test_add_func ("/program/diagnostics/of-compiles", test_diagnostics_of_compiles);
+  return g_test_run ();
+}

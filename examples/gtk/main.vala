@@ -172,12 +172,21 @@ public class Application : Gtk.Application {
         return time.tv_sec + time.tv_nsec / 1e9;
     }
 
+    // qsort, with the comparison function's parameters const as C declares
+    // them: posix.vapi's Posix.qsort leaves them out, and GCC 14 refuses the
+    // function that valac makes of the lambda.
+    [CCode (has_target = false)]
+    delegate int CompareValues ([CCode (type = "const void *")] void* a,
+                                [CCode (type = "const void *")] void* b);
+    [CCode (cname = "qsort", cheader_filename = "stdlib.h")]
+    static extern void sort_values (void* values, size_t count, size_t size, CompareValues compare);
+
     static void print_benchmark (GenericArray<int64?> ticks, double seconds, double process_cpu,
                                  double main_cpu, int renders, double kernel_ms, Window window) {
         var gaps = new double[ticks.length - 1];
         for (var i = 1; i < ticks.length; i++)
             gaps[i - 1] = (ticks[i] - ticks[i - 1]) / 1000.0;
-        Posix.qsort (gaps, gaps.length, sizeof (double), (a, b) => {
+        sort_values (gaps, gaps.length, sizeof (double), (a, b) => {
             var x = *(double *) a, y = *(double *) b;
             return x < y ? -1 : (x > y ? 1 : 0);
         });
