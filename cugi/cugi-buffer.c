@@ -517,16 +517,15 @@ cugi_buffer_new (CugiContext  *context,
  * @height: the number of rows
  * @element_size: the size in bytes of the elements kernels will read and
  *   write: 4, 8 or 16. The driver pads rows so that such accesses coalesce.
- * @pitch: (out): return location for the pitch, the distance in bytes
- *   between rows, at least @width
  * @error: return location for a #GError
  *
  * Allocates memory for @height rows of @width bytes, each row padded to the
- * alignment the device accesses best (`cuMemAllocPitch`). Use the pitch with
+ * alignment the device accesses best (`cuMemAllocPitch`). The pitch, the
+ * distance in bytes between rows (at least @width), is the new buffer's
+ * #CugiBuffer:pitch property (cugi_buffer_get_pitch()): use it with
  * cugi_buffer_copy_2d(), cugi_buffer_upload_2d() and
- * cugi_buffer_download_2d(); it is also the #CugiBuffer:pitch property, and
- * #CugiBuffer:size is pitch × @height. A @width or @height of 0 gives a
- * zero-size buffer with a pitch of @width.
+ * cugi_buffer_download_2d(). #CugiBuffer:size is pitch × @height. A @width
+ * or @height of 0 gives a zero-size buffer with a pitch of @width.
  *
  * Returns: (transfer full): the new buffer, or %NULL with @error set
  */
@@ -535,7 +534,6 @@ cugi_buffer_new_pitched (CugiContext  *context,
                          gsize         width,
                          gsize         height,
                          guint         element_size,
-                         gsize        *pitch,
                          GError      **error)
 {
   g_autoptr(CugiContext) resolved = NULL;
@@ -568,8 +566,6 @@ cugi_buffer_new_pitched (CugiContext  *context,
     }
 
   self->pitch = row_pitch;
-  if (pitch != NULL)
-    *pitch = row_pitch;
   return self;
 }
 

@@ -67,7 +67,6 @@ CugiBuffer  *cugi_buffer_new_pitched         (CugiContext    *context,
                                               gsize           width,
                                               gsize           height,
                                               guint           element_size,
-                                              gsize          *pitch,
                                               GError        **error);
 CUGI_AVAILABLE_IN_ALL
 CugiBuffer  *cugi_buffer_new_managed         (CugiContext    *context,

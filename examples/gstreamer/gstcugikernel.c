@@ -64,7 +64,6 @@ typedef struct
   gsize           row_bytes[MAX_PLANES];
   gsize           rows[MAX_PLANES];
   CugiBuffer     *scratch[MAX_PLANES];           /* device planes for system memory */
-  gsize           scratch_pitch[MAX_PLANES];
   CugiHostBuffer *staging[MAX_PLANES];           /* packed rows, for memory not pinned */
 } Side;
 
@@ -174,8 +173,7 @@ side_setup (GstCugiKernel *self,
       if (side->cuda_memory)
         continue;
       side->scratch[plane] = cugi_buffer_new_pitched (self->context, side->row_bytes[plane],
-                                                      side->rows[plane], 4,
-                                                      &side->scratch_pitch[plane], error);
+                                                      side->rows[plane], 4, error);
       if (side->scratch[plane] == NULL)
         return FALSE;
       side->staging[plane] = cugi_host_buffer_new (self->context,
@@ -335,7 +333,7 @@ frame_open (GstCugiKernel *self,
   for (guint plane = 0; plane < side->n_planes; plane++)
     {
       frame->planes[plane] = g_object_ref (side->scratch[plane]);
-      frame->pitches[plane] = side->scratch_pitch[plane];
+      frame->pitches[plane] = cugi_buffer_get_pitch (side->scratch[plane]);
     }
   return TRUE;
 }

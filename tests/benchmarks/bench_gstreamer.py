@@ -72,8 +72,9 @@ def kernel_gpu_us():
     with open(os.path.join(KERNELS, 'copy.cu')) as source:
         kernel = Cugi.Kernel.new_from_source(None, source.read(), 'copy', None)
     stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
-    src, pitch = Cugi.Buffer.new_pitched(None, WIDTH * 4, HEIGHT, 4)
-    dst, _ = Cugi.Buffer.new_pitched(None, WIDTH * 4, HEIGHT, 4)
+    src = Cugi.Buffer.new_pitched(None, WIDTH * 4, HEIGHT, 4)
+    dst = Cugi.Buffer.new_pitched(None, WIDTH * 4, HEIGHT, 4)
+    pitch = src.props.pitch
     start, end = Cugi.Event.new(None, 0), Cugi.Event.new(None, 0)
     times = []
     for _ in range(50):

@@ -341,6 +341,12 @@ class TestBindingShapes(unittest.TestCase):
         self.assert_signature(Cugi.Kernel.suggest_block_size, ['dynamic_shared_memory'],
                               [('return', 'gint32'), ('min_grid_size', 'gint32')])
 
+    def test_the_pitch_is_reported_once(self):
+        # By the new buffer's pitch property, not as a second return value.
+        self.assert_signature(Cugi.Buffer.new_pitched, ['context', 'width', 'height', 'element_size'],
+                              [('return', 'Buffer')])
+        self.assertEqual(Cugi.Buffer.find_property('pitch').value_type.name, 'guint64')
+
     def test_no_success_flag_beside_out_values(self):
         # A boolean that only says "no error" comes back to bindings as
         # (True, value...), in GJS even when annotated (skip).
