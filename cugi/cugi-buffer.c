@@ -1322,6 +1322,97 @@ cugi_buffer_download_to_host (CugiBuffer      *self,
   return copy_with_host_buffer (self, offset, host, host_offset, size, stream, TO_HOST, error);
 }
 
+/**
+ * cugi_buffer_download_to_host_async:
+ * @self: a #CugiBuffer
+ * @offset: where to read in @self, in bytes
+ * @host: the pinned host buffer to write
+ * @host_offset: where to write in @host, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL for the
+ *   default stream
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called in the thread-default main context of the
+ *   caller once the bytes are in @host
+ * @user_data: data for @callback
+ *
+ * Enqueues a copy of @size bytes of @self into @host, as
+ * cugi_buffer_download_to_host() does on a stream, and returns at once;
+ * @callback runs once the copy (and all the work enqueued on the stream
+ * before it) has completed. Finish with
+ * cugi_buffer_download_to_host_finish().
+ *
+ * Unlike cugi_buffer_download_async(), which gives each download pinned
+ * memory of its own, this writes where the caller says: one host buffer can
+ * take a frame after another, or an image band by band. Read @host only once
+ * @callback has run: through cugi_host_buffer_get_data() or, without a
+ * copy, cugi_host_buffer_get_bytes(). Both buffers stay alive until the copy
+ * completes. Cancelling @cancellable completes the call at once with
+ * %G_IO_ERROR_CANCELLED, but does not stop the copy already enqueued: do
+ * not read @host, or enqueue another copy into it, expecting it to be done.
+ *
+ * Since: 0.1
+ */
+void
+cugi_buffer_download_to_host_async (CugiBuffer          *self,
+                                    gsize                offset,
+                                    CugiHostBuffer      *host,
+                                    gsize                host_offset,
+                                    gsize                size,
+                                    CugiStream          *stream,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  CugiStream *target;
+
+  g_return_if_fail (CUGI_IS_BUFFER (self));
+  g_return_if_fail (CUGI_IS_HOST_BUFFER (host));
+  g_return_if_fail (stream == NULL || CUGI_IS_STREAM (stream));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_buffer_download_to_host_async);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  /* Without a stream, the default one: copy_with_host_buffer() would copy at
+   * once, blocking, where it is given none. */
+  target = cugi_stream_resolve (stream, self->context);
+  if (!copy_with_host_buffer (self, offset, host, host_offset, size, target, TO_HOST, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  cugi_stream_complete_task (target, task, NULL);
+}
+
+/**
+ * cugi_buffer_download_to_host_finish:
+ * @self: a #CugiBuffer
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_buffer_download_to_host_async().
+ *
+ * Returns: %TRUE once the bytes are in the host buffer; %FALSE with @error
+ *   set (%G_IO_ERROR_CANCELLED when cancelled)
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_download_to_host_finish (CugiBuffer    *self,
+                                     GAsyncResult  *result,
+                                     GError       **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_download_to_host_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 /* ---- asynchronous transfers ----------------------------------------------- */
 
 /* Asynchronous transfers go through pinned staging memory, which cugi keeps

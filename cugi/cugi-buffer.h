@@ -184,6 +184,20 @@ gboolean     cugi_buffer_download_to_host    (CugiBuffer     *self,
                                               GError        **error);
 
 CUGI_AVAILABLE_IN_ALL
+void         cugi_buffer_download_to_host_async  (CugiBuffer         *self,
+                                                  gsize               offset,
+                                                  CugiHostBuffer     *host,
+                                                  gsize               host_offset,
+                                                  gsize               size,
+                                                  CugiStream         *stream,
+                                                  GCancellable       *cancellable,
+                                                  GAsyncReadyCallback callback,
+                                                  gpointer            user_data);
+CUGI_AVAILABLE_IN_ALL
+gboolean     cugi_buffer_download_to_host_finish (CugiBuffer     *self,
+                                                  GAsyncResult   *result,
+                                                  GError        **error);
+CUGI_AVAILABLE_IN_ALL
 gboolean     cugi_buffer_memset_d8           (CugiBuffer     *self,
                                               gsize           offset,
                                               guint8          value,

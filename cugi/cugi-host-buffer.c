@@ -555,7 +555,11 @@ cugi_host_buffer_get_host_address (CugiHostBuffer  *self,
  * The memory as a #GBytes, without copying it: the bytes keep @self alive,
  * and its memory too, even past cugi_host_buffer_free(), until they are
  * unreferenced. Being pinned, they upload without staging in
- * cugi_buffer_upload_bytes_async(). They change when the memory does.
+ * cugi_buffer_upload_bytes_async(). They change when the memory does, so a
+ * texture made of them (`Gdk.MemoryTexture`, which takes its bytes for
+ * immutable) shows the memory without a copy only while nothing writes it:
+ * until the next cugi_buffer_download_to_host_async() into @self, say, take
+ * turns between two host buffers, or copy the bytes.
  *
  * Returns: (transfer full): the bytes, or %NULL with @error set
  */

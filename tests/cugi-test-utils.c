@@ -482,6 +482,19 @@ cugi_test_gate_close (CugiTestGate *gate,
 }
 
 void
+cugi_test_on_downloaded_to_host (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      transfer)
+{
+  CugiTestTransfer *downloaded = transfer;
+
+  downloaded->calls++;
+  downloaded->thread = g_thread_self ();
+  g_clear_error (&downloaded->error);
+  downloaded->in_host = cugi_buffer_download_to_host_finish (CUGI_BUFFER (source), result, &downloaded->error);
+}
+
+void
 cugi_test_gate_open (CugiTestGate *gate,
                      CugiStream   *stream)
 {

@@ -169,6 +169,7 @@ typedef struct
 
 void cugi_test_transfer_clear (CugiTestTransfer *transfer);
 /* GAsyncReadyCallbacks for cugi_buffer_download_async() and
+  gboolean in_host;   /* from cugi_buffer_download_to_host_finish() */
  * cugi_buffer_upload_bytes_async(), with a CugiTestTransfer as user data. */
 void cugi_test_on_downloaded  (GObject          *source,
                                GAsyncResult     *result,
@@ -182,6 +183,10 @@ void cugi_test_on_uploaded    (GObject          *source,
 /* What a run of cugi-info printed and how it ended. */
 typedef struct
 {
+/* And for cugi_buffer_download_to_host_async(). */
+void cugi_test_on_downloaded_to_host (GObject      *source,
+                                      GAsyncResult *result,
+                                      gpointer      transfer);
   char *out;
   char *err;
   int   status;

@@ -1140,6 +1140,72 @@ test_download_async_range (void)
   cugi_test_transfer_clear (&outcome);
 }
 
+/* Downloads into the host buffer the caller gives, there and at the
+ * offsets it says, and a view of that host buffer reads them in place. */
+static void
+test_download_to_host_async (void)
+{
+  const gsize size = 4 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancelled = g_cancellable_new ();
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 23);
+  g_autoptr(GBytes) other_pattern = cugi_test_pattern_new (size, 24);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiBuffer) other_buffer = cugi_test_buffer_new_with (other_pattern);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  CugiHostBuffer *host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_autoptr(GBytes) view = NULL;
+  g_autoptr(GBytes) expected = NULL;
+  CugiTestTransfer download = { 0 };
+
+  g_assert_no_error (error);
+  view = cugi_host_buffer_get_bytes (host, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_get_data (view, NULL) == cugi_host_buffer_get_data (host, NULL, NULL));
+
+  /* The second half first, behind 50 ms of work on the stream, then the
+   * first on the default stream: each callback comes once its half is in. */
+  spin (spinner (), stream, 50);
+  cugi_buffer_download_to_host_async (buffer, size / 2, host, size / 2, size / 2, stream, NULL,
+                                      cugi_test_on_downloaded_to_host, &download);
+  iterate_until (&download.calls, 1, 10000);
+  g_assert_no_error (download.error);
+  g_assert_true (download.in_host);
+  expected = slice (pattern, size / 2, size / 2);
+  g_assert_cmpmem ((const guint8 *) g_bytes_get_data (view, NULL) + size / 2, size / 2,
+                   g_bytes_get_data (expected, NULL), size / 2);
+  cugi_buffer_download_to_host_async (buffer, 0, host, 0, size / 2, NULL, NULL, cugi_test_on_downloaded_to_host, &download);
+  iterate_until (&download.calls, 2, 10000);
+  g_assert_true (download.in_host);
+  cugi_test_assert_bytes_equal (view, pattern);
+
+  /* The same host buffer takes the next frame. */
+  cugi_buffer_download_to_host_async (other_buffer, 0, host, 0, size, stream, NULL, cugi_test_on_downloaded_to_host, &download);
+  iterate_until (&download.calls, 3, 10000);
+  g_assert_true (download.in_host);
+  cugi_test_assert_bytes_equal (view, other_pattern);
+
+  /* Past the host buffer's end, and cancelled before the call: errors
+   * through the callback, nothing copied. */
+  cugi_buffer_download_to_host_async (buffer, 0, host, 1, size, stream, NULL, cugi_test_on_downloaded_to_host, &download);
+  iterate_until (&download.calls, 4, 10000);
+  g_assert_false (download.in_host);
+  cugi_test_assert_error (&download.error, CUGI_ERROR_INVALID_ARGUMENT, "host buffer");
+  g_cancellable_cancel (cancelled);
+  cugi_buffer_download_to_host_async (buffer, 0, host, 0, size, stream, cancelled, cugi_test_on_downloaded_to_host, &download);
+  iterate_until (&download.calls, 5, 10000);
+  g_assert_false (download.in_host);
+  g_assert_error (download.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&download.error);
+
+  /* The view keeps the pinned memory, and what is in it, past the host
+   * buffer's last reference. */
+  cugi_test_settle (stream);
+  g_object_unref (host);
+  cugi_test_assert_bytes_equal (view, other_pattern);
+  g_assert_cmpuint (download.calls, ==, 5);
+}
+
 static void
 test_upload_async_pageable (void)
 {
@@ -1306,6 +1372,7 @@ main (int   argc,
   g_test_add_func ("/buffer/ipc", test_ipc);
   g_test_add_func ("/buffer/async/download", test_download_async);
   g_test_add_func ("/buffer/async/download-range", test_download_async_range);
+  g_test_add_func ("/buffer/async/download-to-host", test_download_to_host_async);
   g_test_add_func ("/buffer/async/upload-pageable", test_upload_async_pageable);
   g_test_add_func ("/buffer/async/upload-pinned", test_upload_async_pinned);
   g_test_add_func ("/buffer/async/on-stream", test_upload_async_on_stream);

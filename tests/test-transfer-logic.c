@@ -410,6 +410,45 @@ test_download (void)
   outcome_reset (&outcome);
 }
 
+/* Into a host buffer of the caller's: the callback waits for the copy,
+ * which lands where it was asked to, with nothing staged. */
+static void
+test_download_to_host (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (1 << 20, 2);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, 2 << 20, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  CugiTestTransfer outcome = { 0 };
+  CugiTestGate gate;
+  const guint8 *data;
+
+  g_assert_no_error (error);
+  data = cugi_host_buffer_get_data (host, NULL, &error);
+  g_assert_no_error (error);
+  cugi_test_gate_close (&gate, stream);
+  cugi_buffer_download_to_host_async (buffer, 0, host, 1 << 20, 1 << 20, stream, NULL,
+                                      cugi_test_on_downloaded_to_host, &outcome);
+  iterate_for (20);
+  g_assert_cmpuint (outcome.calls, ==, 0);
+
+  cugi_test_gate_open (&gate, stream);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.in_host);
+  g_assert_true (outcome.thread == g_thread_self ());
+  g_assert_cmpmem (data + (1 << 20), 1 << 20, g_bytes_get_data (pattern, NULL), 1 << 20);
+
+  /* Without a stream: on the default stream, still through the callback. */
+  cugi_buffer_download_to_host_async (buffer, 0, host, 0, 1 << 20, NULL, NULL,
+                                      cugi_test_on_downloaded_to_host, &outcome);
+  iterate_until (&outcome.calls, 2, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_cmpmem (data, 1 << 20, g_bytes_get_data (pattern, NULL), 1 << 20);
+  outcome_reset (&outcome);
+}
+
 static void
 test_upload_pageable_in_order (void)
 {
@@ -800,6 +839,7 @@ main (int argc, char **argv)
   install_fake_memory ();
 
   g_test_add_func ("/transfer-logic/download", test_download);
+  g_test_add_func ("/transfer-logic/download-to-host", test_download_to_host);
   g_test_add_func ("/transfer-logic/upload-pageable-in-order", test_upload_pageable_in_order);
   g_test_add_func ("/transfer-logic/upload-leaves-staging", test_upload_leaves_staging);
   g_test_add_func ("/transfer-logic/upload-at-offset", test_upload_at_offset);
