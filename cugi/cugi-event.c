@@ -456,6 +456,37 @@ cugi_event_synchronize_finish (CugiEvent    *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+/* Whether the time between @start and @end can be asked for: both recorded,
+ * both timing, in one context. */
+static gboolean
+check_timeable (CugiEvent *start,
+                CugiEvent *end,
+                GError   **error)
+{
+  if (!cugi_event_check (start, error) || !cugi_event_check (end, error))
+    return FALSE;
+  if (!g_atomic_int_get (&start->recorded) || !g_atomic_int_get (&end->recorded))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("Cannot time events that were never recorded: record both with "
+                             "cugi_event_record() first"));
+      return FALSE;
+    }
+  if (((start->flags | end->flags) & CUGI_EVENT_FLAGS_DISABLE_TIMING) != 0)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("Cannot time events made with CUGI_EVENT_FLAGS_DISABLE_TIMING"));
+      return FALSE;
+    }
+  if (cugi_context_get_handle (start->context) != cugi_context_get_handle (end->context))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("Cannot time events of two different contexts"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * cugi_event_elapsed_time:
  * @start: an event recorded before @end
@@ -468,7 +499,10 @@ cugi_event_synchronize_finish (CugiEvent    *self,
  * Both events must have been recorded, must record timing (no
  * %CUGI_EVENT_FLAGS_DISABLE_TIMING), must belong to the same context and
  * must have completed; otherwise this is a %CUGI_ERROR_INVALID_STATE error,
- * never a meaningless number.
+ * never a meaningless number. Where the recordings may not have completed,
+ * cugi_event_elapsed_time_async() waits for them without blocking; where a
+ * wait already covers them (a download_async() enqueued after @end on the
+ * same stream has finished), this returns at once.
  *
  * Returns: the time from @start to @end in milliseconds, or 0 with @error set
  */
@@ -485,29 +519,7 @@ cugi_event_elapsed_time (CugiEvent *start,
   g_return_val_if_fail (CUGI_IS_EVENT (end), 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
-  if (!cugi_event_check (start, error) || !cugi_event_check (end, error))
-    return 0;
-  if (!g_atomic_int_get (&start->recorded) || !g_atomic_int_get (&end->recorded))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("Cannot time events that were never recorded: record both with "
-                             "cugi_event_record() first"));
-      return 0;
-    }
-  if (((start->flags | end->flags) & CUGI_EVENT_FLAGS_DISABLE_TIMING) != 0)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("Cannot time events made with CUGI_EVENT_FLAGS_DISABLE_TIMING"));
-      return 0;
-    }
-  if (cugi_context_get_handle (start->context) != cugi_context_get_handle (end->context))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("Cannot time events of two different contexts"));
-      return 0;
-    }
-
-  if (!cugi_context_enter (start->context, &scope, error))
+  if (!check_timeable (start, end, error) || !cugi_context_enter (start->context, &scope, error))
     return 0;
   result = cugi_cuda.cuEventElapsedTime (&milliseconds, start->handle, end->handle);
   if (result == CUDA_ERROR_NOT_READY)
@@ -520,6 +532,120 @@ cugi_event_elapsed_time (CugiEvent *start,
   if (!cugi_check_result (result, "cuEventElapsedTime", error))
     return 0;
   return milliseconds;
+}
+
+/* Once both recordings have completed: the time between them. */
+static void
+return_elapsed_time (GTask *task)
+{
+  CugiEvent *start = g_task_get_source_object (task);
+  CugiEvent *end = g_task_get_task_data (task);
+  g_auto (GValue) value = G_VALUE_INIT;
+  GError *error = NULL;
+  gdouble milliseconds = cugi_event_elapsed_time (start, end, &error);
+
+  if (error != NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_value_init (&value, G_TYPE_DOUBLE);
+  g_value_set_double (&value, milliseconds);
+  g_task_return_value (task, &value);
+}
+
+/**
+ * cugi_event_elapsed_time_async:
+ * @start: an event recorded before @end
+ * @end: an event recorded after @start
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called once both recordings have completed
+ * @user_data: (closure): data for @callback
+ *
+ * Waits without blocking until the current recordings of @start and @end
+ * have completed, then gets the time between them as
+ * cugi_event_elapsed_time() does: @callback runs in the thread-default
+ * #GMainContext of the caller, and cugi_event_elapsed_time_finish() gives
+ * the milliseconds. This is how a main loop learns how long a kernel ran on
+ * the GPU, with no other wait to lean on.
+ *
+ * What cugi_event_elapsed_time() refuses (an event never recorded, without
+ * timing, or of another context) fails the same way, through @callback.
+ * Record neither event again before @callback has run: the time is taken
+ * of the recordings the events have then. Cancelling @cancellable ends the
+ * wait at once with %G_IO_ERROR_CANCELLED.
+ *
+ * Since: 0.1
+ */
+void
+cugi_event_elapsed_time_async (CugiEvent          *start,
+                               CugiEvent          *end,
+                               GCancellable       *cancellable,
+                               GAsyncReadyCallback callback,
+                               gpointer            user_data)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GTask) task = NULL;
+  CugiStream *watch;
+
+  g_return_if_fail (CUGI_IS_EVENT (start));
+  g_return_if_fail (CUGI_IS_EVENT (end));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (start, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_event_elapsed_time_async);
+  g_task_set_name (task, "[cugi] cugi_event_elapsed_time_async");
+  g_task_set_task_data (task, g_object_ref (end), g_object_unref);
+
+  if (!check_timeable (start, end, &error) || !event_enter (start, &scope, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  /* One marker for both: @start's watch stream waits for @end's recording
+   * too (the events share a context, so one stream may wait for both). */
+  g_mutex_lock (&start->watch_lock);
+  watch = event_watch_locked (start, &error);
+  if (watch != NULL &&
+      !CUGI_CALL (cuStreamWaitEvent, (cugi_stream_get_handle (watch), end->handle, 0), &error))
+    watch = NULL;
+  if (watch != NULL)
+    cugi_stream_complete_task (watch, task, return_elapsed_time);
+  g_mutex_unlock (&start->watch_lock);
+
+  if (watch == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
+/**
+ * cugi_event_elapsed_time_finish:
+ * @start: the @start given to cugi_event_elapsed_time_async()
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_event_elapsed_time_async().
+ *
+ * Returns: the time from @start to @end in milliseconds, or 0 with @error
+ *   set
+ *
+ * Since: 0.1
+ */
+gdouble
+cugi_event_elapsed_time_finish (CugiEvent    *start,
+                                GAsyncResult *result,
+                                GError      **error)
+{
+  g_auto (GValue) value = G_VALUE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_EVENT (start), 0);
+  g_return_val_if_fail (g_task_is_valid (result, start), 0);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_event_elapsed_time_async, 0);
+
+  if (!g_task_propagate_value (G_TASK (result), &value, error))
+    return 0;
+  return g_value_get_double (&value);
 }
 
 /* ---- event sources ----------------------------------------------------------- */

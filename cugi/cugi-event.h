@@ -77,6 +77,16 @@ gdouble         cugi_event_elapsed_time        (CugiEvent           *start,
                                                 CugiEvent           *end,
                                                 GError             **error);
 CUGI_AVAILABLE_IN_ALL
+void            cugi_event_elapsed_time_async  (CugiEvent           *start,
+                                                CugiEvent           *end,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data);
+CUGI_AVAILABLE_IN_ALL
+gdouble         cugi_event_elapsed_time_finish (CugiEvent           *start,
+                                                GAsyncResult        *result,
+                                                GError             **error);
+CUGI_AVAILABLE_IN_ALL
 GSource        *cugi_event_create_source       (CugiEvent           *self);
 CUGI_AVAILABLE_IN_ALL
 GBytes         *cugi_event_get_ipc_handle      (CugiEvent           *self,

@@ -108,6 +108,89 @@ test_elapsed_time_spin (void)
   g_assert_cmpfloat (long_ms, >, short_ms * 4);
 }
 
+/* What cugi_event_elapsed_time_async() gave, for the test to check. */
+typedef struct
+{
+  guint   calls;
+  gdouble milliseconds;
+  GError *error;
+} Timing;
+
+static void
+on_timed (GObject      *source,
+          GAsyncResult *result,
+          gpointer      data)
+{
+  Timing *timing = data;
+
+  timing->calls++;
+  g_clear_error (&timing->error);
+  timing->milliseconds = cugi_event_elapsed_time_finish (CUGI_EVENT (source), result, &timing->error);
+}
+
+/* Times @start to @end through the main loop: the @calls-th callback. */
+static void
+time_async (CugiEvent    *start,
+            CugiEvent    *end,
+            GCancellable *cancellable,
+            Timing       *timing,
+            guint         calls)
+{
+  cugi_event_elapsed_time_async (start, end, cancellable, on_timed, timing);
+  iterate_until (&timing->calls, calls, 10000);
+}
+
+static void
+test_elapsed_time_async (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GCancellable) cancelled = g_cancellable_new ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiStream) other_stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiEvent) start = cugi_test_event_new (CUGI_EVENT_FLAGS_NONE);
+  g_autoptr(CugiEvent) end = cugi_test_event_new (CUGI_EVENT_FLAGS_NONE);
+  g_autoptr(CugiEvent) never_recorded = cugi_test_event_new (CUGI_EVENT_FLAGS_NONE);
+  g_autoptr(CugiEvent) untimed = cugi_test_event_new (CUGI_EVENT_FLAGS_DISABLE_TIMING);
+  Timing timing = { 0 };
+
+  /* Called while the work is still running: the callback comes once it is
+   * done, with what the blocking call then says. */
+  cugi_test_record (start, stream);
+  spin_for (stream, 20);
+  cugi_test_record (end, stream);
+  time_async (start, end, NULL, &timing, 1);
+  g_assert_no_error (timing.error);
+  cugi_test_assert_event_query (end, TRUE);
+  g_assert_cmpfloat (timing.milliseconds, >, 0);
+  g_assert_cmpfloat (timing.milliseconds, ==, cugi_event_elapsed_time (start, end, &error));
+  g_assert_no_error (error);
+
+  /* @start completes last, behind 100 ms of work on another stream: the
+   * wait covers both recordings, so the time is there, not NOT_READY. */
+  spin_for (other_stream, 100);
+  cugi_test_record (start, other_stream);
+  cugi_test_record (end, stream);
+  time_async (start, end, NULL, &timing, 2);
+  g_assert_no_error (timing.error);
+  cugi_test_assert_event_query (start, TRUE);
+
+  /* What the blocking call refuses, refused through the callback. */
+  time_async (never_recorded, end, NULL, &timing, 3);
+  cugi_test_assert_error (&timing.error, CUGI_ERROR_INVALID_STATE, "never recorded");
+  cugi_test_record (untimed, stream);
+  time_async (start, untimed, NULL, &timing, 4);
+  cugi_test_assert_error (&timing.error, CUGI_ERROR_INVALID_STATE, "DISABLE_TIMING");
+  g_cancellable_cancel (cancelled);
+  time_async (start, end, cancelled, &timing, 5);
+  g_assert_error (timing.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&timing.error);
+
+  /* No callback comes twice. */
+  cugi_test_synchronize (stream);
+  iterate_for (50);
+  g_assert_cmpuint (timing.calls, ==, 5);
+}
+
 static void
 test_different_contexts (void)
 {
@@ -280,6 +363,7 @@ main (int argc, char **argv)
   g_test_add_func ("/event/query-synchronize", test_query_synchronize);
   g_test_add_func ("/event/elapsed-time-errors", test_elapsed_time_errors);
   g_test_add_func ("/event/elapsed-time-spin", test_elapsed_time_spin);
+  g_test_add_func ("/event/elapsed-time-async", test_elapsed_time_async);
   g_test_add_func ("/event/different-contexts", test_different_contexts);
   g_test_add_func ("/event/create-source", test_create_source);
   g_test_add_func ("/event/ipc", test_ipc);

@@ -253,7 +253,54 @@ typedef struct
 {
   GError *error;
   guint   count;
+  gdouble milliseconds;
 } AsyncResult;
+
+static void
+on_timed (GObject      *source,
+          GAsyncResult *result,
+          gpointer      data)
+{
+  AsyncResult *async = data;
+
+  g_clear_error (&async->error);
+  async->milliseconds = cugi_event_elapsed_time_finish (CUGI_EVENT (source), result, &async->error);
+  async->count++;
+}
+
+/* The time between two events arrives once both have completed, whichever
+ * completes last: each in turn waits behind a gate on its own stream. */
+static void
+test_elapsed_time_async (void)
+{
+  GMainContext *main_context = cugi_test_push_main_context ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiStream) other_stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiEvent) start = cugi_test_event_new (CUGI_EVENT_FLAGS_NONE);
+  g_autoptr(CugiEvent) end = cugi_test_event_new (CUGI_EVENT_FLAGS_NONE);
+  CugiStream *held_streams[] = { stream, other_stream };
+  AsyncResult async = { 0 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (held_streams); i++)
+    {
+      CugiTestGate gate;
+
+      cugi_test_gate_close (&gate, held_streams[i]);
+      cugi_test_record (start, stream);
+      cugi_test_record (end, other_stream);
+      cugi_event_elapsed_time_async (start, end, NULL, on_timed, &async);
+      iterate_for (20);
+      g_assert_cmpuint (async.count, ==, i);
+
+      cugi_test_gate_open (&gate, held_streams[i]);
+      iterate_until (&async.count, i + 1, 5000);
+      g_assert_no_error (async.error);
+      g_assert_cmpfloat (async.milliseconds, ==, cugi_event_elapsed_time (start, end, &error));
+      g_assert_no_error (error);
+    }
+  cugi_test_pop_main_context (main_context);
+}
 
 static void
 on_async_done (GObject      *source,
@@ -562,6 +609,7 @@ main (int argc, char **argv)
   g_test_add_func ("/stream-logic/completed-once-per-record", test_completed_once_per_record);
   g_test_add_func ("/stream-logic/elapsed-time", test_elapsed_time);
   g_test_add_func ("/stream-logic/synchronize-async", test_synchronize_async);
+  g_test_add_func ("/stream-logic/elapsed-time-async", test_elapsed_time_async);
   g_test_add_func ("/stream-logic/event-source", test_event_source);
   g_test_add_func ("/stream-logic/failure-ends-wait", test_failure_ends_wait);
   g_test_add_func ("/stream-logic/threads", test_threads);
