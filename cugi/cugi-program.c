@@ -219,13 +219,17 @@ cugi_program_query_compute_capability (CUdevice device,
          CUGI_CALL (cuDeviceGetAttribute, (minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device), error);
 }
 
+/* The target for @device, or for the default device when it is NULL. */
 static char *
 target_for_device (CugiDevice         *device,
                    const char * const *options,
                    GError            **error)
 {
+  g_autoptr(CugiDevice) default_device = NULL;
   gint major = 0, minor = 0;
 
+  if (device == NULL && (device = default_device = cugi_device_get_default (error)) == NULL)
+    return NULL;
   if (!cugi_device_check (device, error) ||
       !cugi_program_query_compute_capability (cugi_device_get_handle (device), &major, &minor, error))
     return NULL;
@@ -996,14 +1000,18 @@ cugi_program_compile_for_arch (CugiProgram         *self,
 /**
  * cugi_program_compile_for_device:
  * @self: a #CugiProgram
- * @device: the device the code is for
+ * @device: (nullable): the device the code is for, or %NULL for the default
+ *   device (`CUGI_DEVICE`, else device 0)
  * @options: (array zero-terminated=1) (nullable): further NVRTC options
  * @error: return location for a #GError
  *
  * Compiles for @device's compute capability, as
  * cugi_program_compile_for_arch() does: CUBIN for the device itself when
  * NVRTC supports it, so that an NVRTC newer than the driver still gives code
- * the driver loads, and PTX otherwise.
+ * the driver loads, and PTX otherwise. Without a @device and without a
+ * driver or a GPU, this fails with the error of cugi_device_get_default()
+ * (%CUGI_ERROR_NOT_AVAILABLE): cugi_program_compile_for_arch() compiles for
+ * a GPU that is not there.
  *
  * Returns: %TRUE if the program compiled
  */
@@ -1016,7 +1024,7 @@ cugi_program_compile_for_device (CugiProgram         *self,
   g_autofree char *target = NULL;
 
   g_return_val_if_fail (CUGI_IS_PROGRAM (self), FALSE);
-  g_return_val_if_fail (CUGI_IS_DEVICE (device), FALSE);
+  g_return_val_if_fail (device == NULL || CUGI_IS_DEVICE (device), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   target = target_for_device (device, options, error);
@@ -1026,7 +1034,8 @@ cugi_program_compile_for_device (CugiProgram         *self,
 /**
  * cugi_program_compile_for_device_async:
  * @self: a #CugiProgram
- * @device: the device the code is for
+ * @device: (nullable): the device the code is for, or %NULL for the default
+ *   device (without one, @callback gets the error)
  * @options: (array zero-terminated=1) (nullable): further NVRTC options
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the compile is done
@@ -1048,7 +1057,7 @@ cugi_program_compile_for_device_async (CugiProgram         *self,
   GError *error = NULL;
 
   g_return_if_fail (CUGI_IS_PROGRAM (self));
-  g_return_if_fail (CUGI_IS_DEVICE (device));
+  g_return_if_fail (device == NULL || CUGI_IS_DEVICE (device));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
   task = compile_task_new (self, cancellable, callback, user_data, cugi_program_compile_for_device_async);

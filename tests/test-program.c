@@ -424,10 +424,46 @@ on_compiled (GObject      *source_object,
              gpointer      user_data)
 {
   AsyncState *state = user_data;
+  gboolean (*finish) (CugiProgram *, GAsyncResult *, GError **) =
+    g_task_get_source_tag (G_TASK (result)) == cugi_program_compile_for_device_async
+      ? cugi_program_compile_for_device_finish : cugi_program_compile_finish;
 
   state->succeeded = cugi_program_compile_finish (CUGI_PROGRAM (source_object), result, &state->error);
   state->done = TRUE;
   g_main_loop_quit (state->loop);
+}
+
+/* Without a device, for the default one: without a driver, the error of
+ * cugi_device_get_default(), through the callback for the async call. */
+static void
+test_compile_for_default_device (void)
+{
+  g_autoptr(CugiProgram) program = cugi_program_new (scale_source, "scale.cu");
+  g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiDevice) device = cugi_device_get_default (&error);
+  AsyncState state = { loop, g_thread_self (), 0 };
+
+  if (device != NULL)
+    {
+      g_assert_true (cugi_program_compile_for_device (program, NULL, NULL, &error));
+      g_assert_no_error (error);
+    }
+  else
+    {
+      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE);
+      g_clear_error (&error);
+      g_assert_false (cugi_program_compile_for_device (program, NULL, NULL, &error));
+      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE);
+    }
+
+  cugi_program_compile_for_device_async (program, NULL, NULL, NULL, on_compiled, &state);
+  g_main_loop_run (loop);
+  g_assert_true (state.done);
+  g_assert_true (state.succeeded == (device != NULL));
+  if (device == NULL)
+    g_assert_error (state.error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE);
+  g_clear_error (&state.error);
 }
 
 static void
@@ -763,3 +799,4 @@ main (int argc, char **argv)
   g_test_add_func ("/program/diagnostics/of-compiles", test_diagnostics_of_compiles);
   return g_test_run ();
 }
+  g_test_add_func ("/program/compile-for-device/default-device", test_compile_for_default_device);
