@@ -8,8 +8,14 @@ G_BEGIN_DECLS
 /* GTest set-up for cugi's tests: g_test_init plus a fixed locale. */
 void     cugi_test_init        (int *argc, char ***argv);
 
-/* For tests that need a GPU: when none can be used, prints the reason as a
- * skipped TAP plan and exits 77, which meson counts as skipped. */
+/* Skips the whole program: prints the reason as a skipped TAP plan (and on
+ * stderr) and exits, with status 0 under --tap, else 77, so that either
+ * kind of harness counts it as skipped. */
+void     cugi_test_skip_all    (const char *format,
+                                ...) G_GNUC_PRINTF (1, 2) G_GNUC_NORETURN;
+
+/* For tests that need a GPU: when none can be used, skips the whole program
+ * with the reason. */
 void     cugi_test_require_gpu (void);
 
 /* For a single test case: TRUE if a GPU is usable, else marks the case

@@ -15,16 +15,7 @@ trap 'rm -rf "$work"' EXIT
 
 meson install -C "$build" --quiet
 
-libdir=$(meson introspect "$build" --buildoptions | /usr/bin/python3 -c \
-  'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"))')
-export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
-export LD_LIBRARY_PATH=$prefix/$libdir
-export GI_TYPELIB_PATH=$prefix/$libdir/girepository-1.0
-# Where Meson put the Python overrides: <prefix>/lib/python3/dist-packages
-# on Debian; PyGObject finds gi/overrides in every directory of sys.path.
-overrides=$(meson introspect "$build" --installed | /usr/bin/python3 -c \
-  'import json, sys; print(next(v for v in json.load(sys.stdin).values() if v.endswith("/gi/overrides/Cugi.py")))')
-export PYTHONPATH=${overrides%/gi/overrides/Cugi.py}
+source "$source/tests/install/installed-env.sh"
 # Nothing of the build tree may be used.
 unset CUGI_CACHE_DIR
 export CUGI_DISABLE_CACHE=1
