@@ -598,9 +598,9 @@ compile_task_new (CugiProgram         *self,
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
 
+  /* GTask's cancellable check stays on: a cancel before the finish function
+   * gives G_IO_ERROR_CANCELLED even when NVRTC had already finished. */
   g_task_set_source_tag (task, source_tag);
-  /* A compile that ran is kept and reported even if cancelled meanwhile. */
-  g_task_set_check_cancellable (task, FALSE);
   return task;
 }
 
@@ -923,9 +923,13 @@ cugi_program_compile (CugiProgram        *self,
  *
  * Compiles as cugi_program_compile() does, NVRTC running in a worker thread
  * while the thread-default main context goes on; @callback runs there, after
- * the program's properties are updated. Cancelling stops a compile that has
- * not started yet: NVRTC cannot be interrupted, and a compile it has done is
- * kept and reported.
+ * the program's properties are updated.
+ *
+ * Cancelling @cancellable before @callback runs makes
+ * cugi_program_compile_finish() report %G_IO_ERROR_CANCELLED, always. It
+ * stops a compile that has not started yet; NVRTC cannot be interrupted, so
+ * a compile already running finishes in its thread, and the program keeps
+ * its outcome (#CugiProgram:compiled and #CugiProgram:log tell it).
  */
 void
 cugi_program_compile_async (CugiProgram         *self,
@@ -1042,7 +1046,8 @@ cugi_program_compile_for_device (CugiProgram         *self,
  * @user_data: data for @callback
  *
  * Compiles as cugi_program_compile_for_device() does, NVRTC running in a
- * worker thread as in cugi_program_compile_async().
+ * worker thread as in cugi_program_compile_async(), and cancelled as that
+ * is.
  */
 void
 cugi_program_compile_for_device_async (CugiProgram         *self,

@@ -2,7 +2,8 @@
 """Calling a kernel like a function, without a GPU: against the stand-in
 driver of the tests (fake-cuda-streams), which records the parameters of the
 last launch, so that each conversion is checked byte for byte. Also what the
-getters of kernels, contexts and devices return to Python there."""
+getters of kernels, contexts and devices return to Python there, and how
+waits end when cancelled."""
 
 import ctypes
 import os
@@ -12,7 +13,7 @@ import unittest
 import gi
 
 gi.require_version('Cugi', '1.0')
-from gi.repository import Cugi, GLib, GObject  # noqa: E402
+from gi.repository import Cugi, Gio, GLib, GObject  # noqa: E402
 
 import numpy  # noqa: E402
 
@@ -229,6 +230,36 @@ class GetterTest(unittest.TestCase):
             with self.assertRaises(GLib.Error) as caught:
                 getter()
             self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_STATE))
+
+
+class CancellationTest(unittest.TestCase):
+    """A wait cancelled before its callback runs reports CANCELLED, every
+    time, though the work (nothing, here) may have completed by then."""
+
+    def assert_cancelled_at_once(self, start, finish):
+        for _ in range(20):
+            loop = GLib.MainLoop()
+            cancellable = Gio.Cancellable()
+            results = []
+
+            def on_done(source, result):
+                results.append(result)
+                loop.quit()
+
+            start(cancellable, on_done)
+            cancellable.cancel()
+            loop.run()
+            with self.assertRaises(GLib.Error) as caught:
+                finish(results[0])
+            self.assertTrue(caught.exception.matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED))
+
+    def test_synchronize_async(self):
+        context = Cugi.Context.get_default()
+        stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
+        event = Cugi.Event.new(context, Cugi.EventFlags.DISABLE_TIMING)
+        event.record(stream)
+        for waiter in (stream, event, context):
+            self.assert_cancelled_at_once(waiter.synchronize_async, waiter.synchronize_finish)
 
 
 if __name__ == '__main__':
