@@ -21,17 +21,6 @@ public class KernelEditor : Gtk.Box {
     Gtk.Button compile_button;
     Gtk.Label message;
 
-    // NVRTC's diagnostics for the colouring: "colour.cuh(LINE): error: TEXT".
-    static Regex diagnostic;
-
-    static construct {
-        try {
-            diagnostic = new Regex ("^colour\\.cuh\\((\\d+)\\): (error|warning): (.*)$", RegexCompileFlags.MULTILINE);
-        } catch (RegexError e) {
-            GLib.error ("%s", e.message);
-        }
-    }
-
     construct {
         orientation = Gtk.Orientation.VERTICAL;
         spacing = 6;
@@ -109,33 +98,36 @@ public class KernelEditor : Gtk.Box {
             message.remove_css_class ("error");
     }
 
-    /* Shows a failed compile: every line NVRTC reports an error on is marked,
-     * the cursor goes to the first, and the message lists them. */
-    public void show_compile_error (Error error) {
+    /* Shows a failed compile: every line of the colouring NVRTC reports an
+     * error on is marked, the cursor goes to the first error's column, and
+     * the message lists the colouring's errors and warnings. */
+    public void show_compile_error (GenericArray<weak Cugi.Diagnostic> diagnostics, Error error) {
         clear_marks ();
-        MatchInfo match;
         var lines = new StringBuilder ();
         var first = true;
-        for (diagnostic.match (error.message, 0, out match); match.matches (); ) {
-            var line = int.parse (match.fetch (1)) - 1;
-            lines.append_printf ("%sLine %d: %s: %s", lines.len > 0 ? "\n" : "",
-                                 line + 1, match.fetch (2), match.fetch (3));
-            if (match.fetch (2) == "error") {
-                Gtk.TextIter start, end;
-                buffer.get_iter_at_line (out start, line);
-                end = start;
-                end.forward_to_line_end ();
-                buffer.apply_tag (error_tag, start, end);
-                if (first) {
-                    buffer.place_cursor (start);
-                    text_view.scroll_to_iter (start, 0.1, false, 0, 0);
-                    first = false;
-                }
-            }
-            try {
-                match.next ();
-            } catch (RegexError e) {
-                break;
+        foreach (unowned var diagnostic in diagnostics) {
+            var severity = diagnostic.get_severity ();
+            if (diagnostic.get_file () != "colour.cuh" || severity < Cugi.DiagnosticSeverity.WARNING)
+                continue;
+            var line = (int) diagnostic.get_line () - 1;
+            var is_error = severity == Cugi.DiagnosticSeverity.ERROR;
+            lines.append_printf ("%sLine %d: %s: %s", lines.len > 0 ? "\n" : "", line + 1,
+                                 is_error ? "error" : "warning", diagnostic.get_message ());
+            if (!is_error)
+                continue;
+            Gtk.TextIter start, end;
+            buffer.get_iter_at_line (out start, line);
+            end = start;
+            end.forward_to_line_end ();
+            buffer.apply_tag (error_tag, start, end);
+            if (first) {
+                // The column counts bytes from 1, as line indices do from 0.
+                var column = (int) diagnostic.get_column ();
+                if (column > 0 && column <= end.get_line_index () + 1)
+                    start.set_line_index (column - 1);
+                buffer.place_cursor (start);
+                text_view.scroll_to_iter (start, 0.1, false, 0, 0);
+                first = false;
             }
         }
         // Errors outside the colouring (a renamed colour(), a missing NVRTC)

@@ -43,8 +43,12 @@ class View:
     the centre, the height in the complex plane, and the Julia constant."""
 
     def __init__(self, centre_re=-0.6, centre_im=0.0, scale=2.6, julia=None):
-        self.centre_re, self.centre_im, self.scale = centre_re, centre_im, scale
-        self.julia = julia          # None, or (re, im) for a Julia set
+        # Floats, whatever the caller gave: the kernel is extern "C", so cugi
+        # knows its parameters' sizes only, and an int for a double (8 bytes)
+        # would go as a 64-bit integer.
+        self.centre_re, self.centre_im, self.scale = float(centre_re), float(centre_im), float(scale)
+        # None, or (re, im) for a Julia set.
+        self.julia = None if julia is None else (float(julia[0]), float(julia[1]))
 
     @classmethod
     def parse(cls, text):
@@ -106,15 +110,14 @@ class Renderer:
         if self.pixels is None or self.pixels.get_size() != size:
             self.pixels = Cugi.Buffer.new(self.context, size)
         julia_re, julia_im = view.julia or (0.0, 0.0)
+        # A thread a pixel, in blocks of BLOCK × BLOCK that cover the image.
+        config = Cugi.LaunchConfig.new_for_size_2d(width, height, BLOCK, BLOCK)
+        config.set_stream(self.stream)
         self.start.record(self.stream)
-        # Floats for the doubles: an extern "C" kernel's parameters have
-        # sizes, not types, and a Python int would become a 64-bit integer.
-        self.kernel(self.pixels, width, height, 0, height,
-                    float(view.centre_re), float(view.centre_im), float(view.scale / height),
-                    int(view.julia is not None), float(julia_re), float(julia_im),
-                    view.max_iterations(),
-                    grid=((width + BLOCK - 1) // BLOCK, (height + BLOCK - 1) // BLOCK),
-                    block=(BLOCK, BLOCK), stream=self.stream)
+        self.kernel.launch_values(config, [self.pixels, width, height, 0, height,
+                                           view.centre_re, view.centre_im, view.scale / height,
+                                           view.julia is not None, julia_re, julia_im,
+                                           view.max_iterations()])
         self.end.record(self.stream)
 
         def downloaded(pixels, result):

@@ -210,7 +210,7 @@ public class Application : Gtk.Application {
     static async void render_file (string path, View view, int width, int height) throws Error {
         Cugi.init ();
         var renderer = new Renderer (Cugi.Device.get_default ());
-        yield renderer.compile (default_colour_source (), null);
+        yield renderer.compile (new_program (default_colour_source ()), null);
         var image = new Image (width, height);
         var kernel_ms = yield renderer.render (view, image, null);
         yield write_png (image.to_texture (), File.new_for_commandline_arg (path));

@@ -32,30 +32,32 @@ public string default_colour_source () {
     }
 }
 
-/* An RGBA image in host memory that renders fill band by band. */
+/* An RGBA image in pinned host memory, which renders download band by band
+ * into, each band straight to its rows. */
 public class Image : Object {
     public int width { get; construct; }
     public int height { get; construct; }
-    public uint8[] pixels;
+    public Cugi.HostBuffer pixels { get; private set; }
+    // The pixels as they are in the pinned memory, without a copy.
+    Bytes view;
 
-    public Image (int width, int height) {
+    public Image (int width, int height) throws Error {
         Object (width: width, height: height);
-        pixels = new uint8[stride * height];
+        // PORTABLE: pinned for every context, whichever device renders.
+        pixels = new Cugi.HostBuffer (null, stride * height, Cugi.HostBufferFlags.PORTABLE);
+        view = pixels.get_bytes ();
     }
 
     public size_t stride {
         get { return (size_t) width * 4; }
     }
 
-    // Copies rows downloaded from the GPU in, starting at row first_row.
-    public void paste (int first_row, Bytes rows) {
-        Memory.copy (&pixels[first_row * stride], rows.get_data (), rows.get_size ());
-    }
-
-    // A texture of the image as it is now (a copy: rendering goes on).
+    /* A texture of the image as it is now. A copy: a texture's bytes must
+     * not change while it is shown, and the next bands are written into
+     * the pinned memory as they come. */
     public Gdk.Texture to_texture () {
         return new Gdk.MemoryTexture (width, height, Gdk.MemoryFormat.R8G8B8A8,
-                                      new Bytes (pixels), stride);
+                                      new Bytes (view.get_data ()), stride);
     }
 }
 
@@ -63,8 +65,8 @@ public class Image : Object {
  *
  * The image is computed in bands of rows: each band is a launch on a
  * non-blocking stream, bracketed by two events for its kernel time, then a
- * download_async() the caller yields on. Each band's rows are pasted into the
- * image as they arrive (::band-done), so a long render refines visibly and a
+ * download_to_host_async() of its rows into the image, which the caller
+ * yields on (::band-done follows), so a long render refines visibly and a
  * newer view, which cancels the stale render's GCancellable, waits for one
  * band at most. The bands are sized to take about BAND_MS each. */
 public class Renderer : Object {
@@ -72,7 +74,7 @@ public class Renderer : Object {
     // The colouring kernel now in use; null until compile() has succeeded.
     public Cugi.Kernel? kernel { get; private set; }
 
-    // Emitted after each band has been pasted into the image.
+    // Emitted after each band has arrived in the image.
     public signal void band_done (Image image, double fraction);
 
     const double BAND_MS = 8;
@@ -97,11 +99,11 @@ public class Renderer : Object {
         band_end = new Cugi.Event (context, Cugi.EventFlags.NONE);
     }
 
-    /* Compiles the colouring for this device (NVRTC runs in a worker thread)
-     * and makes it the kernel of the next renders. On failure the previous
-     * kernel stays, and the error (CugiError.COMPILE) carries NVRTC's log. */
-    public async void compile (string colour_source, Cancellable? cancellable) throws Error {
-        var program = new_program (colour_source);
+    /* Compiles program (from new_program()) for this device, NVRTC running
+     * in a worker thread, and makes it the kernel of the next renders. On
+     * failure the previous kernel stays, and program.get_diagnostics() says
+     * what NVRTC found. */
+    public async void compile (Cugi.Program program, Cancellable? cancellable) throws Error {
         yield program.compile_for_device_async (device, COMPILE_OPTIONS, cancellable);
         var module = new Cugi.Module.from_program (context, program);
         kernel = module.get_kernel ("fractal");
@@ -123,21 +125,20 @@ public class Renderer : Object {
         var kernel_ms = 0.0;
         for (var row = 0; row < image.height;) {
             var rows = int.min (rows_per_band, image.height - row);
-            var config = new Cugi.LaunchConfig (0, 0);
-            config.set_grid ((image.width + BLOCK - 1) / BLOCK, (rows + BLOCK - 1) / BLOCK, 1);
-            config.set_block (BLOCK, BLOCK, 1);
+            var config = new Cugi.LaunchConfig.for_size_2d (image.width, rows, BLOCK, BLOCK);
             config.set_stream (stream);
 
             band_start.record (stream);
             kernel.launch (config, band_args (view, image, row, rows));
             band_end.record (stream);
-            var band = yield pixels.download_async (row * image.stride, rows * image.stride,
-                                                    stream, cancellable);
+            var offset = row * image.stride;
+            yield pixels.download_to_host_async (offset, image.pixels, offset, rows * image.stride,
+                                                 stream, cancellable);
             // The download came after band_end on the same stream: both
-            // events have completed, elapsed_time() does not wait.
+            // events have completed, elapsed_time() does not wait (with
+            // nothing after them, elapsed_time_async() would).
             var band_ms = band_start.elapsed_time (band_end);
             kernel_ms += band_ms;
-            image.paste (row, band);
             row += rows;
             band_done (image, (double) row / image.height);
             rows_per_band = next_band_rows (rows, band_ms, image.height);

@@ -187,13 +187,12 @@ public class Window : Gtk.ApplicationWindow {
         var cancellable = compiling = new Cancellable ();
         editor.set_compiling (true);
         var timer = new Timer ();
+        var program = new_program (editor.source);
         try {
-            if (renderer != null) {
-                yield renderer.compile (editor.source, cancellable);
-            } else {
-                var program = new_program (editor.source);
+            if (renderer != null)
+                yield renderer.compile (program, cancellable);
+            else
                 yield program.compile_async (COMPILE_OPTIONS, cancellable);
-            }
             editor.show_message ("Compiled in %.0f ms.".printf (timer.elapsed () * 1000), false);
             if (renderer != null)
                 request_render ();
@@ -202,7 +201,7 @@ public class Window : Gtk.ApplicationWindow {
         } catch (IOError.CANCELLED e) {
             // A newer compile took over.
         } catch (Error e) {
-            editor.show_compile_error (e);
+            editor.show_compile_error (program.get_diagnostics (), e);
             // No render follows: this is what the window will show.
             become_ready ();
         } finally {
@@ -230,8 +229,14 @@ public class Window : Gtk.ApplicationWindow {
         rendering = new Cancellable ();
         // A new size needs a new image; a new view of the same size paints
         // over the old one band by band, so the old picture shows until then.
-        if (image == null || image.width != width || image.height != height)
-            image = new Image (width, height);
+        if (image == null || image.width != width || image.height != height) {
+            try {
+                image = new Image (width, height);
+            } catch (Error e) {
+                show_status (e.message, true);
+                return;
+            }
+        }
         render.begin (canvas.view, image, rendering);
     }
 
