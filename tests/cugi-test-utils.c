@@ -481,6 +481,19 @@ cugi_test_on_uploaded (GObject      *source,
   uploaded->uploaded = cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &uploaded->error);
 }
 
+void
+cugi_test_on_downloaded_to_host (GObject      *source,
+                                 GAsyncResult *result,
+                                 gpointer      transfer)
+{
+  CugiTestTransfer *downloaded = transfer;
+
+  downloaded->calls++;
+  downloaded->thread = g_thread_self ();
+  g_clear_error (&downloaded->error);
+  downloaded->in_host = cugi_buffer_download_to_host_finish (CUGI_BUFFER (source), result, &downloaded->error);
+}
+
 /* ---- holding a stream back ------------------------------------------------ */
 
 static void CUDA_CB
@@ -503,19 +516,6 @@ cugi_test_gate_close (CugiTestGate *gate,
   gate->open = FALSE;
   g_assert_cmpint (cugi_cuda.cuLaunchHostFunc (cugi_stream_get_handle (stream), gate_wait, gate),
                    ==, CUDA_SUCCESS);
-}
-
-void
-cugi_test_on_downloaded_to_host (GObject      *source,
-                                 GAsyncResult *result,
-                                 gpointer      transfer)
-{
-  CugiTestTransfer *downloaded = transfer;
-
-  downloaded->calls++;
-  downloaded->thread = g_thread_self ();
-  g_clear_error (&downloaded->error);
-  downloaded->in_host = cugi_buffer_download_to_host_finish (CUGI_BUFFER (source), result, &downloaded->error);
 }
 
 void

@@ -169,13 +169,13 @@ typedef struct
   guint    calls;
   GBytes  *bytes;     /* from cugi_buffer_download_finish() */
   gboolean uploaded;  /* from cugi_buffer_upload_bytes_finish() */
+  gboolean in_host;   /* from cugi_buffer_download_to_host_finish() */
   GError  *error;
   GThread *thread;    /* where the callback ran */
 } CugiTestTransfer;
 
 void cugi_test_transfer_clear (CugiTestTransfer *transfer);
 /* GAsyncReadyCallbacks for cugi_buffer_download_async() and
-  gboolean in_host;   /* from cugi_buffer_download_to_host_finish() */
  * cugi_buffer_upload_bytes_async(), with a CugiTestTransfer as user data. */
 void cugi_test_on_downloaded  (GObject          *source,
                                GAsyncResult     *result,
@@ -183,16 +183,16 @@ void cugi_test_on_downloaded  (GObject          *source,
 void cugi_test_on_uploaded    (GObject          *source,
                                GAsyncResult     *result,
                                gpointer          transfer);
+/* And for cugi_buffer_download_to_host_async(). */
+void cugi_test_on_downloaded_to_host (GObject      *source,
+                                      GAsyncResult *result,
+                                      gpointer      transfer);
 
 /* ---- cugi-info ------------------------------------------------------------ */
 
 /* What a run of cugi-info printed and how it ended. */
 typedef struct
 {
-/* And for cugi_buffer_download_to_host_async(). */
-void cugi_test_on_downloaded_to_host (GObject      *source,
-                                      GAsyncResult *result,
-                                      gpointer      transfer);
   char *out;
   char *err;
   int   status;

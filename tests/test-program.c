@@ -853,6 +853,7 @@ main (int argc, char **argv)
   g_test_add_func ("/program/compile-for-arch/ptx", test_compile_for_arch_ptx);
   g_test_add_func ("/program/compile-for-arch/explicit", test_compile_for_arch_explicit);
   g_test_add_func ("/program/compile-for-device/bare-device", test_compile_for_bare_device);
+  g_test_add_func ("/program/compile-for-device/default-device", test_compile_for_default_device);
   g_test_add_func ("/program/compile-async", test_compile_async);
   g_test_add_func ("/program/compile-async/error", test_compile_async_error);
   g_test_add_func ("/program/compile-async/cancelled", test_compile_async_cancelled);
@@ -863,4 +864,3 @@ main (int argc, char **argv)
   g_test_add_func ("/program/diagnostics/of-compiles", test_diagnostics_of_compiles);
   return g_test_run ();
 }
-  g_test_add_func ("/program/compile-for-device/default-device", test_compile_for_default_device);

@@ -85,6 +85,27 @@ class KernelCallTest(unittest.TestCase):
         got = self.call(self.plain, 2**32 - 1, -1, numpy.float32(0.75), 1)
         self.assertEqual(got, struct.pack('<Iqfq', 2**32 - 1, -1, 0.75, 1))
 
+    def test_a_kernel_known_by_its_sizes_alone(self):
+        # The GTK example's fractal kernel, extern "C": (uchar4 *image, int
+        # width, int height, int first_row, int rows, double centre_re,
+        # double centre_im, double pixel_size, int julia, double julia_re,
+        # double julia_im, int max_iterations), called as fractal.py calls
+        # it: floats for the doubles, ints and a bool for the ints.
+        image = GLib.Bytes.new(b'fractal 8 4 4 4 4 8 8 8 4 8 8 4\n')
+        fractal = Cugi.Module.new_from_data(Cugi.Context.get_default(), image).get_kernel('fractal')
+        # (The stand-in driver allocates nothing: 8 bytes stand for the pointer.)
+        pixels = struct.pack('<Q', 0x7f0000001000)
+        got = self.call(fractal, GLib.Bytes.new(pixels), 640, 480, 0, 480, -0.6, 0.0, 2.6 / 480, True,
+                        0.25, -1.0, 256)
+        self.assertEqual(got, pixels + struct.pack('<iiiidddiddi', 640, 480, 0, 480, -0.6, 0.0, 2.6 / 480, 1,
+                                                   0.25, -1.0, 256))
+        # What the sizes cannot tell: an int for an 8-byte parameter is a
+        # 64-bit integer (a double parameter needs a float), and a real for
+        # a 4-byte one a float (2.0 as well: a whole real within 32 bits is
+        # taken for a real).
+        got = self.call(self.plain, 2.0, 3, 0.5, 4)
+        self.assertEqual(got, struct.pack('<fqfq', 2.0, 3, 0.5, 4))
+
     def test_bytes_pass_a_struct_by_value(self):
         value = struct.pack('<iff', 3, 1.5, -2.0)
         self.assertEqual(self.call(self.with_struct, GLib.Bytes.new(value)), value)
