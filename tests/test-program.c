@@ -428,7 +428,7 @@ on_compiled (GObject      *source_object,
     g_task_get_source_tag (G_TASK (result)) == cugi_program_compile_for_device_async
       ? cugi_program_compile_for_device_finish : cugi_program_compile_finish;
 
-  state->succeeded = cugi_program_compile_finish (CUGI_PROGRAM (source_object), result, &state->error);
+  state->succeeded = finish (CUGI_PROGRAM (source_object), result, &state->error);
   state->done = TRUE;
   g_main_loop_quit (state->loop);
 }

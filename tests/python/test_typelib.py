@@ -136,7 +136,6 @@ class TestProgram(unittest.TestCase):
         self.assertEqual(caught.exception.code, int(Cugi.Error.COMPILE))
         self.assertIn('undeclared', program.get_log())
 
-
     def test_diagnostics(self):
         program = Cugi.Program.new('#include "colour.cuh"\n__global__ void k() { colour(); }\n', 'k.cu')
         program.add_header('colour.cuh', '__device__ void colour() {\n  int unused;\n  nope();\n}\n')
@@ -155,6 +154,7 @@ class TestProgram(unittest.TestCase):
         ])
         self.assertEqual(Cugi.Diagnostic.parse_log(None), [])
 
+
 class TestBoxed(unittest.TestCase):
     def test_launch_config(self):
         n = 1 << 20
@@ -171,7 +171,6 @@ class TestBoxed(unittest.TestCase):
         self.assertEqual(copy.get_block(), (32, 8, 1))
         self.assertEqual(copy.get_shared_memory(), 1024)
 
-    def test_kernel_args(self):
     def test_launch_config_2d(self):
         config = Cugi.LaunchConfig.new_2d(40, 30, 16, 8)
         self.assertEqual((config.get_grid(), config.get_block()), ((40, 30, 1), (16, 8, 1)))
@@ -180,6 +179,7 @@ class TestBoxed(unittest.TestCase):
         with self.assertRaisesRegex(GLib.Error, 'at least 1'):
             Cugi.LaunchConfig.new_for_size_2d(0, 1080, 16, 16)
 
+    def test_kernel_args(self):
         args = Cugi.KernelArgs.new()
         args.add_int32(-1)
         args.add_uint32(2**32 - 1)
