@@ -381,6 +381,35 @@ event_watch_locked (CugiEvent *self,
   return self->watch_stream;
 }
 
+/* Completes @task, through @complete (see cugi_stream_complete_task()), once
+ * the current recordings of @self and of @other (nullable; of the same
+ * context) have completed: one marker on @self's watch stream, which waits
+ * for both. */
+static void
+complete_after_recordings (CugiEvent           *self,
+                           CugiEvent           *other,
+                           GTask               *task,
+                           CugiTaskCompleteFunc complete)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(GError) error = NULL;
+  CugiStream *watch = NULL;
+
+  if (event_enter (self, &scope, &error))
+    {
+      g_mutex_lock (&self->watch_lock);
+      watch = event_watch_locked (self, &error);
+      if (watch != NULL && other != NULL &&
+          !CUGI_CALL (cuStreamWaitEvent, (cugi_stream_get_handle (watch), other->handle, 0), &error))
+        watch = NULL;
+      if (watch != NULL)
+        cugi_stream_complete_task (watch, task, complete);
+      g_mutex_unlock (&self->watch_lock);
+    }
+  if (watch == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+}
+
 /**
  * cugi_event_synchronize_async:
  * @self: a #CugiEvent
@@ -405,10 +434,7 @@ cugi_event_synchronize_async (CugiEvent          *self,
                               GAsyncReadyCallback callback,
                               gpointer            user_data)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  g_autoptr(GError) error = NULL;
   g_autoptr(GTask) task = NULL;
-  CugiStream *watch;
 
   g_return_if_fail (CUGI_IS_EVENT (self));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -416,21 +442,7 @@ cugi_event_synchronize_async (CugiEvent          *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, cugi_event_synchronize_async);
   g_task_set_name (task, "[cugi] cugi_event_synchronize_async");
-
-  if (!event_enter (self, &scope, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  g_mutex_lock (&self->watch_lock);
-  watch = event_watch_locked (self, &error);
-  if (watch != NULL)
-    cugi_stream_complete_task (watch, task, NULL);
-  g_mutex_unlock (&self->watch_lock);
-
-  if (watch == NULL)
-    g_task_return_error (task, g_steal_pointer (&error));
+  complete_after_recordings (self, NULL, task, NULL);
 }
 
 /**
@@ -584,10 +596,8 @@ cugi_event_elapsed_time_async (CugiEvent          *start,
                                GAsyncReadyCallback callback,
                                gpointer            user_data)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autoptr(GError) error = NULL;
   g_autoptr(GTask) task = NULL;
-  CugiStream *watch;
 
   g_return_if_fail (CUGI_IS_EVENT (start));
   g_return_if_fail (CUGI_IS_EVENT (end));
@@ -598,25 +608,11 @@ cugi_event_elapsed_time_async (CugiEvent          *start,
   g_task_set_name (task, "[cugi] cugi_event_elapsed_time_async");
   g_task_set_task_data (task, g_object_ref (end), g_object_unref);
 
-  if (!check_timeable (start, end, &error) || !event_enter (start, &scope, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  /* One marker for both: @start's watch stream waits for @end's recording
-   * too (the events share a context, so one stream may wait for both). */
-  g_mutex_lock (&start->watch_lock);
-  watch = event_watch_locked (start, &error);
-  if (watch != NULL &&
-      !CUGI_CALL (cuStreamWaitEvent, (cugi_stream_get_handle (watch), end->handle, 0), &error))
-    watch = NULL;
-  if (watch != NULL)
-    cugi_stream_complete_task (watch, task, return_elapsed_time);
-  g_mutex_unlock (&start->watch_lock);
-
-  if (watch == NULL)
+  /* check_timeable() vouches that the events share a context. */
+  if (!check_timeable (start, end, &error))
     g_task_return_error (task, g_steal_pointer (&error));
+  else
+    complete_after_recordings (start, end, task, return_elapsed_time);
 }
 
 /**
