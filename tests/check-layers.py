@@ -98,7 +98,7 @@ def read_symbols(nm, object_path):
     return defined, used
 
 
-def call_graph(nm, binaries, layer_of, source_dir):
+def call_graph(nm, binaries, layer_of, layers_path):
     """Returns {(caller file, callee file): {symbols}} and the files seen."""
     definers = collections.defaultdict(set)
     uses = {}
@@ -109,10 +109,10 @@ def call_graph(nm, binaries, layer_of, source_dir):
         for object_path in objects:
             name, generated = source_name(object_path)
             if name not in layer_of:
-                if not generated and is_stale(name, source_dir):
+                if not generated and is_stale(name, os.path.dirname(layers_path)):
                     print(f'note: {object_path} left out: no source file {name}', file=sys.stderr)
                     continue
-                raise LayerError(f'{name} is in no layer: add it to the layer table')
+                raise LayerError(f'{name} is in no layer: add it to {layers_path}')
             defined, used = read_symbols(nm, object_path)
             for symbol in defined:
                 definers[symbol].add(name)
@@ -244,7 +244,7 @@ def main(argv):
 
     try:
         layer_of, entry_of = read_layers(args.layers)
-        edges, files = call_graph(args.nm, args.binaries, layer_of, os.path.dirname(args.layers))
+        edges, files = call_graph(args.nm, args.binaries, layer_of, args.layers)
         missing = sorted(set(layer_of) - files)
         if missing:
             raise LayerError('in the layer table but built into none of the binaries: '
@@ -270,8 +270,9 @@ def main(argv):
     print(f'{upward_calls} upward calls, {files_in_loops} files in cycles '
           f'({len(known)} known, to remove)')
     if problems:
-        print(f'{len(problems)} differences from {args.known}: remove the new calls; '
-              'after removing calls, regenerate the list with --write-known', file=sys.stderr)
+        print(f'{args.known} and the code differ ({len(problems)} lines above): take new calls '
+              'out again; after removing listed ones, regenerate the list with --write-known',
+              file=sys.stderr)
     return 1 if problems else 0
 
 
