@@ -220,7 +220,8 @@ cugi_buffer_end_work (gpointer buffer)
   g_object_unref (self);
 }
 
-/* Keeps what enqueued work uses alive until it completes on @stream. */
+/* Keeps what enqueued work uses alive until it completes on @stream, or,
+ * while @stream is captured, for as long as the graph lives. */
 static void
 track_work (CugiStream     *stream,
             CugiBuffer     *buffer,
@@ -238,7 +239,7 @@ track_work (CugiStream     *stream,
                              cugi_host_buffer_end_work);
   if (bytes != NULL)
     cugi_work_resources_add (resources, g_bytes_ref (bytes), (GDestroyNotify) g_bytes_unref);
-  cugi_stream_track_work (stream, resources);
+  cugi_graph_track_work (stream, NULL, resources);
 }
 
 /* Makes @context current for work enqueued on @stream, which must belong to

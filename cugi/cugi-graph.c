@@ -21,9 +21,9 @@
  * ]|
  *
  * While a stream is captured, work enqueued on it (launches, asynchronous
- * copies, event waits) is recorded instead of run. The buffers that
- * captured launches use are kept alive by the graph, and by the executable
- * graphs made from it.
+ * copies, memsets, event waits) is recorded instead of run. The buffers,
+ * host buffers and bytes that captured work uses are kept alive by the
+ * graph, and by the executable graphs made from it.
  *
  * The stream must be one made with cugi_stream_new(): the legacy default
  * stream cannot be captured.
@@ -142,9 +142,9 @@ cugi_graph_has_captures (void)
 }
 
 void
-cugi_graph_track_launch (CugiStream *stream,
-                         CugiKernel *kernel,
-                         GPtrArray  *resources)
+cugi_graph_track_work (CugiStream *stream,
+                       CugiKernel *kernel,
+                       GPtrArray  *resources)
 {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   cuuint64_t id = 0;

@@ -945,7 +945,7 @@ enqueue (CugiKernel             *self,
 
 /* What a launch uses must outlive it. Outside captures, an argument list
  * with buffers keeps them itself, at almost no cost when it is launched
- * again and again on one stream; otherwise cugi_graph_track_launch()
+ * again and again on one stream; otherwise cugi_graph_track_work()
  * decides where they go. */
 static void
 track_launch (CugiKernel     *self,
@@ -954,7 +954,7 @@ track_launch (CugiKernel     *self,
 {
   if (G_LIKELY (!cugi_graph_has_captures ()) && cugi_kernel_args_track_launch (args, stream))
     return;
-  cugi_graph_track_launch (stream, self, cugi_kernel_args_share_buffers (args));
+  cugi_graph_track_work (stream, self, cugi_kernel_args_share_buffers (args));
 }
 
 /**

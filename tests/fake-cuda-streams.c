@@ -11,9 +11,16 @@
  * CUDA_ERROR_ILLEGAL_ADDRESS and host functions stop running (CUDA drops
  * them; here they are held back until the failure is lifted, so that a test
  * can end without leaking what they carry). A reset of a primary context
- * destroys the streams and events made so far, as CUDA's does. */
+ * destroys the streams and events made so far, as CUDA's does.
+ *
+ * Stream capture records what is enqueued on a capturing stream into a
+ * graph instead of the stream's queue; an executable graph is a copy of
+ * those operations, pushed onto a stream at each launch. A memset writes
+ * the device address as host memory: only a test whose stand-in allocator
+ * hands out host memory as device memory (test-transfer-logic) may run one. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +47,7 @@ typedef enum
   OP_HOST_FUNC,
   OP_RECORD,
   OP_WAIT,
+  OP_MEMSET,
 } OpKind;
 
 typedef struct Op
@@ -49,8 +57,18 @@ typedef struct Op
   void          *data;
   FakeEvent     *event;
   unsigned long  recording;  /* RECORD: the one it completes; WAIT: the one it waits for */
+  unsigned char *start;      /* MEMSET: what it writes */
+  unsigned char  value;
+  size_t         count;
   struct Op     *next;
 } Op;
+
+/* A captured graph, or an executable graph: operations in order. */
+typedef struct
+{
+  Op *head;
+  Op *tail;
+} FakeGraph;
 
 typedef struct FakeStream FakeStream;
 
@@ -64,6 +82,8 @@ struct FakeStream
   int            destroyed;  /* cuStreamDestroy'd: the thread frees it once drained */
   unsigned int   flags;
   int            priority;
+  FakeGraph     *capture;    /* while captured: where its work goes */
+  cuuint64_t     capture_id;
 };
 
 /* One lock and condition for all: streams, events and the failure. */
@@ -73,6 +93,7 @@ static FakeStream *legacy;
 static FakeStream *live_streams;
 static FakeEvent *live_events;
 static int failed;
+static cuuint64_t last_capture_id;
 
 static void *base;
 static CUresult (*base_get_proc_address) (const char *, void **, int, cuuint64_t,
@@ -93,6 +114,34 @@ event_unref (FakeEvent *event)
 {
   if (--event->refs == 0)
     free (event);
+}
+
+/* Called with the lock held. */
+static void
+graph_append (FakeGraph *graph,
+              Op        *op)
+{
+  if (graph->tail != NULL)
+    graph->tail->next = op;
+  else
+    graph->head = op;
+  graph->tail = op;
+}
+
+/* Called with the lock held. */
+static void
+graph_free (FakeGraph *graph)
+{
+  while (graph != NULL && graph->head != NULL)
+    {
+      Op *op = graph->head;
+
+      graph->head = op->next;
+      if (op->event != NULL)
+        event_unref (op->event);
+      free (op);
+    }
+  free (graph);
 }
 
 static void *
@@ -121,6 +170,8 @@ serve (void *data)
           op->fn (op->data);
           pthread_mutex_lock (&lock);
         }
+      else if (op->kind == OP_MEMSET)
+        memset (op->start, op->value, op->count);
       else if (op->kind == OP_RECORD && op->event->completed < op->recording)
         {
           op->event->completed = op->recording;
@@ -136,6 +187,7 @@ serve (void *data)
       free (op);
       pthread_cond_broadcast (&changed);
     }
+  graph_free (stream->capture);
   pthread_mutex_unlock (&lock);
   free (stream);
   return NULL;
@@ -174,6 +226,11 @@ push (CUstream handle,
 
   if (op->event != NULL)
     op->event->refs++;
+  if (stream->capture != NULL)
+    {
+      graph_append (stream->capture, op);
+      return;
+    }
   if (stream->tail != NULL)
     stream->tail->next = op;
   else
@@ -232,7 +289,8 @@ fake_cuStreamQuery (CUstream handle)
   pthread_mutex_lock (&lock);
   stream = resolve (handle);
   result = failed ? CUDA_ERROR_ILLEGAL_ADDRESS
-                  : stream->head == NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+         : stream->capture != NULL ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+         : stream->head == NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
   pthread_mutex_unlock (&lock);
   return result;
 }
@@ -244,6 +302,11 @@ fake_cuStreamSynchronize (CUstream handle)
 
   pthread_mutex_lock (&lock);
   stream = resolve (handle);
+  if (stream->capture != NULL)
+    {
+      pthread_mutex_unlock (&lock);
+      return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    }
   while (stream->head != NULL && !failed)
     pthread_cond_wait (&changed, &lock);
   pthread_mutex_unlock (&lock);
@@ -271,8 +334,180 @@ fake_cuStreamGetPriority (CUstream handle, int *priority)
 static CUresult
 fake_cuStreamIsCapturing (CUstream handle, CUstreamCaptureStatus *status)
 {
-  *status = CU_STREAM_CAPTURE_STATUS_NONE;
+  pthread_mutex_lock (&lock);
+  *status = resolve (handle)->capture != NULL ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+                                              : CU_STREAM_CAPTURE_STATUS_NONE;
+  pthread_mutex_unlock (&lock);
   return failed ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+}
+
+/* ---- stream capture and graphs ---- */
+
+static CUresult
+fake_cuStreamBeginCapture (CUstream handle, CUstreamCaptureMode mode)
+{
+  FakeStream *stream;
+  CUresult result = CUDA_SUCCESS;
+
+  if (handle == NULL || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD)
+    return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+  pthread_mutex_lock (&lock);
+  stream = resolve (handle);
+  if (stream->capture != NULL)
+    result = CUDA_ERROR_ILLEGAL_STATE;
+  else
+    {
+      stream->capture = calloc (1, sizeof *stream->capture);
+      stream->capture_id = ++last_capture_id;
+    }
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuStreamEndCapture (CUstream handle, CUgraph *graph)
+{
+  FakeStream *stream;
+  CUresult result = CUDA_SUCCESS;
+
+  pthread_mutex_lock (&lock);
+  stream = resolve (handle);
+  if (stream->capture == NULL)
+    result = CUDA_ERROR_ILLEGAL_STATE;
+  else
+    {
+      *graph = (CUgraph) stream->capture;
+      stream->capture = NULL;
+    }
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuStreamGetCaptureInfo (CUstream handle, CUstreamCaptureStatus *status, cuuint64_t *id,
+                             CUgraph *graph, const CUgraphNode **dependencies,
+                             const CUgraphEdgeData **edge_data, size_t *n_dependencies)
+{
+  FakeStream *stream;
+
+  pthread_mutex_lock (&lock);
+  stream = resolve (handle);
+  *status = stream->capture != NULL ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+  if (id != NULL)
+    *id = stream->capture != NULL ? stream->capture_id : 0;
+  if (graph != NULL)
+    *graph = (CUgraph) stream->capture;
+  if (dependencies != NULL)
+    *dependencies = NULL;
+  if (edge_data != NULL)
+    *edge_data = NULL;
+  if (n_dependencies != NULL)
+    *n_dependencies = 0;
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuGraphDestroy (CUgraph handle)
+{
+  pthread_mutex_lock (&lock);
+  graph_free ((FakeGraph *) handle);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+/* The nodes are the graph's operations. */
+static CUresult
+fake_cuGraphGetNodes (CUgraph handle, CUgraphNode *nodes, size_t *count)
+{
+  size_t n = 0;
+
+  pthread_mutex_lock (&lock);
+  for (Op *op = ((FakeGraph *) handle)->head; op != NULL; op = op->next, n++)
+    if (nodes != NULL && n < *count)
+      nodes[n] = (CUgraphNode) op;
+  pthread_mutex_unlock (&lock);
+  *count = n;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuGraphNodeGetType (CUgraphNode node, CUgraphNodeType *type)
+{
+  switch (((Op *) node)->kind)
+    {
+    case OP_HOST_FUNC: *type = CU_GRAPH_NODE_TYPE_HOST; break;
+    case OP_RECORD: *type = CU_GRAPH_NODE_TYPE_EVENT_RECORD; break;
+    case OP_WAIT: *type = CU_GRAPH_NODE_TYPE_WAIT_EVENT; break;
+    case OP_MEMSET: *type = CU_GRAPH_NODE_TYPE_MEMSET; break;
+    }
+  return CUDA_SUCCESS;
+}
+
+/* An unlinked copy of @op, without the reference push() takes. */
+static Op *
+op_copy (const Op *op)
+{
+  Op *copy = malloc (sizeof *copy);
+
+  *copy = *op;
+  copy->next = NULL;
+  return copy;
+}
+
+static CUresult
+fake_cuGraphInstantiateWithFlags (CUgraphExec *exec, CUgraph graph, unsigned long long flags)
+{
+  FakeGraph *copy = calloc (1, sizeof *copy);
+
+  pthread_mutex_lock (&lock);
+  for (const Op *op = ((FakeGraph *) graph)->head; op != NULL; op = op->next)
+    {
+      Op *node = op_copy (op);
+
+      if (node->event != NULL)
+        node->event->refs++;
+      graph_append (copy, node);
+    }
+  pthread_mutex_unlock (&lock);
+  *exec = (CUgraphExec) copy;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuGraphExecDestroy (CUgraphExec exec)
+{
+  return fake_cuGraphDestroy ((CUgraph) exec);
+}
+
+static CUresult
+fake_cuGraphLaunch (CUgraphExec exec, CUstream handle)
+{
+  if (failed)
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  pthread_mutex_lock (&lock);
+  for (const Op *op = ((FakeGraph *) exec)->head; op != NULL; op = op->next)
+    push (handle, op_copy (op));
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemsetD8Async (CUdeviceptr start, unsigned char value, size_t count, CUstream handle)
+{
+  Op *op;
+
+  if (failed)
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  op = calloc (1, sizeof *op);
+  op->kind = OP_MEMSET;
+  op->start = (unsigned char *) (uintptr_t) start;
+  op->value = value;
+  op->count = count;
+  pthread_mutex_lock (&lock);
+  push (handle, op);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
 }
 
 static CUresult
@@ -589,6 +824,16 @@ static const struct
   ENTRY (cuStreamGetFlags)
   ENTRY (cuStreamGetPriority)
   ENTRY (cuStreamIsCapturing)
+  ENTRY (cuStreamBeginCapture)
+  ENTRY (cuStreamEndCapture)
+  ENTRY (cuStreamGetCaptureInfo)
+  ENTRY (cuGraphDestroy)
+  ENTRY (cuGraphGetNodes)
+  ENTRY (cuGraphNodeGetType)
+  ENTRY (cuGraphInstantiateWithFlags)
+  ENTRY (cuGraphExecDestroy)
+  ENTRY (cuGraphLaunch)
+  ENTRY (cuMemsetD8Async)
   ENTRY (cuStreamWaitEvent)
   ENTRY (cuLaunchHostFunc)
   ENTRY (cuEventCreate)

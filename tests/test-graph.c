@@ -300,6 +300,48 @@ test_misuse (Fixture      *fixture,
   }
 }
 
+/* Copies and memsets captured into a graph keep their buffers alive as long
+ * as the graph does: a synchronization of the stream after the capture must
+ * not drop a buffer only the graph still uses. */
+static void
+test_captured_copy_keeps_buffer (Fixture      *fixture,
+                                 gconstpointer user_data)
+{
+  const float three = 3.0f;
+  g_autoptr(GError) error = NULL;
+  CugiBuffer *filled = cugi_test_buffer_new (N_ELEMENTS * sizeof (float));
+  gpointer weak_filled = filled;
+  CugiGraphExec *exec;
+  CugiGraph *graph;
+  guint32 three_bits;
+
+  memcpy (&three_bits, &three, sizeof three_bits);
+  g_object_add_weak_pointer (G_OBJECT (filled), &weak_filled);
+  g_assert_true (cugi_graph_capture_begin (fixture->stream, CUGI_CAPTURE_MODE_GLOBAL, &error));
+  g_assert_true (cugi_buffer_memset_d32 (filled, 0, three_bits, N_ELEMENTS, fixture->stream, &error));
+  g_assert_true (cugi_buffer_copy (fixture->x, 0, filled, 0, N_ELEMENTS * sizeof (float),
+                                   fixture->stream, &error));
+  g_assert_no_error (error);
+  g_object_unref (filled);
+  graph = cugi_graph_capture_end (fixture->stream, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_graph_get_node_count (graph), ==, 2);
+
+  /* Captured, not run: the stream is done, the graph is not. */
+  assert_all (fixture, fixture->x, 0.0f);
+  g_assert_nonnull (weak_filled);
+
+  exec = instantiate (graph);
+  g_object_unref (graph);
+  g_assert_nonnull (weak_filled);
+  launch (exec, fixture->stream);
+  assert_all (fixture, fixture->x, 3.0f);
+
+  /* Synchronized, and the executable graph gone: nothing holds it. */
+  g_object_unref (exec);
+  g_assert_null (weak_filled);
+}
+
 static void
 add_test (const char *path,
           void      (*test) (Fixture *, gconstpointer))
@@ -318,6 +360,7 @@ main (int   argc,
   add_test ("/graph/set-kernel-args", test_set_kernel_args);
   add_test ("/graph/update", test_update);
   add_test ("/graph/misuse", test_misuse);
+  add_test ("/graph/captured-copy-keeps-buffer", test_captured_copy_keeps_buffer);
 
   return g_test_run ();
 }

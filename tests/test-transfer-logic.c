@@ -3,7 +3,8 @@
  * functions installed in the loader's table: staging memory is pinned once
  * and reused, pageable data is staged off the calling thread while the
  * copies keep their place on the stream, cancellation ends the wait and not
- * the copies, and what the copies use lives until they are done.
+ * the copies, and what the copies use lives until they are done (for work
+ * captured into a graph, as long as the graph).
  *
  * In the stand-in, device memory is host memory, a copy on a stream is a
  * host function on the stream's thread, and cuStreamWaitValue32 is one that
@@ -627,6 +628,57 @@ test_upload_pinned_bytes_kept (void)
   outcome_reset (&outcome);
 }
 
+/* A memset captured into a graph runs only when the graph does: its buffer
+ * lives as long as the graph (or an executable graph made from it), not as
+ * long as the work enqueued on the stream, which a synchronization after the
+ * capture ended has all done. */
+static void
+test_captured_memset_kept_by_graph (void)
+{
+  const gsize size = 4096;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autofree guint8 *expected = memset (g_malloc (size), 0x5a, size);
+  CugiBuffer *buffer = cugi_buffer_new (NULL, size, &error);
+  gpointer weak_buffer = buffer;
+  const guint8 *device;
+  CugiGraphExec *exec;
+  CugiGraph *graph;
+
+  g_assert_no_error (error);
+  device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+  g_object_add_weak_pointer (G_OBJECT (buffer), &weak_buffer);
+
+  g_assert_true (cugi_graph_capture_begin (stream, CUGI_CAPTURE_MODE_GLOBAL, &error));
+  g_assert_true (cugi_buffer_memset_d8 (buffer, 0, 0x5a, size, stream, &error));
+  g_assert_no_error (error);
+  g_object_unref (buffer);
+  graph = cugi_graph_capture_end (stream, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_graph_get_node_count (graph), ==, 1);
+
+  /* Nothing ran: the stream is done, and the graph still needs the buffer. */
+  g_assert_true (cugi_stream_synchronize (stream, &error));
+  g_assert_nonnull (weak_buffer);
+  g_assert_true (lies_in (device, size, FALSE));
+
+  exec = cugi_graph_instantiate (graph, &error);
+  g_assert_no_error (error);
+  g_object_unref (graph);
+  g_assert_nonnull (weak_buffer);
+
+  g_assert_true (cugi_graph_exec_launch (exec, stream, &error));
+  g_assert_true (cugi_stream_synchronize (stream, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (device, size, expected, size);
+  g_assert_nonnull (weak_buffer);
+
+  /* The last holder gone, so is the buffer, and its memory. */
+  g_object_unref (exec);
+  iterate_until_finalized (&weak_buffer, 5000);
+  g_assert_false (lies_in (device, size, FALSE));
+}
+
 static void
 test_cancelled (void)
 {
@@ -845,6 +897,7 @@ main (int argc, char **argv)
   g_test_add_func ("/transfer-logic/upload-at-offset", test_upload_at_offset);
   g_test_add_func ("/transfer-logic/upload-without-stream-waits", test_upload_without_stream_waits);
   g_test_add_func ("/transfer-logic/upload-pinned-bytes-kept", test_upload_pinned_bytes_kept);
+  g_test_add_func ("/transfer-logic/captured-memset-kept-by-graph", test_captured_memset_kept_by_graph);
   g_test_add_func ("/transfer-logic/cancelled", test_cancelled);
   g_test_add_func ("/transfer-logic/bytes-freed-on-another-thread", test_bytes_freed_on_another_thread);
   g_test_add_func ("/transfer-logic/steady-state", test_steady_state);
