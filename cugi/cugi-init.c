@@ -128,3 +128,87 @@ cugi_get_version (void)
 {
   return CUGI_VERSION;
 }
+
+/**
+ * cugi_get_major_version:
+ *
+ * The major version of the library the program runs with, which may differ
+ * from %CUGI_MAJOR_VERSION, that of the headers it was compiled against.
+ *
+ * Returns: the major version, e.g. 1 in 1.2.3
+ *
+ * Since: 0.1
+ */
+guint
+cugi_get_major_version (void)
+{
+  return CUGI_MAJOR_VERSION;
+}
+
+/**
+ * cugi_get_minor_version:
+ *
+ * The minor version of the library the program runs with, which may differ
+ * from %CUGI_MINOR_VERSION, that of the headers it was compiled against.
+ *
+ * Returns: the minor version, e.g. 2 in 1.2.3
+ *
+ * Since: 0.1
+ */
+guint
+cugi_get_minor_version (void)
+{
+  return CUGI_MINOR_VERSION;
+}
+
+/**
+ * cugi_get_micro_version:
+ *
+ * The micro version of the library the program runs with, which may differ
+ * from %CUGI_MICRO_VERSION, that of the headers it was compiled against.
+ *
+ * Returns: the micro version, e.g. 3 in 1.2.3
+ *
+ * Since: 0.1
+ */
+guint
+cugi_get_micro_version (void)
+{
+  return CUGI_MICRO_VERSION;
+}
+
+/**
+ * cugi_check_version:
+ * @required_major: the major version required
+ * @required_minor: the minor version required
+ * @required_micro: the micro version required
+ *
+ * Checks that the library the program runs with provides the API of version
+ * @required_major.@required_minor.@required_micro: it has the same major
+ * version (a new major version breaks the API) and is that version or a
+ * later one. Pass %CUGI_MAJOR_VERSION, %CUGI_MINOR_VERSION and
+ * %CUGI_MICRO_VERSION to check against the headers the program was compiled
+ * with; %CUGI_CHECK_VERSION makes the check at compile time.
+ *
+ * Returns: (nullable): %NULL if the library is compatible, else a message
+ *   saying why not, owned by cugi
+ *
+ * Since: 0.1
+ */
+const gchar *
+cugi_check_version (guint required_major,
+                    guint required_minor,
+                    guint required_micro)
+{
+  ensure_translations ();
+
+  if (required_major != CUGI_MAJOR_VERSION)
+    return required_major > CUGI_MAJOR_VERSION
+      ? _("cugi is too old: the major version is smaller than the one required")
+      : _("cugi is too new: the major version is larger than the one required");
+  if (required_minor > CUGI_MINOR_VERSION)
+    return _("cugi is too old: the minor version is smaller than the one required");
+  if (required_minor == CUGI_MINOR_VERSION && required_micro > CUGI_MICRO_VERSION)
+    return _("cugi is too old: the micro version is smaller than the one required");
+  return NULL;
+}

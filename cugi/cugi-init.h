@@ -20,5 +20,15 @@ CUGI_AVAILABLE_IN_ALL
 gint     cugi_get_nvrtc_version    (GError **error);
 CUGI_AVAILABLE_IN_ALL
 const gchar *cugi_get_version      (void);
+CUGI_AVAILABLE_IN_0_1
+guint    cugi_get_major_version    (void);
+CUGI_AVAILABLE_IN_0_1
+guint    cugi_get_minor_version    (void);
+CUGI_AVAILABLE_IN_0_1
+guint    cugi_get_micro_version    (void);
+CUGI_AVAILABLE_IN_0_1
+const gchar *cugi_check_version    (guint required_major,
+                                    guint required_minor,
+                                    guint required_micro);
 
 G_END_DECLS
