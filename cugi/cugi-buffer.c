@@ -51,6 +51,8 @@
  * succeed without calling the driver, as long as their offset is within the
  * buffer (for a zero-size buffer, offset 0), and views of 0 bytes may be made
  * at any offset up to the size. A zero-size buffer has no IPC handle.
+ *
+ * Since: 0.1
  */
 
 typedef enum
@@ -326,6 +328,8 @@ cugi_buffer_get_address (CugiBuffer   *self,
  * the buffer goes to a stream of this context.
  *
  * Returns: (transfer none): the value of #CugiBuffer:context
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_buffer_get_context (CugiBuffer *self)
@@ -398,6 +402,8 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    * CugiBuffer:context:
    *
    * The context the memory belongs to, which the buffer keeps alive.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
@@ -407,6 +413,8 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    * CugiBuffer:size:
    *
    * The size of the buffer in bytes (for a pitched buffer, pitch × height).
+   *
+   * Since: 0.1
    */
   properties[PROP_SIZE] =
     g_param_spec_uint64 ("size", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -418,6 +426,8 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    * The device address of the first byte, for kernels and for other
    * libraries; for managed memory also its host address. 0 for a zero-size
    * buffer, and once the buffer is freed.
+   *
+   * Since: 0.1
    */
   properties[PROP_DEVICE_POINTER] =
     g_param_spec_uint64 ("device-pointer", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -428,6 +438,8 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    *
    * The distance in bytes between rows of a buffer made by
    * cugi_buffer_new_pitched() (and views of it); 0 for other buffers.
+   *
+   * Since: 0.1
    */
   properties[PROP_PITCH] =
     g_param_spec_uint64 ("pitch", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -438,6 +450,8 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    *
    * Whether the memory is managed (cugi_buffer_new_managed()), that is
    * reachable from the host at #CugiBuffer:device-pointer as well.
+   *
+   * Since: 0.1
    */
   properties[PROP_MANAGED] =
     g_param_spec_boolean ("is-managed", NULL, NULL, FALSE,
@@ -448,6 +462,8 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    *
    * Whether cugi_buffer_free() was called: the buffer cannot be used any
    * more. (A view is also unusable once its parent is freed.)
+   *
+   * Since: 0.1
    */
   properties[PROP_FREED] =
     g_param_spec_boolean ("freed", NULL, NULL, FALSE,
@@ -458,6 +474,8 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    *
    * For a view (cugi_buffer_new_view()), the buffer whose memory it is part
    * of, which the view keeps alive; %NULL otherwise.
+   *
+   * Since: 0.1
    */
   properties[PROP_PARENT] =
     g_param_spec_object ("parent", NULL, NULL, CUGI_TYPE_BUFFER,
@@ -486,6 +504,8 @@ cugi_buffer_init (CugiBuffer *self)
  *
  * Returns: (transfer full): the new buffer, or %NULL with @error set
  *   (%CUGI_ERROR_OUT_OF_MEMORY when the device has too little free memory)
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_buffer_new (CugiContext  *context,
@@ -529,6 +549,8 @@ cugi_buffer_new (CugiContext  *context,
  * or @height of 0 gives a zero-size buffer with a pitch of @width.
  *
  * Returns: (transfer full): the new buffer, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_buffer_new_pitched (CugiContext  *context,
@@ -586,6 +608,8 @@ cugi_buffer_new_pitched (CugiContext  *context,
  *
  * Returns: (transfer full): the new buffer, or %NULL with @error set
  *   (%CUGI_ERROR_NOT_SUPPORTED where the device has no managed memory)
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_buffer_new_managed (CugiContext    *context,
@@ -639,6 +663,8 @@ cugi_buffer_new_managed (CugiContext    *context,
  * parent, at the summed offset.
  *
  * Returns: (transfer full): the view, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_buffer_new_view (CugiBuffer  *self,
@@ -684,6 +710,8 @@ cugi_buffer_new_view (CugiBuffer  *self,
  * %CUGI_ERROR_INVALID_CONTEXT. Use the exported buffer itself instead.
  *
  * Returns: (transfer full): the buffer, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_buffer_new_from_ipc_handle (CugiContext  *context,
@@ -835,6 +863,8 @@ check_foreign_memory (CugiContext *context,
  *
  * Returns: (transfer full): the new buffer, or %NULL with @error set
  *   (%CUGI_ERROR_INVALID_ARGUMENT when the memory is not as described)
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_buffer_new_for_address (CugiContext  *context,
@@ -863,6 +893,8 @@ cugi_buffer_new_for_address (CugiContext  *context,
  * fails.
  *
  * Returns: (transfer full): the new buffer, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_buffer_new_for_address_full (CugiContext    *context,
@@ -897,6 +929,8 @@ cugi_buffer_new_for_address_full (CugiContext    *context,
  * @self: a #CugiBuffer
  *
  * Returns: the size of @self in bytes (#CugiBuffer:size)
+ *
+ * Since: 0.1
  */
 gsize
 cugi_buffer_get_size (CugiBuffer *self)
@@ -912,6 +946,8 @@ cugi_buffer_get_size (CugiBuffer *self)
  *
  * Returns: the device address of @self (#CugiBuffer:device-pointer), or 0
  *   for a zero-size buffer and once @self was freed
+ *
+ * Since: 0.1
  */
 guint64
 cugi_buffer_get_device_pointer (CugiBuffer *self)
@@ -926,6 +962,8 @@ cugi_buffer_get_device_pointer (CugiBuffer *self)
  * @self: a #CugiBuffer
  *
  * Returns: the row pitch of a pitched buffer (#CugiBuffer:pitch), or 0
+ *
+ * Since: 0.1
  */
 gsize
 cugi_buffer_get_pitch (CugiBuffer *self)
@@ -940,6 +978,8 @@ cugi_buffer_get_pitch (CugiBuffer *self)
  * @self: a #CugiBuffer
  *
  * Returns: whether @self is managed memory (#CugiBuffer:managed)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_is_managed (CugiBuffer *self)
@@ -954,6 +994,8 @@ cugi_buffer_is_managed (CugiBuffer *self)
  * @self: a #CugiBuffer
  *
  * Returns: whether cugi_buffer_free() was called on @self (#CugiBuffer:freed)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_is_freed (CugiBuffer *self)
@@ -969,6 +1011,8 @@ cugi_buffer_is_freed (CugiBuffer *self)
  *
  * Returns: (transfer none) (nullable): the buffer @self is a view of
  *   (#CugiBuffer:parent), or %NULL
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_buffer_get_parent (CugiBuffer *self)
@@ -992,6 +1036,8 @@ cugi_buffer_get_parent (CugiBuffer *self)
  * cugi_buffer_free() included, and so does every call on views of @self.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_free (CugiBuffer  *self,
@@ -1034,6 +1080,8 @@ wait_for_pageable_upload (GError **error)
  * it, and @data may be reused at once.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_upload (CugiBuffer    *self,
@@ -1067,6 +1115,8 @@ cugi_buffer_upload (CugiBuffer    *self,
  * Like cugi_buffer_upload(), with the data in a #GBytes.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_upload_bytes (CugiBuffer  *self,
@@ -1108,6 +1158,8 @@ try_alloc_host (gsize    size,
  * cugi_buffer_download_async() to wait without blocking.
  *
  * Returns: (transfer full): the bytes, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_buffer_download (CugiBuffer  *self,
@@ -1157,6 +1209,8 @@ same_context (CugiBuffer *a,
  * buffers stay alive until it completes.
  *
  * Returns: %TRUE if the copy was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_copy (CugiBuffer  *dst,
@@ -1270,6 +1324,8 @@ copy_with_host_buffer (CugiBuffer      *self,
  * the copy is done.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_upload_from_host (CugiBuffer      *self,
@@ -1305,6 +1361,8 @@ cugi_buffer_upload_from_host (CugiBuffer      *self,
  * event). Without a stream it returns once the copy is done.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_download_to_host (CugiBuffer      *self,
@@ -1501,6 +1559,8 @@ return_downloaded_bytes (GTask *task)
  * @self stays alive until the copy completes, whatever the caller drops.
  * Cancelling @cancellable completes the call at once with
  * %G_IO_ERROR_CANCELLED, but does not stop the copy already enqueued.
+ *
+ * Since: 0.1
  */
 void
 cugi_buffer_download_async (CugiBuffer          *self,
@@ -1565,6 +1625,8 @@ cugi_buffer_download_async (CugiBuffer          *self,
  *
  * Returns: (transfer full): the downloaded bytes, or %NULL with @error set
  *   (%G_IO_ERROR_CANCELLED when cancelled)
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_buffer_download_finish (CugiBuffer    *self,
@@ -1790,6 +1852,8 @@ upload_pageable (CugiBuffer   *self,
  * completes, whatever the caller drops. Cancelling @cancellable completes
  * the call at once with %G_IO_ERROR_CANCELLED, but does not stop the copy
  * already enqueued.
+ *
+ * Since: 0.1
  */
 void
 cugi_buffer_upload_bytes_async (CugiBuffer          *self,
@@ -1858,6 +1922,8 @@ cugi_buffer_upload_bytes_async (CugiBuffer          *self,
  *
  * Returns: %TRUE once the bytes are on the device, %FALSE with @error set
  *   (%G_IO_ERROR_CANCELLED when cancelled)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_upload_bytes_finish (CugiBuffer    *self,
@@ -1947,6 +2013,8 @@ buffer_memset (CugiBuffer  *self,
  * Enqueues setting @count bytes from @offset to @value (`cuMemsetD8Async`).
  *
  * Returns: %TRUE if the memset was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_memset_d8 (CugiBuffer  *self,
@@ -1978,6 +2046,8 @@ cugi_buffer_memset_d8 (CugiBuffer  *self,
  * (`cuMemsetD16Async`). A misaligned start is %CUGI_ERROR_INVALID_ARGUMENT.
  *
  * Returns: %TRUE if the memset was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_memset_d16 (CugiBuffer  *self,
@@ -2009,6 +2079,8 @@ cugi_buffer_memset_d16 (CugiBuffer  *self,
  * (`cuMemsetD32Async`). A misaligned start is %CUGI_ERROR_INVALID_ARGUMENT.
  *
  * Returns: %TRUE if the memset was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_memset_d32 (CugiBuffer  *self,
@@ -2237,6 +2309,8 @@ download_region (const PitchedRegion  *src,
  * buffers. Both buffers stay alive until the copy completes.
  *
  * Returns: %TRUE if the copy was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_copy_2d (CugiBuffer  *dst,
@@ -2276,6 +2350,8 @@ cugi_buffer_copy_2d (CugiBuffer  *dst,
  * (`cuMemcpy3D`), for instance into a buffer from cugi_buffer_new_pitched().
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_upload_2d (CugiBuffer    *self,
@@ -2310,6 +2386,8 @@ cugi_buffer_upload_2d (CugiBuffer    *self,
  *
  * Returns: (transfer full): the rows, packed (@width × @height bytes), or
  *   %NULL with @error set
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_buffer_download_2d (CugiBuffer  *self,
@@ -2349,6 +2427,8 @@ cugi_buffer_download_2d (CugiBuffer  *self,
  * buffers stay alive until the copy completes.
  *
  * Returns: %TRUE if the copy was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_copy_3d (CugiBuffer  *dst,
@@ -2393,6 +2473,8 @@ cugi_buffer_copy_3d (CugiBuffer  *dst,
  * Copies a packed box from the host into @self (`cuMemcpy3D`).
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_upload_3d (CugiBuffer    *self,
@@ -2430,6 +2512,8 @@ cugi_buffer_upload_3d (CugiBuffer    *self,
  *
  * Returns: (transfer full): the box, packed (@width × @height × @depth
  *   bytes), or %NULL with @error set
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_buffer_download_3d (CugiBuffer  *self,
@@ -2530,6 +2614,8 @@ copy_2d_with_host_buffer (const PitchedRegion  *device,
  * stream it returns once the copy is done.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_upload_2d_from_host (CugiBuffer      *self,
@@ -2576,6 +2662,8 @@ cugi_buffer_upload_2d_from_host (CugiBuffer      *self,
  * stream it returns once the copy is done.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_download_2d_to_host (CugiBuffer      *self,
@@ -2653,6 +2741,8 @@ check_managed (CugiBuffer  *self,
  * %CUGI_ERROR_NOT_SUPPORTED from the driver.
  *
  * Returns: %TRUE if the prefetch was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_prefetch (CugiBuffer  *self,
@@ -2694,6 +2784,8 @@ cugi_buffer_prefetch (CugiBuffer  *self,
  * and migrates the pages well. Only for managed memory.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_buffer_advise (CugiBuffer     *self,
@@ -2737,6 +2829,8 @@ cugi_buffer_advise (CugiBuffer     *self,
  * other process has closed its mapping.
  *
  * Returns: (transfer full): the 64-byte handle, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_buffer_get_ipc_handle (CugiBuffer  *self,

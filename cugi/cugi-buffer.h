@@ -22,6 +22,8 @@ G_BEGIN_DECLS
  *
  * Where managed memory (cugi_buffer_new_managed()) is visible when it is
  * allocated, as `CUmemAttach_flags`.
+ *
+ * Since: 0.1
  */
 typedef enum {
   CUGI_MEM_ATTACH_GLOBAL = 1,
@@ -44,6 +46,8 @@ typedef enum {
  *
  * Hints about the use of managed memory, for cugi_buffer_advise(), as
  * `CUmem_advise`.
+ *
+ * Since: 0.1
  */
 typedef enum {
   CUGI_MEM_ADVICE_SET_READ_MOSTLY = 1,
@@ -55,41 +59,41 @@ typedef enum {
 } CugiMemAdvice;
 
 #define CUGI_TYPE_BUFFER (cugi_buffer_get_type ())
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiBuffer, cugi_buffer, CUGI, BUFFER, GObject)
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_new                 (CugiContext    *context,
                                               gsize           size,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_new_pitched         (CugiContext    *context,
                                               gsize           width,
                                               gsize           height,
                                               guint           element_size,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_new_managed         (CugiContext    *context,
                                               gsize           size,
                                               CugiMemAttach   attach,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_new_view            (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           size,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_new_from_ipc_handle (CugiContext    *context,
                                               GBytes         *handle,
                                               gsize           size,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_new_for_address     (CugiContext    *context,
                                               guint64         address,
                                               gsize           size,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_new_for_address_full (CugiContext   *context,
                                               guint64         address,
                                               gsize           size,
@@ -97,42 +101,42 @@ CugiBuffer  *cugi_buffer_new_for_address_full (CugiContext   *context,
                                               GDestroyNotify  release,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContext *cugi_buffer_get_context         (CugiBuffer     *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gsize        cugi_buffer_get_size            (CugiBuffer     *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint64      cugi_buffer_get_device_pointer  (CugiBuffer     *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gsize        cugi_buffer_get_pitch           (CugiBuffer     *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_is_managed          (CugiBuffer     *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_is_freed            (CugiBuffer     *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_get_parent          (CugiBuffer     *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_free                (CugiBuffer     *self,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload              (CugiBuffer     *self,
                                               gsize           offset,
                                               const guint8   *data,
                                               gsize           len,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload_bytes        (CugiBuffer     *self,
                                               gsize           offset,
                                               GBytes         *bytes,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_download            (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           size,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_copy                (CugiBuffer     *dst,
                                               gsize           dst_offset,
                                               CugiBuffer     *src,
@@ -141,7 +145,7 @@ gboolean     cugi_buffer_copy                (CugiBuffer     *dst,
                                               CugiStream     *stream,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void         cugi_buffer_download_async      (CugiBuffer         *self,
                                               gsize               offset,
                                               gsize               size,
@@ -149,11 +153,11 @@ void         cugi_buffer_download_async      (CugiBuffer         *self,
                                               GCancellable       *cancellable,
                                               GAsyncReadyCallback callback,
                                               gpointer            user_data);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_download_finish     (CugiBuffer     *self,
                                               GAsyncResult   *result,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void         cugi_buffer_upload_bytes_async  (CugiBuffer         *self,
                                               gsize               offset,
                                               GBytes             *bytes,
@@ -161,12 +165,12 @@ void         cugi_buffer_upload_bytes_async  (CugiBuffer         *self,
                                               GCancellable       *cancellable,
                                               GAsyncReadyCallback callback,
                                               gpointer            user_data);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload_bytes_finish (CugiBuffer     *self,
                                               GAsyncResult   *result,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload_from_host    (CugiBuffer     *self,
                                               gsize           offset,
                                               CugiHostBuffer *host,
@@ -174,7 +178,7 @@ gboolean     cugi_buffer_upload_from_host    (CugiBuffer     *self,
                                               gsize           size,
                                               CugiStream     *stream,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_download_to_host    (CugiBuffer     *self,
                                               gsize           offset,
                                               CugiHostBuffer *host,
@@ -183,7 +187,7 @@ gboolean     cugi_buffer_download_to_host    (CugiBuffer     *self,
                                               CugiStream     *stream,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void         cugi_buffer_download_to_host_async  (CugiBuffer         *self,
                                                   gsize               offset,
                                                   CugiHostBuffer     *host,
@@ -193,25 +197,25 @@ void         cugi_buffer_download_to_host_async  (CugiBuffer         *self,
                                                   GCancellable       *cancellable,
                                                   GAsyncReadyCallback callback,
                                                   gpointer            user_data);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_download_to_host_finish (CugiBuffer     *self,
                                                   GAsyncResult   *result,
                                                   GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_memset_d8           (CugiBuffer     *self,
                                               gsize           offset,
                                               guint8          value,
                                               gsize           count,
                                               CugiStream     *stream,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_memset_d16          (CugiBuffer     *self,
                                               gsize           offset,
                                               guint16         value,
                                               gsize           count,
                                               CugiStream     *stream,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_memset_d32          (CugiBuffer     *self,
                                               gsize           offset,
                                               guint32         value,
@@ -219,7 +223,7 @@ gboolean     cugi_buffer_memset_d32          (CugiBuffer     *self,
                                               CugiStream     *stream,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_copy_2d             (CugiBuffer     *dst,
                                               gsize           dst_offset,
                                               gsize           dst_pitch,
@@ -230,7 +234,7 @@ gboolean     cugi_buffer_copy_2d             (CugiBuffer     *dst,
                                               gsize           height,
                                               CugiStream     *stream,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload_2d           (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           pitch,
@@ -239,14 +243,14 @@ gboolean     cugi_buffer_upload_2d           (CugiBuffer     *self,
                                               gsize           width,
                                               gsize           height,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_download_2d         (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           pitch,
                                               gsize           width,
                                               gsize           height,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload_2d_from_host (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           pitch,
@@ -257,7 +261,7 @@ gboolean     cugi_buffer_upload_2d_from_host (CugiBuffer     *self,
                                               gsize           height,
                                               CugiStream     *stream,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_download_2d_to_host (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           pitch,
@@ -268,7 +272,7 @@ gboolean     cugi_buffer_download_2d_to_host (CugiBuffer     *self,
                                               gsize           height,
                                               CugiStream     *stream,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_copy_3d             (CugiBuffer     *dst,
                                               gsize           dst_offset,
                                               gsize           dst_pitch,
@@ -282,7 +286,7 @@ gboolean     cugi_buffer_copy_3d             (CugiBuffer     *dst,
                                               gsize           depth,
                                               CugiStream     *stream,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload_3d           (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           pitch,
@@ -293,7 +297,7 @@ gboolean     cugi_buffer_upload_3d           (CugiBuffer     *self,
                                               gsize           height,
                                               gsize           depth,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_download_3d         (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           pitch,
@@ -303,18 +307,18 @@ GBytes      *cugi_buffer_download_3d         (CugiBuffer     *self,
                                               gsize           depth,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_prefetch            (CugiBuffer     *self,
                                               CugiDevice     *device,
                                               CugiStream     *stream,
                                               GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_advise              (CugiBuffer     *self,
                                               CugiMemAdvice   advice,
                                               CugiDevice     *device,
                                               GError        **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_get_ipc_handle      (CugiBuffer     *self,
                                               GError        **error);
 

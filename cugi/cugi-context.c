@@ -25,6 +25,8 @@
  *
  * A context keeps its #CugiDevice alive, and everything made in a context
  * keeps the context alive, so objects may be released in any order.
+ *
+ * Since: 0.1
  */
 
 #define CONTEXT_FLAGS_KNOWN (CUGI_CONTEXT_FLAGS_SCHED_SPIN | CUGI_CONTEXT_FLAGS_SCHED_YIELD | \
@@ -225,6 +227,8 @@ cugi_context_class_init (CugiContextClass *klass)
    * CugiContext:device:
    *
    * The device the context belongs to; the context keeps it alive.
+   *
+   * Since: 0.1
    */
   properties[PROP_DEVICE] = g_param_spec_object ("device", NULL, NULL, CUGI_TYPE_DEVICE, flags);
   /**
@@ -233,6 +237,8 @@ cugi_context_class_init (CugiContextClass *klass)
    * Whether this is its device's primary context, the one shared with the
    * CUDA runtime API, rather than one made with cugi_context_new() or by
    * other code (cugi_context_new_for_handle()).
+   *
+   * Since: 0.1
    */
   properties[PROP_IS_PRIMARY] = g_param_spec_boolean ("is-primary", NULL, NULL, FALSE, flags);
   /**
@@ -241,6 +247,8 @@ cugi_context_class_init (CugiContextClass *klass)
    * The flags the context runs with, as the driver reports them. For a
    * primary context they are whatever it was activated with, by cugi or by
    * another library.
+   *
+   * Since: 0.1
    */
   properties[PROP_FLAGS] = g_param_spec_flags ("flags", NULL, NULL, CUGI_TYPE_CONTEXT_FLAGS,
                                                CUGI_CONTEXT_FLAGS_NONE, flags);
@@ -249,6 +257,8 @@ cugi_context_class_init (CugiContextClass *klass)
    *
    * The version of the driver API the context was made with, as
    * `cuCtxGetApiVersion()` reports it (e.g. 3020).
+   *
+   * Since: 0.1
    */
   properties[PROP_API_VERSION] = g_param_spec_uint ("api-version", NULL, NULL, 0, G_MAXUINT, 0, flags);
   /**
@@ -256,6 +266,8 @@ cugi_context_class_init (CugiContextClass *klass)
    *
    * The `CUcontext`, for code that calls the driver API itself (0 while a
    * failed cugi_context_reset() left none). The context keeps ownership.
+   *
+   * Since: 0.1
    */
   properties[PROP_HANDLE] = g_param_spec_uint64 ("handle", NULL, NULL, 0, G_MAXUINT64, 0, flags);
 
@@ -439,6 +451,8 @@ check_flags (CugiContextFlags flags,
  * it was. The CUDA context is destroyed when the last reference goes.
  *
  * Returns: (transfer full): the new context, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_context_new (CugiDevice      *device,
@@ -485,6 +499,8 @@ cugi_context_new (CugiDevice      *device,
  * default device (see cugi_device_get_default()), as the CUDA runtime uses.
  *
  * Returns: (transfer full): the default context, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_context_get_default (GError **error)
@@ -576,6 +592,8 @@ lookup_context (CUcontext    handle,
  *
  * Returns: (transfer full) (nullable): the current context, or %NULL without
  *   an error when none is current, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_context_get_current (GError **error)
@@ -619,6 +637,8 @@ cugi_context_get_current (GError **error)
  * Returns: (transfer full): the context, or %NULL with @error set
  *   (%CUGI_ERROR_INVALID_ARGUMENT for 0, or a CUDA error for a handle the
  *   driver refuses)
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_context_new_for_handle (guint64   handle,
@@ -642,6 +662,8 @@ cugi_context_new_for_handle (guint64   handle,
  * existed already (which has what it needs).
  *
  * Returns: (transfer full): the context, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_context_new_for_handle_full (guint64         handle,
@@ -691,6 +713,8 @@ out:
  * @self: a #CugiContext
  *
  * Returns: (transfer none) (nullable): the value of #CugiContext:device
+ *
+ * Since: 0.1
  */
 CugiDevice *
 cugi_context_get_device (CugiContext *self)
@@ -704,6 +728,8 @@ cugi_context_get_device (CugiContext *self)
  * @self: a #CugiContext
  *
  * Returns: the value of #CugiContext:is-primary
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_get_is_primary (CugiContext *self)
@@ -717,6 +743,8 @@ cugi_context_get_is_primary (CugiContext *self)
  * @self: a #CugiContext
  *
  * Returns: the value of #CugiContext:flags
+ *
+ * Since: 0.1
  */
 CugiContextFlags
 cugi_context_get_flags (CugiContext *self)
@@ -730,6 +758,8 @@ cugi_context_get_flags (CugiContext *self)
  * @self: a #CugiContext
  *
  * Returns: the value of #CugiContext:api-version
+ *
+ * Since: 0.1
  */
 guint
 cugi_context_get_api_version (CugiContext *self)
@@ -750,6 +780,8 @@ cugi_context_get_api_version (CugiContext *self)
  * popped.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_push (CugiContext *self,
@@ -778,6 +810,8 @@ cugi_context_push (CugiContext *self,
  * fails with %CUGI_ERROR_INVALID_STATE and changes nothing.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_pop (CugiContext *self,
@@ -820,6 +854,8 @@ cugi_context_pop (CugiContext *self,
  * stream. An error from that work (a kernel that faulted) is reported here.
  *
  * Returns: %TRUE when the work completed without error
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_synchronize (CugiContext *self,
@@ -862,6 +898,8 @@ synchronize_in_thread (GTask        *task,
  *
  * Cancelling @cancellable ends the wait at once with %G_IO_ERROR_CANCELLED;
  * it does not cancel the work on the GPU, which runs to its end.
+ *
+ * Since: 0.1
  */
 void
 cugi_context_synchronize_async (CugiContext        *self,
@@ -889,6 +927,8 @@ cugi_context_synchronize_async (CugiContext        *self,
  * Finishes cugi_context_synchronize_async().
  *
  * Returns: %TRUE when the work completed without error
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_synchronize_finish (CugiContext  *self,
@@ -914,6 +954,8 @@ cugi_context_synchronize_finish (CugiContext  *self,
  *
  * Returns: the free memory of the device in bytes; 0, and 0 in
  *   @total_bytes, with @error set
+ *
+ * Since: 0.1
  */
 guint64
 cugi_context_get_memory_info (CugiContext *self,
@@ -947,6 +989,8 @@ cugi_context_get_memory_info (CugiContext *self,
  *
  * Returns: the limit's value, or 0 with @error set (some limits are 0 by
  *   default: @error tells them apart)
+ *
+ * Since: 0.1
  */
 guint64
 cugi_context_get_limit (CugiContext *self,
@@ -980,6 +1024,8 @@ cugi_context_get_limit (CugiContext *self,
  * %CUGI_ERROR_INVALID_ARGUMENT.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_set_limit (CugiContext *self,
@@ -1006,6 +1052,8 @@ cugi_context_set_limit (CugiContext *self,
  *
  * Returns: the context's preference, or %CUGI_CACHE_CONFIG_PREFER_NONE with
  *   @error set
+ *
+ * Since: 0.1
  */
 CugiCacheConfig
 cugi_context_get_cache_config (CugiContext *self,
@@ -1034,6 +1082,8 @@ cugi_context_get_cache_config (CugiContext *self,
  * and a kernel needs no other split.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_set_cache_config (CugiContext    *self,
@@ -1064,6 +1114,8 @@ cugi_context_set_cache_config (CugiContext    *self,
  *
  * Returns: the lowest stream priority; 0, and 0 in @greatest, with @error
  *   set (0 is also the usual lowest priority: @error tells them apart)
+ *
+ * Since: 0.1
  */
 gint
 cugi_context_get_stream_priority_range (CugiContext *self,
@@ -1112,6 +1164,8 @@ check_peer (CugiContext *self,
  * this fails with %CUGI_ERROR_PEER_ACCESS.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_enable_peer_access (CugiContext *self,
@@ -1138,6 +1192,8 @@ cugi_context_enable_peer_access (CugiContext *self,
  * this fails with %CUGI_ERROR_PEER_ACCESS.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_disable_peer_access (CugiContext *self,
@@ -1198,6 +1254,8 @@ cugi_context_disable_peer_access (CugiContext *self,
  * Returns: %TRUE when @self is usable again; %FALSE with @error set when the
  *   reset failed (if the context could not be made again, @self stays
  *   unusable and its calls fail with %CUGI_ERROR_INVALID_STATE)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_context_reset (CugiContext *self,

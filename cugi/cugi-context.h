@@ -29,6 +29,8 @@ G_BEGIN_DECLS
  *
  * Flags of a context, the `CU_CTX_*` flags of the driver with the same
  * values. At most one of the three `SCHED` flags may be given.
+ *
+ * Since: 0.1
  */
 typedef enum /*< flags >*/
 {
@@ -59,6 +61,8 @@ typedef enum /*< flags >*/
  * Limits of a context, read with cugi_context_get_limit() and changed with
  * cugi_context_set_limit(); the `CU_LIMIT_*` values of the driver. A device
  * may not support every limit: that is a %CUGI_ERROR_NOT_SUPPORTED error.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -81,6 +85,8 @@ typedef enum
  * How a context prefers to split on-chip memory between L1 cache and shared
  * memory, the driver's `CU_FUNC_CACHE_*` values. Devices with a fixed split
  * ignore the preference.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -92,88 +98,88 @@ typedef enum
 } CugiCacheConfig;
 
 #define CUGI_TYPE_CONTEXT (cugi_context_get_type ())
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiContext, cugi_context, CUGI, CONTEXT, GObject)
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_new_for_handle   (guint64           handle,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_new_for_handle_full (guint64         handle,
                                                 gpointer          release_data,
                                                 GDestroyNotify    release,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_new              (CugiDevice       *device,
                                                 CugiContextFlags  flags,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_get_default      (GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_get_current      (GError          **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiDevice      *cugi_context_get_device       (CugiContext      *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_get_is_primary   (CugiContext      *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContextFlags cugi_context_get_flags        (CugiContext      *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint            cugi_context_get_api_version  (CugiContext      *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_push             (CugiContext      *self,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_pop              (CugiContext      *self,
                                                 GError          **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_synchronize      (CugiContext      *self,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void             cugi_context_synchronize_async (CugiContext        *self,
                                                  GCancellable       *cancellable,
                                                  GAsyncReadyCallback callback,
                                                  gpointer            user_data);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_synchronize_finish (CugiContext  *self,
                                                   GAsyncResult *result,
                                                   GError      **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint64          cugi_context_get_memory_info  (CugiContext      *self,
                                                 guint64          *total_bytes,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint64          cugi_context_get_limit        (CugiContext      *self,
                                                 CugiLimit         limit,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_set_limit        (CugiContext      *self,
                                                 CugiLimit         limit,
                                                 guint64           value,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiCacheConfig  cugi_context_get_cache_config (CugiContext      *self,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_set_cache_config (CugiContext      *self,
                                                 CugiCacheConfig   config,
                                                 GError          **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint             cugi_context_get_stream_priority_range (CugiContext *self,
                                                          gint        *greatest,
                                                          GError     **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_enable_peer_access  (CugiContext  *self,
                                                    CugiContext  *peer,
                                                    GError      **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_disable_peer_access (CugiContext  *self,
                                                    CugiContext  *peer,
                                                    GError      **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_reset            (CugiContext      *self,
                                                 GError          **error);
 

@@ -22,6 +22,8 @@
  *
  * The devices are those the driver shows this process: `CUDA_VISIBLE_DEVICES`
  * hides and renumbers them.
+ *
+ * Since: 0.1
  */
 
 typedef struct
@@ -38,6 +40,8 @@ static const AttributeProperty attribute_properties[] = {
    *
    * The major number of the device's compute capability: 9 for an H100
    * (`sm_90`).
+   *
+   * Since: 0.1
    */
   { "compute-capability-major", CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, FALSE },
   /**
@@ -45,36 +49,48 @@ static const AttributeProperty attribute_properties[] = {
    *
    * The minor number of the device's compute capability: 0 for an H100
    * (`sm_90`).
+   *
+   * Since: 0.1
    */
   { "compute-capability-minor", CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, FALSE },
   /**
    * CugiDevice:multiprocessor-count:
    *
    * The number of streaming multiprocessors (SMs).
+   *
+   * Since: 0.1
    */
   { "multiprocessor-count", CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, FALSE },
   /**
    * CugiDevice:warp-size:
    *
    * The number of threads in a warp (32 on every NVIDIA GPU so far).
+   *
+   * Since: 0.1
    */
   { "warp-size", CU_DEVICE_ATTRIBUTE_WARP_SIZE, FALSE },
   /**
    * CugiDevice:max-threads-per-block:
    *
    * The most threads a block of a launch may have.
+   *
+   * Since: 0.1
    */
   { "max-threads-per-block", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, FALSE },
   /**
    * CugiDevice:max-threads-per-multiprocessor:
    *
    * The most threads resident on one multiprocessor at a time.
+   *
+   * Since: 0.1
    */
   { "max-threads-per-multiprocessor", CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, FALSE },
   /**
    * CugiDevice:max-shared-memory-per-block:
    *
    * The shared memory in bytes a block may use without opting in.
+   *
+   * Since: 0.1
    */
   { "max-shared-memory-per-block", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, FALSE },
   /**
@@ -82,42 +98,56 @@ static const AttributeProperty attribute_properties[] = {
    *
    * The shared memory in bytes a block may use when its kernel opts in to
    * more than #CugiDevice:max-shared-memory-per-block.
+   *
+   * Since: 0.1
    */
   { "max-shared-memory-per-block-optin", CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, FALSE },
   /**
    * CugiDevice:max-registers-per-block:
    *
    * The number of 32-bit registers available to a block.
+   *
+   * Since: 0.1
    */
   { "max-registers-per-block", CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, FALSE },
   /**
    * CugiDevice:l2-cache-size:
    *
    * The size of the L2 cache in bytes.
+   *
+   * Since: 0.1
    */
   { "l2-cache-size", CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, FALSE },
   /**
    * CugiDevice:clock-rate-khz:
    *
    * The typical clock frequency of the multiprocessors in kilohertz.
+   *
+   * Since: 0.1
    */
   { "clock-rate-khz", CU_DEVICE_ATTRIBUTE_CLOCK_RATE, FALSE },
   /**
    * CugiDevice:memory-clock-rate-khz:
    *
    * The peak clock frequency of the device memory in kilohertz.
+   *
+   * Since: 0.1
    */
   { "memory-clock-rate-khz", CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, FALSE },
   /**
    * CugiDevice:memory-bus-width:
    *
    * The width of the device memory bus in bits.
+   *
+   * Since: 0.1
    */
   { "memory-bus-width", CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, FALSE },
   /**
    * CugiDevice:async-engine-count:
    *
    * The number of copy engines, which copy memory while kernels run.
+   *
+   * Since: 0.1
    */
   { "async-engine-count", CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, FALSE },
   /**
@@ -125,24 +155,32 @@ static const AttributeProperty attribute_properties[] = {
    *
    * Whether the GPU is integrated with the host and shares its memory (a
    * Jetson, a Grace Hopper superchip's GPU is not).
+   *
+   * Since: 0.1
    */
   { "integrated", CU_DEVICE_ATTRIBUTE_INTEGRATED, TRUE },
   /**
    * CugiDevice:ecc-enabled:
    *
    * Whether error-correcting codes protect the device memory.
+   *
+   * Since: 0.1
    */
   { "ecc-enabled", CU_DEVICE_ATTRIBUTE_ECC_ENABLED, TRUE },
   /**
    * CugiDevice:managed-memory:
    *
    * Whether the device can allocate managed (unified) memory.
+   *
+   * Since: 0.1
    */
   { "managed-memory", CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, TRUE },
   /**
    * CugiDevice:concurrent-kernels:
    *
    * Whether the device can run several kernels at once.
+   *
+   * Since: 0.1
    */
   { "concurrent-kernels", CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, TRUE },
 };
@@ -268,12 +306,16 @@ cugi_device_class_init (CugiDeviceClass *klass)
    *
    * The device's number, as the driver counts devices from 0 (after
    * `CUDA_VISIBLE_DEVICES`).
+   *
+   * Since: 0.1
    */
   properties[PROP_ORDINAL] = g_param_spec_int ("ordinal", NULL, NULL, -1, G_MAXINT, -1, flags);
   /**
    * CugiDevice:name:
    *
    * The product name, e.g. "NVIDIA H100 80GB HBM3".
+   *
+   * Since: 0.1
    */
   properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, flags);
   /**
@@ -281,6 +323,8 @@ cugi_device_class_init (CugiDeviceClass *klass)
    *
    * The device's alias, `cuda:N` with N its #CugiDevice:ordinal, as PyTorch
    * and Warp name devices; cugi_device_get_by_alias() takes it back.
+   *
+   * Since: 0.1
    */
   properties[PROP_ALIAS] = g_param_spec_string ("alias", NULL, NULL, NULL, flags);
   /**
@@ -289,6 +333,8 @@ cugi_device_class_init (CugiDeviceClass *klass)
    * The device's UUID in its canonical form, 32 lowercase hexadecimal digits
    * grouped 8-4-4-4-12: what `nvidia-smi -L` shows after `GPU-`. Unlike the
    * ordinal it does not depend on `CUDA_VISIBLE_DEVICES`.
+   *
+   * Since: 0.1
    */
   properties[PROP_UUID] = g_param_spec_string ("uuid", NULL, NULL, NULL, flags);
   /**
@@ -296,12 +342,16 @@ cugi_device_class_init (CugiDeviceClass *klass)
    *
    * The device's PCI address, `domain:bus:device.function` in hexadecimal,
    * e.g. "0000:1B:00.0".
+   *
+   * Since: 0.1
    */
   properties[PROP_PCI_BUS_ID] = g_param_spec_string ("pci-bus-id", NULL, NULL, NULL, flags);
   /**
    * CugiDevice:total-memory:
    *
    * The size of the device memory in bytes.
+   *
+   * Since: 0.1
    */
   properties[PROP_TOTAL_MEMORY] = g_param_spec_uint64 ("total-memory", NULL, NULL,
                                                        0, G_MAXUINT64, 0, flags);
@@ -405,6 +455,8 @@ cugi_device_get_handle (CugiDevice *self)
  *
  * Returns: the number of devices (at least 1), or 0 with @error set when no
  *   driver or device is usable
+ *
+ * Since: 0.1
  */
 gint
 cugi_device_get_count (GError **error)
@@ -427,6 +479,8 @@ cugi_device_get_count (GError **error)
  * error.
  *
  * Returns: (transfer full): the device, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiDevice *
 cugi_device_get (gint     ordinal,
@@ -514,6 +568,8 @@ cugi_device_parse_alias (const char *alias,
  * %CUGI_ERROR_INVALID_ARGUMENT error, not a silent fallback.
  *
  * Returns: (transfer full): the default device, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiDevice *
 cugi_device_get_default (GError **error)
@@ -562,6 +618,8 @@ cugi_device_get_default (GError **error)
  * or a device the machine lacks, is a %CUGI_ERROR_INVALID_ARGUMENT error.
  *
  * Returns: (transfer full): the device, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiDevice *
 cugi_device_get_by_alias (const gchar *alias,
@@ -584,6 +642,8 @@ cugi_device_get_by_alias (const gchar *alias,
  *
  * Returns: (transfer full) (element-type CugiDevice): the devices, or %NULL
  *   with @error set
+ *
+ * Since: 0.1
  */
 GList *
 cugi_device_list (GError **error)
@@ -610,6 +670,8 @@ cugi_device_list (GError **error)
  * @self: a #CugiDevice
  *
  * Returns: the value of #CugiDevice:ordinal
+ *
+ * Since: 0.1
  */
 gint
 cugi_device_get_ordinal (CugiDevice *self)
@@ -623,6 +685,8 @@ cugi_device_get_ordinal (CugiDevice *self)
  * @self: a #CugiDevice
  *
  * Returns: (nullable): the value of #CugiDevice:name
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_device_get_name (CugiDevice *self)
@@ -636,6 +700,8 @@ cugi_device_get_name (CugiDevice *self)
  * @self: a #CugiDevice
  *
  * Returns: (nullable): the value of #CugiDevice:alias
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_device_get_alias (CugiDevice *self)
@@ -649,6 +715,8 @@ cugi_device_get_alias (CugiDevice *self)
  * @self: a #CugiDevice
  *
  * Returns: (nullable): the value of #CugiDevice:uuid
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_device_get_uuid (CugiDevice *self)
@@ -662,6 +730,8 @@ cugi_device_get_uuid (CugiDevice *self)
  * @self: a #CugiDevice
  *
  * Returns: (nullable): the value of #CugiDevice:pci-bus-id
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_device_get_pci_bus_id (CugiDevice *self)
@@ -678,6 +748,8 @@ cugi_device_get_pci_bus_id (CugiDevice *self)
  *
  * The device's compute capability, #CugiDevice:compute-capability-major and
  * #CugiDevice:compute-capability-minor: (9, 0) for `sm_90`.
+ *
+ * Since: 0.1
  */
 void
 cugi_device_get_compute_capability (CugiDevice *self,
@@ -696,6 +768,8 @@ cugi_device_get_compute_capability (CugiDevice *self,
  * @self: a #CugiDevice
  *
  * Returns: the value of #CugiDevice:total-memory
+ *
+ * Since: 0.1
  */
 guint64
 cugi_device_get_total_memory (CugiDevice *self)
@@ -709,6 +783,8 @@ cugi_device_get_total_memory (CugiDevice *self)
  * @self: a #CugiDevice
  *
  * Returns: the value of #CugiDevice:multiprocessor-count
+ *
+ * Since: 0.1
  */
 gint
 cugi_device_get_multiprocessor_count (CugiDevice *self)
@@ -722,6 +798,8 @@ cugi_device_get_multiprocessor_count (CugiDevice *self)
  * @self: a #CugiDevice
  *
  * Returns: the value of #CugiDevice:warp-size
+ *
+ * Since: 0.1
  */
 gint
 cugi_device_get_warp_size (CugiDevice *self)
@@ -740,6 +818,8 @@ cugi_device_get_warp_size (CugiDevice *self)
  * #CugiDeviceAttribute is a %CUGI_ERROR_INVALID_ARGUMENT error.
  *
  * Returns: the attribute's value, or 0 with @error set
+ *
+ * Since: 0.1
  */
 gint
 cugi_device_get_attribute (CugiDevice         *self,
@@ -771,6 +851,8 @@ cugi_device_get_attribute (CugiDevice         *self,
  *
  * Returns: the free device memory in bytes; 0, and 0 in @total_bytes, with
  *   @error set
+ *
+ * Since: 0.1
  */
 guint64
 cugi_device_get_memory_info (CugiDevice *self,
@@ -807,6 +889,8 @@ cugi_device_get_memory_info (CugiDevice *self,
  *
  * Returns: %TRUE if @self can access @peer's memory; %FALSE if not, or with
  *   @error set
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_device_can_access_peer (CugiDevice *self,
@@ -842,6 +926,8 @@ cugi_device_can_access_peer (CugiDevice *self,
  * next.
  *
  * Returns: (transfer full): the primary context, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_device_get_primary_context (CugiDevice *self,

@@ -39,28 +39,28 @@ typedef struct _CugiDiagnostic CugiDiagnostic;
 
 #define CUGI_TYPE_DIAGNOSTIC (cugi_diagnostic_get_type ())
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GType                  cugi_diagnostic_get_type     (void) G_GNUC_CONST;
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GPtrArray             *cugi_diagnostic_parse_log    (const gchar    *log);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiDiagnostic        *cugi_diagnostic_ref          (CugiDiagnostic *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void                   cugi_diagnostic_unref        (CugiDiagnostic *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiDiagnosticSeverity cugi_diagnostic_get_severity (CugiDiagnostic *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 const gchar           *cugi_diagnostic_get_file     (CugiDiagnostic *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint                  cugi_diagnostic_get_line     (CugiDiagnostic *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint                  cugi_diagnostic_get_column   (CugiDiagnostic *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 const gchar           *cugi_diagnostic_get_code     (CugiDiagnostic *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 const gchar           *cugi_diagnostic_get_message  (CugiDiagnostic *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CugiDiagnostic, cugi_diagnostic_unref)

@@ -6,6 +6,15 @@
 #include "cugi-private.h"
 #include "cugi-result-names.h"
 
+/**
+ * cugi_error_quark:
+ *
+ * The error domain of cugi, as %CUGI_ERROR gives it.
+ *
+ * Returns: the #GQuark of the domain
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK (cugi-error-quark, cugi_error)
 
 typedef struct

@@ -16,6 +16,8 @@ G_BEGIN_DECLS
  * The error domain of cugi. Errors in it carry a #CugiError code; errors that
  * come from the CUDA driver or NVRTC name the operation, the CUDA error's name
  * and its description in their message.
+ *
+ * Since: 0.1
  */
 #define CUGI_ERROR (cugi_error_quark ())
 
@@ -43,6 +45,8 @@ G_BEGIN_DECLS
  *
  * Error codes in the %CUGI_ERROR domain. Every `CUresult` of the driver maps
  * to one of them.
+ *
+ * Since: 0.1
  */
 typedef enum {
   CUGI_ERROR_FAILED,
@@ -60,7 +64,7 @@ typedef enum {
   CUGI_ERROR_INVALID_IMAGE,
 } CugiError;
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GQuark cugi_error_quark (void);
 
 G_END_DECLS

@@ -20,6 +20,8 @@
  *
  * An event belongs to one #CugiContext, which it keeps alive; every call
  * makes that context current for its duration.
+ *
+ * Since: 0.1
  */
 
 #define EVENT_FLAGS_ALL (CUGI_EVENT_FLAGS_BLOCKING_SYNC | CUGI_EVENT_FLAGS_DISABLE_TIMING | \
@@ -130,6 +132,8 @@ event_new (CugiContext   *context,
  * %CUGI_EVENT_FLAGS_DISABLE_TIMING, are a %CUGI_ERROR_INVALID_ARGUMENT error.
  *
  * Returns: (transfer full): a new event, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiEvent *
 cugi_event_new (CugiContext   *context,
@@ -183,6 +187,8 @@ cugi_event_new (CugiContext   *context,
  * error.
  *
  * Returns: (transfer full): the event, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiEvent *
 cugi_event_new_from_ipc_handle (CugiContext *context,
@@ -228,6 +234,8 @@ cugi_event_new_from_ipc_handle (CugiContext *context,
  *
  * Returns: (transfer none) (nullable): the context the event belongs to
  *   (%NULL only for an event not made by cugi's constructors)
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_event_get_context (CugiEvent *self)
@@ -242,6 +250,8 @@ cugi_event_get_context (CugiEvent *self)
  * @self: a #CugiEvent
  *
  * Returns: the flags the event was made (or opened) with
+ *
+ * Since: 0.1
  */
 CugiEventFlags
 cugi_event_get_flags (CugiEvent *self)
@@ -276,6 +286,8 @@ event_emit_completed (gpointer data)
  * A stream of another context is a %CUGI_ERROR_INVALID_ARGUMENT error.
  *
  * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_event_record (CugiEvent  *self,
@@ -321,6 +333,8 @@ cugi_event_record (CugiEvent  *self,
  *
  * Returns: %TRUE if it has; %FALSE if it is still running, or with @error
  *   set if the event cannot be used (for example after a kernel faulted)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_event_query (CugiEvent *self,
@@ -352,6 +366,8 @@ cugi_event_query (CugiEvent *self,
  * cugi_event_synchronize_async().
  *
  * Returns: %TRUE once the work has completed; %FALSE with @error set
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_event_synchronize (CugiEvent *self,
@@ -427,6 +443,8 @@ complete_after_recordings (CugiEvent           *self,
  * it does not stop the GPU work, which goes on and completes. If the work
  * fails instead (a kernel faults), the wait ends with that error within a
  * second or so.
+ *
+ * Since: 0.1
  */
 void
 cugi_event_synchronize_async (CugiEvent          *self,
@@ -455,6 +473,8 @@ cugi_event_synchronize_async (CugiEvent          *self,
  *
  * Returns: %TRUE if the recorded work has completed; %FALSE with @error set
  *   if the wait was cancelled, the work failed, or the wait could not start
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_event_synchronize_finish (CugiEvent    *self,
@@ -517,6 +537,8 @@ check_timeable (CugiEvent *start,
  * same stream has finished), this returns at once.
  *
  * Returns: the time from @start to @end in milliseconds, or 0 with @error set
+ *
+ * Since: 0.1
  */
 gdouble
 cugi_event_elapsed_time (CugiEvent *start,
@@ -690,6 +712,8 @@ event_source_ready (gpointer source)
  * source dispatches at once; cugi_event_query() then reports the error.
  *
  * Returns: (transfer full): a new #GSource
+ *
+ * Since: 0.1
  */
 GSource *
 cugi_event_create_source (CugiEvent *self)
@@ -736,6 +760,8 @@ cugi_event_create_source (CugiEvent *self)
  * Other events are a %CUGI_ERROR_INVALID_ARGUMENT error.
  *
  * Returns: (transfer full): the handle, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_event_get_ipc_handle (CugiEvent *self,
@@ -823,6 +849,8 @@ cugi_event_class_init (CugiEventClass *klass)
    * CugiEvent:context:
    *
    * The context the event belongs to.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
@@ -832,6 +860,8 @@ cugi_event_class_init (CugiEventClass *klass)
    * CugiEvent:flags:
    *
    * The kind of event.
+   *
+   * Since: 0.1
    */
   properties[PROP_FLAGS] =
     g_param_spec_flags ("flags", NULL, NULL, CUGI_TYPE_EVENT_FLAGS, CUGI_EVENT_FLAGS_NONE,
@@ -841,6 +871,8 @@ cugi_event_class_init (CugiEventClass *klass)
    * CugiEvent:handle:
    *
    * The `CUevent`, as an integer, for other CUDA libraries.
+   *
+   * Since: 0.1
    */
   properties[PROP_HANDLE] =
     g_param_spec_uint64 ("handle", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -857,6 +889,8 @@ cugi_event_class_init (CugiEventClass *klass)
    * completed. It is emitted in the thread-default #GMainContext of the
    * thread that made the event. Recordings made while no handler was
    * connected cost nothing and emit nothing.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_COMPLETED] =
     g_signal_new ("completed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,

@@ -16,6 +16,8 @@
  * another graph of the same shape with cugi_graph_exec_update(), both much
  * cheaper than instantiating again. Launches already enqueued keep the
  * arguments and buffers they were launched with.
+ *
+ * Since: 0.1
  */
 
 struct _CugiGraphExec
@@ -103,6 +105,8 @@ cugi_graph_exec_class_init (CugiGraphExecClass *klass)
    *
    * The graph @self was made from, or last updated from with
    * cugi_graph_exec_update().
+   *
+   * Since: 0.1
    */
   properties[PROP_GRAPH] =
     g_param_spec_object ("graph", NULL, NULL, CUGI_TYPE_GRAPH,
@@ -185,6 +189,8 @@ enter (CugiGraphExec    *self,
  *
  * Returns: (transfer full) (nullable): the graph @self was made or last
  *   updated from; %NULL for an object not made by cugi_graph_instantiate()
+ *
+ * Since: 0.1
  */
 CugiGraph *
 cugi_graph_exec_get_graph (CugiGraphExec *self)
@@ -227,6 +233,8 @@ resolve_stream (CugiGraphExec *self,
  * graph's kernels use stays alive until the work has completed.
  *
  * Returns: %TRUE when the graph was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_graph_exec_launch (CugiGraphExec *self,
@@ -264,6 +272,8 @@ cugi_graph_exec_launch (CugiGraphExec *self,
  * @stream, so that the first launch costs no more than the next ones.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_graph_exec_upload (CugiGraphExec *self,
@@ -306,6 +316,8 @@ cugi_graph_exec_upload (CugiGraphExec *self,
  * cugi_kernel_launch() does.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
@@ -394,6 +406,8 @@ describe_update_failure (CUgraphExecUpdateResult result)
  * (%CUGI_ERROR_INVALID_ARGUMENT); instantiate @graph instead.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_graph_exec_update (CugiGraphExec *self,

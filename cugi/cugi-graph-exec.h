@@ -12,26 +12,26 @@
 G_BEGIN_DECLS
 
 #define CUGI_TYPE_GRAPH_EXEC (cugi_graph_exec_get_type ())
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiGraphExec, cugi_graph_exec, CUGI, GRAPH_EXEC, GObject)
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiGraph *cugi_graph_exec_get_graph       (CugiGraphExec  *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean   cugi_graph_exec_launch          (CugiGraphExec  *self,
                                             CugiStream     *stream,
                                             GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean   cugi_graph_exec_upload          (CugiGraphExec  *self,
                                             CugiStream     *stream,
                                             GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean   cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
                                             guint           kernel_node_index,
                                             CugiKernelArgs *args,
                                             GError        **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean   cugi_graph_exec_update          (CugiGraphExec  *self,
                                             CugiGraph      *graph,
                                             GError        **error);

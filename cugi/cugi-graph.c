@@ -27,6 +27,8 @@
  *
  * The stream must be one made with cugi_stream_new(): the legacy default
  * stream cannot be captured.
+ *
+ * Since: 0.1
  */
 
 struct _CugiGraph
@@ -237,6 +239,8 @@ cugi_graph_class_init (CugiGraphClass *klass)
    * CugiGraph:context:
    *
    * The context the graph was captured in.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
@@ -247,6 +251,8 @@ cugi_graph_class_init (CugiGraphClass *klass)
    *
    * The number of nodes of the graph: kernel launches, copies, memsets,
    * event records and waits, host functions.
+   *
+   * Since: 0.1
    */
   properties[PROP_NODE_COUNT] =
     g_param_spec_uint ("node-count", NULL, NULL, 0, G_MAXUINT, 0,
@@ -257,6 +263,8 @@ cugi_graph_class_init (CugiGraphClass *klass)
    *
    * The number of kernel launches in the graph: the valid indices of
    * cugi_graph_exec_set_kernel_args() are below it.
+   *
+   * Since: 0.1
    */
   properties[PROP_KERNEL_NODE_COUNT] =
     g_param_spec_uint ("kernel-node-count", NULL, NULL, 0, G_MAXUINT, 0,
@@ -307,6 +315,8 @@ read_nodes (CugiGraph *self,
  * cugi_graph_capture_end() returns. Until then, that work does not run.
  *
  * Returns: %TRUE when the capture began
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_graph_capture_begin (CugiStream      *stream,
@@ -368,6 +378,8 @@ cugi_graph_capture_begin (CugiStream      *stream,
  * A capture broken by an unsafe call (see #CugiCaptureMode) fails here.
  *
  * Returns: (transfer full): the graph, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiGraph *
 cugi_graph_capture_end (CugiStream *stream,
@@ -427,6 +439,8 @@ cugi_graph_capture_end (CugiStream *stream,
  * @self: a graph
  *
  * Returns: (transfer none): the context @self was captured in
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_graph_get_context (CugiGraph *self)
@@ -441,6 +455,8 @@ cugi_graph_get_context (CugiGraph *self)
  * @self: a graph
  *
  * Returns: the number of nodes of @self (#CugiGraph:node-count)
+ *
+ * Since: 0.1
  */
 guint
 cugi_graph_get_node_count (CugiGraph *self)
@@ -456,6 +472,8 @@ cugi_graph_get_node_count (CugiGraph *self)
  *
  * Returns: the number of kernel launches in @self
  *   (#CugiGraph:kernel-node-count)
+ *
+ * Since: 0.1
  */
 guint
 cugi_graph_get_kernel_node_count (CugiGraph *self)
@@ -475,6 +493,8 @@ cugi_graph_get_kernel_node_count (CugiGraph *self)
  * what it needs.
  *
  * Returns: (transfer full): the executable graph, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiGraphExec *
 cugi_graph_instantiate (CugiGraph *self,

@@ -23,6 +23,8 @@ G_BEGIN_DECLS
  *
  * How a stream capture guards against calls that would disturb it, the
  * driver's `CU_STREAM_CAPTURE_MODE_*` values.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -32,25 +34,25 @@ typedef enum
 } CugiCaptureMode;
 
 #define CUGI_TYPE_GRAPH (cugi_graph_get_type ())
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiGraph, cugi_graph, CUGI, GRAPH, GObject)
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean       cugi_graph_capture_begin         (CugiStream      *stream,
                                                  CugiCaptureMode  mode,
                                                  GError         **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiGraph     *cugi_graph_capture_end           (CugiStream      *stream,
                                                  GError         **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContext   *cugi_graph_get_context           (CugiGraph       *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint          cugi_graph_get_node_count        (CugiGraph       *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint          cugi_graph_get_kernel_node_count (CugiGraph       *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiGraphExec *cugi_graph_instantiate           (CugiGraph       *self,
                                                  GError         **error);
 

@@ -28,6 +28,8 @@
  * cugi_host_buffer_get_device_buffer() hold the release back until they are
  * done with it. A host buffer may have 0 bytes: nothing is allocated and its
  * data is %NULL.
+ *
+ * Since: 0.1
  */
 
 typedef enum
@@ -282,6 +284,8 @@ cugi_host_buffer_class_init (CugiHostBufferClass *klass)
    *
    * The context the memory was allocated or registered in, which the host
    * buffer keeps alive.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
@@ -291,6 +295,8 @@ cugi_host_buffer_class_init (CugiHostBufferClass *klass)
    * CugiHostBuffer:size:
    *
    * The size of the host buffer in bytes.
+   *
+   * Since: 0.1
    */
   properties[PROP_SIZE] =
     g_param_spec_uint64 ("size", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -300,6 +306,8 @@ cugi_host_buffer_class_init (CugiHostBufferClass *klass)
    * CugiHostBuffer:flags:
    *
    * How the memory was allocated or registered.
+   *
+   * Since: 0.1
    */
   properties[PROP_FLAGS] =
     g_param_spec_flags ("flags", NULL, NULL, CUGI_TYPE_HOST_BUFFER_FLAGS,
@@ -312,6 +320,8 @@ cugi_host_buffer_class_init (CugiHostBufferClass *klass)
    * For memory with %CUGI_HOST_BUFFER_FLAGS_MAPPED, the address at which
    * the device reaches it (`cuMemHostGetDevicePointer`); 0 for other memory,
    * for zero-size buffers and once the buffer is freed.
+   *
+   * Since: 0.1
    */
   properties[PROP_DEVICE_POINTER] =
     g_param_spec_uint64 ("device-pointer", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -322,6 +332,8 @@ cugi_host_buffer_class_init (CugiHostBufferClass *klass)
    *
    * Whether cugi_host_buffer_free() was called: the host buffer cannot be
    * used any more.
+   *
+   * Since: 0.1
    */
   properties[PROP_FREED] =
     g_param_spec_boolean ("freed", NULL, NULL, FALSE,
@@ -351,6 +363,8 @@ cugi_host_buffer_init (CugiHostBuffer *self)
  * #CugiHostMemoryPool for frequent allocations.
  *
  * Returns: (transfer full): the new host buffer, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiHostBuffer *
 cugi_host_buffer_new (CugiContext          *context,
@@ -398,6 +412,8 @@ cugi_host_buffer_new (CugiContext          *context,
  * must stay valid until then and is not freed by cugi.
  *
  * Returns: (transfer full): the host buffer, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiHostBuffer *
 cugi_host_buffer_new_registered (CugiContext          *context,
@@ -437,6 +453,8 @@ cugi_host_buffer_new_registered (CugiContext          *context,
  * @self: a #CugiHostBuffer
  *
  * Returns: the size of @self in bytes (#CugiHostBuffer:size)
+ *
+ * Since: 0.1
  */
 gsize
 cugi_host_buffer_get_size (CugiHostBuffer *self)
@@ -451,6 +469,8 @@ cugi_host_buffer_get_size (CugiHostBuffer *self)
  * @self: a #CugiHostBuffer
  *
  * Returns: how @self was allocated (#CugiHostBuffer:flags)
+ *
+ * Since: 0.1
  */
 CugiHostBufferFlags
 cugi_host_buffer_get_flags (CugiHostBuffer *self)
@@ -466,6 +486,8 @@ cugi_host_buffer_get_flags (CugiHostBuffer *self)
  *
  * Returns: the device address of mapped memory
  *   (#CugiHostBuffer:device-pointer), or 0
+ *
+ * Since: 0.1
  */
 guint64
 cugi_host_buffer_get_device_pointer (CugiHostBuffer *self)
@@ -481,6 +503,8 @@ cugi_host_buffer_get_device_pointer (CugiHostBuffer *self)
  *
  * Returns: whether cugi_host_buffer_free() was called on @self
  *   (#CugiHostBuffer:freed)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_host_buffer_is_freed (CugiHostBuffer *self)
@@ -505,6 +529,8 @@ cugi_host_buffer_is_freed (CugiHostBuffer *self)
  *
  * Returns: (array length=size) (transfer none) (nullable): the memory; %NULL
  *   for a zero-size buffer, and with @error set once @self was freed
+ *
+ * Since: 0.1
  */
 guint8 *
 cugi_host_buffer_get_data (CugiHostBuffer  *self,
@@ -534,6 +560,8 @@ cugi_host_buffer_get_data (CugiHostBuffer  *self,
  * cugi_host_buffer_get_data().
  *
  * Returns: the address, or 0 with @error set when @self cannot be used
+ *
+ * Since: 0.1
  */
 guint64
 cugi_host_buffer_get_host_address (CugiHostBuffer  *self,
@@ -562,6 +590,8 @@ cugi_host_buffer_get_host_address (CugiHostBuffer  *self,
  * turns between two host buffers, or copy the bytes.
  *
  * Returns: (transfer full): the bytes, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_host_buffer_get_bytes (CugiHostBuffer  *self,
@@ -588,6 +618,8 @@ cugi_host_buffer_get_bytes (CugiHostBuffer  *self,
  * to cugi_host_buffer_get_data() in place.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_host_buffer_write (CugiHostBuffer  *self,
@@ -619,6 +651,8 @@ cugi_host_buffer_write (CugiHostBuffer  *self,
  * no mapping (%CUGI_ERROR_INVALID_ARGUMENT).
  *
  * Returns: (transfer full): the device buffer, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_host_buffer_get_device_buffer (CugiHostBuffer  *self,
@@ -651,6 +685,8 @@ cugi_host_buffer_get_device_buffer (CugiHostBuffer  *self,
  * included.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_host_buffer_free (CugiHostBuffer  *self,

@@ -25,6 +25,8 @@ G_BEGIN_DECLS
  *   cugi_host_buffer_new_registered()
  *
  * How a #CugiHostBuffer's memory is allocated or registered.
+ *
+ * Since: 0.1
  */
 typedef enum /*< flags >*/ {
   CUGI_HOST_BUFFER_FLAGS_NONE = 0,
@@ -34,50 +36,50 @@ typedef enum /*< flags >*/ {
 } CugiHostBufferFlags;
 
 #define CUGI_TYPE_HOST_BUFFER (cugi_host_buffer_get_type ())
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiHostBuffer, cugi_host_buffer, CUGI, HOST_BUFFER, GObject)
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiHostBuffer     *cugi_host_buffer_new               (CugiContext         *context,
                                                         gsize                size,
                                                         CugiHostBufferFlags  flags,
                                                         GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiHostBuffer     *cugi_host_buffer_new_registered    (CugiContext         *context,
                                                         gpointer             data,
                                                         gsize                size,
                                                         CugiHostBufferFlags  flags,
                                                         GError             **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gsize               cugi_host_buffer_get_size          (CugiHostBuffer      *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiHostBufferFlags cugi_host_buffer_get_flags         (CugiHostBuffer      *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint64             cugi_host_buffer_get_device_pointer (CugiHostBuffer     *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean            cugi_host_buffer_is_freed          (CugiHostBuffer      *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint8             *cugi_host_buffer_get_data          (CugiHostBuffer      *self,
                                                         gsize               *size,
                                                         GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint64             cugi_host_buffer_get_host_address (CugiHostBuffer  *self,
                                                        GError         **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GBytes             *cugi_host_buffer_get_bytes         (CugiHostBuffer      *self,
                                                         GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean            cugi_host_buffer_write             (CugiHostBuffer      *self,
                                                         gsize                offset,
                                                         const guint8        *data,
                                                         gsize                len,
                                                         GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer         *cugi_host_buffer_get_device_buffer (CugiHostBuffer      *self,
                                                         GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean            cugi_host_buffer_free              (CugiHostBuffer      *self,
                                                         GError             **error);
 

@@ -17,6 +17,8 @@
  * or freed (and copies, #GBytes and device buffers using it are done), its
  * memory goes back to the pool. Bins, counts, the retry when memory runs out
  * and the lifetimes are those of #CugiMemoryPool.
+ *
+ * Since: 0.1
  */
 
 struct _CugiHostMemoryPool
@@ -137,6 +139,8 @@ cugi_host_memory_pool_class_init (CugiHostMemoryPoolClass *klass)
    * CugiHostMemoryPool:context:
    *
    * The context the pool allocates in, which it keeps alive.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
@@ -146,6 +150,8 @@ cugi_host_memory_pool_class_init (CugiHostMemoryPoolClass *klass)
    * CugiHostMemoryPool:flags:
    *
    * How the pool allocates its memory, for every host buffer it hands out.
+   *
+   * Since: 0.1
    */
   properties[PROP_FLAGS] =
     g_param_spec_flags ("flags", NULL, NULL, CUGI_TYPE_HOST_BUFFER_FLAGS,
@@ -157,12 +163,16 @@ cugi_host_memory_pool_class_init (CugiHostMemoryPoolClass *klass)
    *
    * The number of blocks the pool holds for reuse: allocated, used by no
    * host buffer.
+   *
+   * Since: 0.1
    */
 
   /**
    * CugiHostMemoryPool:active-blocks:
    *
    * The number of blocks that host buffers from the pool use now.
+   *
+   * Since: 0.1
    */
   cugi_pool_core_make_count_properties (&properties[PROP_HELD_BLOCKS]);
 
@@ -184,6 +194,8 @@ cugi_host_memory_pool_init (CugiHostMemoryPool *self)
  * Makes an empty pool of pinned host memory.
  *
  * Returns: (transfer full): the new pool, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiHostMemoryPool *
 cugi_host_memory_pool_new (CugiContext          *context,
@@ -219,6 +231,8 @@ cugi_host_memory_pool_new (CugiContext          *context,
  * the blocks it holds and tries again.
  *
  * Returns: (transfer full): the host buffer, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiHostBuffer *
 cugi_host_memory_pool_allocate (CugiHostMemoryPool  *self,
@@ -255,6 +269,8 @@ cugi_host_memory_pool_allocate (CugiHostMemoryPool  *self,
  * @self: a #CugiHostMemoryPool
  *
  * Returns: how the pool allocates (#CugiHostMemoryPool:flags)
+ *
+ * Since: 0.1
  */
 CugiHostBufferFlags
 cugi_host_memory_pool_get_flags (CugiHostMemoryPool *self)
@@ -270,6 +286,8 @@ cugi_host_memory_pool_get_flags (CugiHostMemoryPool *self)
  *
  * Returns: the number of blocks held for reuse
  *   (#CugiHostMemoryPool:held-blocks)
+ *
+ * Since: 0.1
  */
 guint
 cugi_host_memory_pool_get_held_blocks (CugiHostMemoryPool *self)
@@ -285,6 +303,8 @@ cugi_host_memory_pool_get_held_blocks (CugiHostMemoryPool *self)
  *
  * Returns: the number of blocks host buffers use
  *   (#CugiHostMemoryPool:active-blocks)
+ *
+ * Since: 0.1
  */
 guint
 cugi_host_memory_pool_get_active_blocks (CugiHostMemoryPool *self)
@@ -304,6 +324,8 @@ cugi_host_memory_pool_get_active_blocks (CugiHostMemoryPool *self)
  *
  * Returns: %TRUE on success; on failure the blocks are freed as far as
  *   possible and the first error is reported
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_host_memory_pool_free_held (CugiHostMemoryPool  *self,
@@ -324,6 +346,8 @@ cugi_host_memory_pool_free_held (CugiHostMemoryPool  *self,
  * buffers instead of holding it.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_host_memory_pool_stop_holding (CugiHostMemoryPool  *self,

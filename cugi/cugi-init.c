@@ -62,6 +62,8 @@ cugi_ensure_nvrtc (GError **error)
  * is too old, or sees no device, and what to do about it.
  *
  * Returns: %TRUE if the CUDA driver is ready
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_init (GError **error)
@@ -76,6 +78,8 @@ cugi_init (GError **error)
  * call cugi_init() to learn why not.
  *
  * Returns: %TRUE if cugi can use a GPU
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_is_available (void)
@@ -91,6 +95,8 @@ cugi_is_available (void)
  * (13000 for CUDA 13.0), like `cuDriverGetVersion()`.
  *
  * Returns: the driver's CUDA version, or 0 with @error set
+ *
+ * Since: 0.1
  */
 gint
 cugi_get_driver_version (GError **error)
@@ -109,6 +115,8 @@ cugi_get_driver_version (GError **error)
  * machine without a GPU.
  *
  * Returns: NVRTC's version, or 0 with @error set
+ *
+ * Since: 0.1
  */
 gint
 cugi_get_nvrtc_version (GError **error)
@@ -122,6 +130,8 @@ cugi_get_nvrtc_version (GError **error)
  * cugi_get_version:
  *
  * Returns: cugi's own version, e.g. "0.1.0"
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_get_version (void)

@@ -10,15 +10,15 @@
 
 G_BEGIN_DECLS
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean cugi_init                 (GError **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean cugi_is_available         (void);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint     cugi_get_driver_version   (GError **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint     cugi_get_nvrtc_version    (GError **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 const gchar *cugi_get_version      (void);
 CUGI_AVAILABLE_IN_0_1
 guint    cugi_get_major_version    (void);

@@ -27,6 +27,8 @@
  * cugi_kernel_args_clear() and the adders in between; launches already made
  * are not affected. It is not meant to be changed from several threads at
  * once.
+ *
+ * Since: 0.1
  */
 
 G_DEFINE_BOXED_TYPE (CugiKernelArgs, cugi_kernel_args,
@@ -36,6 +38,8 @@ G_DEFINE_BOXED_TYPE (CugiKernelArgs, cugi_kernel_args,
  * cugi_kernel_args_new:
  *
  * Returns: (transfer full): an empty argument list
+ *
+ * Since: 0.1
  */
 CugiKernelArgs *
 cugi_kernel_args_new (void)
@@ -55,6 +59,8 @@ cugi_kernel_args_new (void)
  * @self: an argument list
  *
  * Returns: (transfer full): @self, with one more reference
+ *
+ * Since: 0.1
  */
 CugiKernelArgs *
 cugi_kernel_args_ref (CugiKernelArgs *self)
@@ -116,6 +122,8 @@ release_objects (CugiKernelArgs *self)
  *
  * Drops a reference; the last one frees @self and drops its references to
  * buffers.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_unref (CugiKernelArgs *self)
@@ -139,6 +147,8 @@ cugi_kernel_args_unref (CugiKernelArgs *self)
  * @self: an argument list
  *
  * Removes every argument, so that @self can be filled again.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_clear (CugiKernelArgs *self)
@@ -211,6 +221,8 @@ commit (CugiKernelArgs *self,
  * Adds the device address of @buffer, for a pointer parameter. @self keeps
  * a reference to @buffer; a buffer freed with cugi_buffer_free() before the
  * launch makes the launch fail.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_buffer (CugiKernelArgs *self,
@@ -235,6 +247,8 @@ cugi_kernel_args_add_buffer (CugiKernelArgs *self,
  *
  * Adds a 32-bit signed integer, for an `int` parameter (or an `unsigned
  * int` one, which takes the same bits).
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_int32 (CugiKernelArgs *self,
@@ -255,6 +269,8 @@ cugi_kernel_args_add_int32 (CugiKernelArgs *self,
  * @value: the value
  *
  * Adds a 32-bit unsigned integer, for an `unsigned int` parameter.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_uint32 (CugiKernelArgs *self,
@@ -276,6 +292,8 @@ cugi_kernel_args_add_uint32 (CugiKernelArgs *self,
  *
  * Adds a 64-bit signed integer, for a `long`, `long long` or `ptrdiff_t`
  * parameter.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_int64 (CugiKernelArgs *self,
@@ -297,6 +315,8 @@ cugi_kernel_args_add_int64 (CugiKernelArgs *self,
  *
  * Adds a 64-bit unsigned integer, for an `unsigned long` or `size_t`
  * parameter.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_uint64 (CugiKernelArgs *self,
@@ -317,6 +337,8 @@ cugi_kernel_args_add_uint64 (CugiKernelArgs *self,
  * @value: the value
  *
  * Adds a single-precision float, for a `float` parameter.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_float (CugiKernelArgs *self,
@@ -337,6 +359,8 @@ cugi_kernel_args_add_float (CugiKernelArgs *self,
  * @value: the value
  *
  * Adds a double-precision float, for a `double` parameter.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_double (CugiKernelArgs *self,
@@ -361,6 +385,8 @@ cugi_kernel_args_add_double (CugiKernelArgs *self,
  * Only its size is checked. A value larger than all the parameters a kernel
  * can have (32764 bytes) makes the launch fail with
  * %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_bytes (CugiKernelArgs *self,
@@ -384,6 +410,8 @@ cugi_kernel_args_add_bytes (CugiKernelArgs *self,
  * Adds a raw device address, for a pointer parameter: memory that another
  * library allocated (PyTorch, CuPy, the CUDA runtime). Unlike a buffer,
  * nothing keeps that memory alive: its owner must.
+ *
+ * Since: 0.1
  */
 void
 cugi_kernel_args_add_pointer (CugiKernelArgs *self,
@@ -406,6 +434,8 @@ cugi_kernel_args_add_pointer (CugiKernelArgs *self,
  * which later changes to either leave the other alone.
  *
  * Returns: (transfer full): the copy
+ *
+ * Since: 0.1
  */
 CugiKernelArgs *
 cugi_kernel_args_copy (CugiKernelArgs *self)
@@ -438,6 +468,8 @@ cugi_kernel_args_copy (CugiKernelArgs *self)
  * @self: an argument list
  *
  * Returns: the number of arguments
+ *
+ * Since: 0.1
  */
 guint
 cugi_kernel_args_get_n_args (CugiKernelArgs *self)
@@ -453,6 +485,8 @@ cugi_kernel_args_get_n_args (CugiKernelArgs *self)
  * @index: an argument's position, from 0
  *
  * Returns: the type of the argument, or %CUGI_ARG_END past the last one
+ *
+ * Since: 0.1
  */
 CugiArgType
 cugi_kernel_args_get_arg_type (CugiKernelArgs *self,
@@ -470,6 +504,8 @@ cugi_kernel_args_get_arg_type (CugiKernelArgs *self,
  *
  * Returns: the size in bytes the argument takes in the kernel's parameters,
  *   or 0 past the last one
+ *
+ * Since: 0.1
  */
 gsize
 cugi_kernel_args_get_arg_size (CugiKernelArgs *self,

@@ -28,6 +28,8 @@ G_BEGIN_DECLS
  *
  * The type of one kernel argument: what a #CugiKernelArgs records for each
  * argument, and the tags of cugi_kernel_launch_with().
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -45,54 +47,54 @@ typedef enum
 
 #define CUGI_TYPE_KERNEL_ARGS (cugi_kernel_args_get_type ())
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GType           cugi_kernel_args_get_type    (void) G_GNUC_CONST;
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiKernelArgs *cugi_kernel_args_new         (void);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiKernelArgs *cugi_kernel_args_ref         (CugiKernelArgs *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_unref       (CugiKernelArgs *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiKernelArgs *cugi_kernel_args_copy        (CugiKernelArgs *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_clear       (CugiKernelArgs *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_buffer  (CugiKernelArgs *self,
                                               CugiBuffer     *buffer);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_int32   (CugiKernelArgs *self,
                                               gint32          value);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_uint32  (CugiKernelArgs *self,
                                               guint32         value);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_int64   (CugiKernelArgs *self,
                                               gint64          value);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_uint64  (CugiKernelArgs *self,
                                               guint64         value);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_float   (CugiKernelArgs *self,
                                               gfloat          value);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_double  (CugiKernelArgs *self,
                                               gdouble         value);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_bytes   (CugiKernelArgs *self,
                                               GBytes         *bytes);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_pointer (CugiKernelArgs *self,
                                               guint64         device_pointer);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint           cugi_kernel_args_get_n_args  (CugiKernelArgs *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiArgType     cugi_kernel_args_get_arg_type (CugiKernelArgs *self,
                                                guint           index);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gsize           cugi_kernel_args_get_arg_size (CugiKernelArgs *self,
                                                guint           index);
 

@@ -35,6 +35,8 @@
  * on, call cugi_context_reset() on the context, then create again the
  * modules, kernels and buffers the context held (the old ones refuse to
  * work); the rest of the process is unaffected.
+ *
+ * Since: 0.1
  */
 
 struct _CugiKernel
@@ -195,6 +197,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    * CugiKernel:module:
    *
    * The module the kernel belongs to; the kernel keeps it loaded.
+   *
+   * Since: 0.1
    */
   properties[PROP_MODULE] =
     g_param_spec_object ("module", NULL, NULL, CUGI_TYPE_MODULE,
@@ -205,6 +209,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    *
    * The name the kernel was asked for by: an `extern "C"` name, or a C++
    * name expression such as `scale<float>`.
+   *
+   * Since: 0.1
    */
   properties[PROP_NAME] =
     g_param_spec_string ("name", NULL, NULL, NULL,
@@ -216,6 +222,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    * The kernel's symbol in its module: the same as #CugiKernel:name for an
    * `extern "C"` kernel, the Itanium-mangled name (`_Z5scaleIfEvPT_S0_i`)
    * for a C++ one.
+   *
+   * Since: 0.1
    */
   properties[PROP_MANGLED_NAME] =
     g_param_spec_string ("mangled-name", NULL, NULL, NULL,
@@ -226,6 +234,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    *
    * How many parameters the kernel takes, or -1 when neither the driver nor
    * the kernel's name tells.
+   *
+   * Since: 0.1
    */
   properties[PROP_NUM_PARAMS] =
     g_param_spec_int ("num-params", NULL, NULL, -1, G_MAXINT, -1,
@@ -235,6 +245,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    * CugiKernel:num-regs:
    *
    * The registers each thread uses (%CUGI_FUNCTION_ATTRIBUTE_NUM_REGS).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_NUM_REGS, "num-regs", 0);
 
@@ -243,6 +255,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    *
    * The static shared memory of a block, in bytes
    * (%CUGI_FUNCTION_ATTRIBUTE_SHARED_SIZE_BYTES).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_SHARED_SIZE_BYTES, "shared-size-bytes", 0);
 
@@ -251,6 +265,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    *
    * The local memory of a thread, in bytes: register spills and arrays
    * indexed at run time (%CUGI_FUNCTION_ATTRIBUTE_LOCAL_SIZE_BYTES).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_LOCAL_SIZE_BYTES, "local-size-bytes", 0);
 
@@ -259,6 +275,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    *
    * The constant memory the kernel uses, in bytes
    * (%CUGI_FUNCTION_ATTRIBUTE_CONST_SIZE_BYTES).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_CONST_SIZE_BYTES, "const-size-bytes", 0);
 
@@ -268,6 +286,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    * The most threads a block may have: the device's limit, lowered by the
    * kernel's register use and launch bounds
    * (%CUGI_FUNCTION_ATTRIBUTE_MAX_THREADS_PER_BLOCK).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_MAX_THREADS_PER_BLOCK, "max-threads-per-block", 0);
 
@@ -276,6 +296,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    *
    * The PTX virtual architecture the kernel was compiled for, as
    * major × 10 + minor (%CUGI_FUNCTION_ATTRIBUTE_PTX_VERSION).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_PTX_VERSION, "ptx-version", 0);
 
@@ -284,6 +306,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    *
    * The architecture of the kernel's binary, as major × 10 + minor
    * (%CUGI_FUNCTION_ATTRIBUTE_BINARY_VERSION).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_BINARY_VERSION, "binary-version", 0);
 
@@ -294,6 +318,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    * (%CUGI_FUNCTION_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): 48 KiB less
    * the static shared memory, unless raised with cugi_kernel_set_attribute()
    * (up to the device's opt-in limit).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_MAX_DYNAMIC_SHARED_SIZE_BYTES, "max-dynamic-shared-size-bytes", 0);
 
@@ -303,6 +329,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
    * The share of the combined L1/shared memory to use as shared memory, in
    * percent, or -1 for the driver's choice
    * (%CUGI_FUNCTION_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT).
+   *
+   * Since: 0.1
    */
   install_attribute_property (PROP_PREFERRED_SHARED_MEMORY_CARVEOUT, "preferred-shared-memory-carveout", -1);
 
@@ -518,6 +546,8 @@ enter (CugiKernel       *self,
  *
  * Returns: (transfer full): the kernel, or %NULL with @error set
  *   (%CUGI_ERROR_COMPILE with NVRTC's log when the source does not compile)
+ *
+ * Since: 0.1
  */
 CugiKernel *
 cugi_kernel_new_from_source (CugiContext         *context,
@@ -556,6 +586,8 @@ cugi_kernel_new_from_source (CugiContext         *context,
  * @self: a kernel
  *
  * Returns: (transfer none): the module of @self
+ *
+ * Since: 0.1
  */
 CugiModule *
 cugi_kernel_get_module (CugiKernel *self)
@@ -570,6 +602,8 @@ cugi_kernel_get_module (CugiKernel *self)
  * @self: a kernel
  *
  * Returns: the name @self was asked for by (#CugiKernel:name)
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_kernel_get_name (CugiKernel *self)
@@ -584,6 +618,8 @@ cugi_kernel_get_name (CugiKernel *self)
  * @self: a kernel
  *
  * Returns: the symbol of @self in its module (#CugiKernel:mangled-name)
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_kernel_get_mangled_name (CugiKernel *self)
@@ -599,6 +635,8 @@ cugi_kernel_get_mangled_name (CugiKernel *self)
  *
  * Returns: the number of parameters of @self, or -1 when unknown
  *   (#CugiKernel:num-params)
+ *
+ * Since: 0.1
  */
 gint
 cugi_kernel_get_num_params (CugiKernel *self)
@@ -632,6 +670,8 @@ check_attribute (CugiFunctionAttribute attribute,
  *   "no preference" of
  *   %CUGI_FUNCTION_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: @error tells
  *   them apart)
+ *
+ * Since: 0.1
  */
 gint
 cugi_kernel_get_attribute (CugiKernel           *self,
@@ -678,6 +718,8 @@ update_attribute (CugiKernel           *self,
  * attribute or an out-of-range value is an error from the driver.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_set_attribute (CugiKernel           *self,
@@ -712,6 +754,8 @@ cugi_kernel_set_attribute (CugiKernel           *self,
  * (cugi_context_set_cache_config()). Devices with a fixed split ignore it.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_set_cache_config (CugiKernel     *self,
@@ -975,6 +1019,8 @@ track_launch (CugiKernel     *self,
  * synchronization, as %CUGI_ERROR_LAUNCH_FAILED.
  *
  * Returns: %TRUE when the launch was enqueued
+ *
+ * Since: 0.1
  */
 CUGI_LAUNCH_PATH gboolean
 cugi_kernel_launch (CugiKernel       *self,
@@ -1024,6 +1070,8 @@ cugi_kernel_launch (CugiKernel       *self,
  * cugi_kernel_args_add_double()...) and use cugi_kernel_launch().
  *
  * Returns: %TRUE when the launch was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_launch_values (CugiKernel       *self,
@@ -1091,6 +1139,8 @@ append_real (CugiKernel     *self,
  *
  * Returns: %TRUE, or %FALSE with %CUGI_ERROR_INVALID_ARGUMENT when @value
  *   does not fit the parameter (@args is then unchanged)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_append_int (CugiKernel     *self,
@@ -1116,6 +1166,8 @@ cugi_kernel_append_int (CugiKernel     *self,
  *
  * Returns: %TRUE, or %FALSE with %CUGI_ERROR_INVALID_ARGUMENT when @value
  *   does not fit the parameter (@args is then unchanged)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_append_uint (CugiKernel     *self,
@@ -1143,6 +1195,8 @@ cugi_kernel_append_uint (CugiKernel     *self,
  *
  * Returns: %TRUE, or %FALSE when @self cannot be launched or @value is
  *   refused
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_append_float (CugiKernel     *self,
@@ -1164,6 +1218,8 @@ cugi_kernel_append_float (CugiKernel     *self,
  * the parameter, so that no digit is lost.
  *
  * Returns: %TRUE unless @self cannot be launched
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_append_double (CugiKernel     *self,
@@ -1184,6 +1240,8 @@ cugi_kernel_append_double (CugiKernel     *self,
  * The `va_list` form of cugi_kernel_launch_with().
  *
  * Returns: %TRUE when the launch was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_launch_with_valist (CugiKernel       *self,
@@ -1288,6 +1346,8 @@ cugi_kernel_launch_with_valist (CugiKernel       *self,
  * #guint64 device address.
  *
  * Returns: %TRUE when the launch was enqueued
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_kernel_launch_with (CugiKernel       *self,
@@ -1319,6 +1379,8 @@ cugi_kernel_launch_with (CugiKernel       *self,
  *
  * Returns: the number of blocks (0 when a block does not fit at all), or -1
  *   with @error set
+ *
+ * Since: 0.1
  */
 gint
 cugi_kernel_get_max_active_blocks_per_multiprocessor (CugiKernel *self,
@@ -1360,6 +1422,8 @@ cugi_kernel_get_max_active_blocks_per_multiprocessor (CugiKernel *self,
  *
  * Returns: the block size that gives the highest occupancy; -1, and -1 in
  *   @min_grid_size, with @error set
+ *
+ * Since: 0.1
  */
 gint
 cugi_kernel_suggest_block_size (CugiKernel *self,

@@ -50,6 +50,8 @@ G_BEGIN_DECLS
  * Attributes of a kernel, read with cugi_kernel_get_attribute() and, where
  * settable, changed with cugi_kernel_set_attribute(): the driver's
  * `CU_FUNC_ATTRIBUTE_*` values, with the same numbers.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -72,87 +74,87 @@ typedef enum
 } CugiFunctionAttribute;
 
 #define CUGI_TYPE_KERNEL (cugi_kernel_get_type ())
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiKernel, cugi_kernel, CUGI, KERNEL, GObject)
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiKernel  *cugi_kernel_new_from_source    (CugiContext         *context,
                                              const gchar         *source,
                                              const gchar         *name,
                                              const gchar * const *options,
                                              GError             **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiModule  *cugi_kernel_get_module         (CugiKernel          *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 const gchar *cugi_kernel_get_name           (CugiKernel          *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 const gchar *cugi_kernel_get_mangled_name   (CugiKernel          *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint         cugi_kernel_get_num_params     (CugiKernel          *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint         cugi_kernel_get_attribute      (CugiKernel           *self,
                                              CugiFunctionAttribute attribute,
                                              GError              **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_set_attribute      (CugiKernel           *self,
                                              CugiFunctionAttribute attribute,
                                              gint                  value,
                                              GError              **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_set_cache_config   (CugiKernel          *self,
                                              CugiCacheConfig      config,
                                              GError             **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_launch             (CugiKernel          *self,
                                              CugiLaunchConfig    *config,
                                              CugiKernelArgs      *args,
                                              GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_launch_values      (CugiKernel          *self,
                                              CugiLaunchConfig    *config,
                                              const GValue        *args,
                                              guint                n_args,
                                              GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_append_int         (CugiKernel          *self,
                                              CugiKernelArgs      *args,
                                              gint64               value,
                                              GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_append_uint        (CugiKernel          *self,
                                              CugiKernelArgs      *args,
                                              guint64              value,
                                              GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_append_float       (CugiKernel          *self,
                                              CugiKernelArgs      *args,
                                              gfloat               value,
                                              GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_append_double      (CugiKernel          *self,
                                              CugiKernelArgs      *args,
                                              gdouble              value,
                                              GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_launch_with        (CugiKernel          *self,
                                              CugiLaunchConfig    *config,
                                              GError             **error,
                                              ...);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_kernel_launch_with_valist (CugiKernel          *self,
                                              CugiLaunchConfig    *config,
                                              GError             **error,
                                              va_list              args);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint         cugi_kernel_get_max_active_blocks_per_multiprocessor (CugiKernel *self,
                                                                     guint       block_size,
                                                                     gsize       dynamic_shared_memory,
                                                                     GError    **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint         cugi_kernel_suggest_block_size (CugiKernel          *self,
                                              gsize                dynamic_shared_memory,
                                              gint                *min_grid_size,

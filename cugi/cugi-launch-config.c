@@ -19,6 +19,8 @@
  *
  * It is reference counted and may be kept and reused for any number of
  * launches.
+ *
+ * Since: 0.1
  */
 
 G_DEFINE_BOXED_TYPE (CugiLaunchConfig, cugi_launch_config,
@@ -34,6 +36,8 @@ G_DEFINE_BOXED_TYPE (CugiLaunchConfig, cugi_launch_config,
  * change the rest.
  *
  * Returns: (transfer full): a new launch configuration
+ *
+ * Since: 0.1
  */
 CugiLaunchConfig *
 cugi_launch_config_new (guint grid_x,
@@ -136,6 +140,8 @@ cugi_launch_config_new_for_size_2d (guint    width,
  * @self: a launch configuration
  *
  * Returns: (transfer full): @self, with one more reference
+ *
+ * Since: 0.1
  */
 CugiLaunchConfig *
 cugi_launch_config_ref (CugiLaunchConfig *self)
@@ -151,6 +157,8 @@ cugi_launch_config_ref (CugiLaunchConfig *self)
  * @self: (transfer full): a launch configuration
  *
  * Drops a reference; the last one frees @self.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_unref (CugiLaunchConfig *self)
@@ -171,6 +179,8 @@ cugi_launch_config_unref (CugiLaunchConfig *self)
  * either leave the other alone.
  *
  * Returns: (transfer full): the copy
+ *
+ * Since: 0.1
  */
 CugiLaunchConfig *
 cugi_launch_config_copy (CugiLaunchConfig *self)
@@ -221,6 +231,8 @@ get_dims (const guint dims[3],
  * Sets the grid of blocks. Each dimension must be at least 1 and within the
  * device's limits (#CUGI_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X and its kin); the
  * launch checks it.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_set_grid (CugiLaunchConfig *self,
@@ -241,6 +253,8 @@ cugi_launch_config_set_grid (CugiLaunchConfig *self,
  * @z: (out) (optional): blocks along z
  *
  * Gets the grid of blocks.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_get_grid (CugiLaunchConfig *self,
@@ -263,6 +277,8 @@ cugi_launch_config_get_grid (CugiLaunchConfig *self,
  * Sets the threads of each block. Each dimension must be at least 1, within
  * the device's limits, and the product no more than the kernel's
  * #CugiKernel:max-threads-per-block; the launch checks it.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_set_block (CugiLaunchConfig *self,
@@ -283,6 +299,8 @@ cugi_launch_config_set_block (CugiLaunchConfig *self,
  * @z: (out) (optional): threads along z
  *
  * Gets the threads of each block.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_get_block (CugiLaunchConfig *self,
@@ -304,6 +322,8 @@ cugi_launch_config_get_block (CugiLaunchConfig *self,
  * kernel's #CugiKernel:max-dynamic-shared-size-bytes (48 KiB less its static
  * shared memory, unless raised with cugi_kernel_set_attribute()) the launch
  * fails.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_set_shared_memory (CugiLaunchConfig *self,
@@ -319,6 +339,8 @@ cugi_launch_config_set_shared_memory (CugiLaunchConfig *self,
  * @self: a launch configuration
  *
  * Returns: the dynamic shared memory of each block, in bytes
+ *
+ * Since: 0.1
  */
 guint
 cugi_launch_config_get_shared_memory (CugiLaunchConfig *self)
@@ -335,6 +357,8 @@ cugi_launch_config_get_shared_memory (CugiLaunchConfig *self)
  *   context's default stream
  *
  * Sets the stream the launch is enqueued on.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_set_stream (CugiLaunchConfig *self,
@@ -352,6 +376,8 @@ cugi_launch_config_set_stream (CugiLaunchConfig *self,
  *
  * Returns: (transfer none) (nullable): the stream, or %NULL for the default
  *   stream
+ *
+ * Since: 0.1
  */
 CugiStream *
 cugi_launch_config_get_stream (CugiLaunchConfig *self)
@@ -370,6 +396,8 @@ cugi_launch_config_get_stream (CugiLaunchConfig *self)
  * can synchronize through cooperative groups (`grid.sync()`). The grid must
  * then fit on the device at once: see
  * cugi_kernel_get_max_active_blocks_per_multiprocessor().
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_set_cooperative (CugiLaunchConfig *self,
@@ -385,6 +413,8 @@ cugi_launch_config_set_cooperative (CugiLaunchConfig *self,
  * @self: a launch configuration
  *
  * Returns: whether the launch is cooperative
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_launch_config_get_cooperative (CugiLaunchConfig *self)
@@ -406,6 +436,8 @@ cugi_launch_config_get_cooperative (CugiLaunchConfig *self)
  * compute capability 9.0 or later (%CUGI_ERROR_NOT_SUPPORTED otherwise) and a
  * grid that is a whole number of clusters. 0, 0, 0 (the default) launches
  * without clusters.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_set_cluster (CugiLaunchConfig *self,
@@ -426,6 +458,8 @@ cugi_launch_config_set_cluster (CugiLaunchConfig *self,
  * @z: (out) (optional): blocks of a cluster along z
  *
  * Gets the cluster dimensions; all 0 when the launch uses no clusters.
+ *
+ * Since: 0.1
  */
 void
 cugi_launch_config_get_cluster (CugiLaunchConfig *self,

@@ -28,6 +28,8 @@
  *
  * The properties change, and notify, in whichever thread allocates or
  * releases a buffer.
+ *
+ * Since: 0.1
  */
 
 struct _CugiMemoryPool
@@ -133,6 +135,8 @@ cugi_memory_pool_class_init (CugiMemoryPoolClass *klass)
    * CugiMemoryPool:context:
    *
    * The context the pool allocates in, which it keeps alive.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
@@ -143,12 +147,16 @@ cugi_memory_pool_class_init (CugiMemoryPoolClass *klass)
    *
    * The number of blocks the pool holds for reuse: allocated from the
    * driver, used by no buffer.
+   *
+   * Since: 0.1
    */
 
   /**
    * CugiMemoryPool:active-blocks:
    *
    * The number of blocks that buffers from the pool use now.
+   *
+   * Since: 0.1
    */
   cugi_pool_core_make_count_properties (&properties[PROP_HELD_BLOCKS]);
 
@@ -169,6 +177,8 @@ cugi_memory_pool_init (CugiMemoryPool *self)
  * Makes an empty pool of device memory.
  *
  * Returns: (transfer full): the new pool, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiMemoryPool *
 cugi_memory_pool_new (CugiContext  *context,
@@ -202,6 +212,8 @@ cugi_memory_pool_new (CugiContext  *context,
  * %CUGI_ERROR_OUT_OF_MEMORY.
  *
  * Returns: (transfer full): the buffer, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_memory_pool_allocate (CugiMemoryPool  *self,
@@ -233,6 +245,8 @@ cugi_memory_pool_allocate (CugiMemoryPool  *self,
  * @self: a #CugiMemoryPool
  *
  * Returns: the number of blocks held for reuse (#CugiMemoryPool:held-blocks)
+ *
+ * Since: 0.1
  */
 guint
 cugi_memory_pool_get_held_blocks (CugiMemoryPool *self)
@@ -247,6 +261,8 @@ cugi_memory_pool_get_held_blocks (CugiMemoryPool *self)
  * @self: a #CugiMemoryPool
  *
  * Returns: the number of blocks buffers use (#CugiMemoryPool:active-blocks)
+ *
+ * Since: 0.1
  */
 guint
 cugi_memory_pool_get_active_blocks (CugiMemoryPool *self)
@@ -266,6 +282,8 @@ cugi_memory_pool_get_active_blocks (CugiMemoryPool *self)
  *
  * Returns: %TRUE on success; on failure the blocks are freed as far as
  *   possible and the first error is reported
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_memory_pool_free_held (CugiMemoryPool  *self,
@@ -287,6 +305,8 @@ cugi_memory_pool_free_held (CugiMemoryPool  *self,
  * it. For winding down: the pool still serves allocations.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_memory_pool_stop_holding (CugiMemoryPool  *self,

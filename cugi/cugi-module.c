@@ -21,6 +21,8 @@
  *
  * The module keeps its context alive, and kernels and globals keep the
  * module alive; it is unloaded when the last of them goes.
+ *
+ * Since: 0.1
  */
 
 struct _CugiModule
@@ -370,6 +372,8 @@ cugi_module_class_init (CugiModuleClass *klass)
    *
    * The context the module is loaded into; %NULL only for a module made
    * with g_object_new(), which holds no code.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
@@ -399,6 +403,8 @@ cugi_module_init (CugiModule *self)
  * driver's own error), whose message holds the JIT compiler's log.
  *
  * Returns: (transfer full): the module, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiModule *
 cugi_module_new_from_data (CugiContext *context,
@@ -422,6 +428,8 @@ cugi_module_new_from_data (CugiContext *context,
  * cannot be read fails with a #GFileError.
  *
  * Returns: (transfer full): the module, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiModule *
 cugi_module_new_from_file (CugiContext *context,
@@ -454,6 +462,8 @@ cugi_module_new_from_file (CugiContext *context,
  * An uncompiled program fails with %CUGI_ERROR_INVALID_STATE.
  *
  * Returns: (transfer full): the module, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiModule *
 cugi_module_new_from_program (CugiContext *context,
@@ -489,6 +499,8 @@ cugi_module_new_from_program (CugiContext *context,
  * @self: a #CugiModule
  *
  * Returns: (transfer none) (nullable): the value of #CugiModule:context
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_module_get_context (CugiModule *self)
@@ -508,6 +520,8 @@ cugi_module_get_context (CugiModule *self)
  * Finds a kernel. A name the module lacks fails with %CUGI_ERROR_NOT_FOUND.
  *
  * Returns: (transfer full): the kernel, which keeps the module alive
+ *
+ * Since: 0.1
  */
 CugiKernel *
 cugi_module_get_kernel (CugiModule  *self,
@@ -553,6 +567,8 @@ cugi_module_get_kernel (CugiModule  *self,
  * with %CUGI_ERROR_NOT_FOUND.
  *
  * Returns: (transfer full): a buffer over the variable
+ *
+ * Since: 0.1
  */
 CugiBuffer *
 cugi_module_get_global (CugiModule  *self,

@@ -20,6 +20,8 @@
  * addition which resource to spare to fit more blocks. A preferred shared
  * memory carveout set on the kernel is not taken into account: the model
  * assumes all of the multiprocessor's shared memory is available.
+ *
+ * Since: 0.1
  */
 
 struct _CugiOccupancy
@@ -91,6 +93,8 @@ read_device (CugiDevice          *device,
  * blocks per multiprocessor, limited by that resource.
  *
  * Returns: (transfer full): the occupancy, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiOccupancy *
 cugi_occupancy_new_for_kernel (CugiKernel *kernel,
@@ -152,6 +156,8 @@ cugi_occupancy_new_for_kernel (CugiKernel *kernel,
  * @self: an occupancy
  *
  * Returns: (transfer full): a copy of @self
+ *
+ * Since: 0.1
  */
 CugiOccupancy *
 cugi_occupancy_copy (const CugiOccupancy *self)
@@ -166,6 +172,8 @@ cugi_occupancy_copy (const CugiOccupancy *self)
  * @self: (transfer full): an occupancy
  *
  * Frees @self.
+ *
+ * Since: 0.1
  */
 void
 cugi_occupancy_free (CugiOccupancy *self)
@@ -178,6 +186,8 @@ cugi_occupancy_free (CugiOccupancy *self)
  * @self: an occupancy
  *
  * Returns: the block size @self was worked out for
+ *
+ * Since: 0.1
  */
 guint
 cugi_occupancy_get_threads_per_block (const CugiOccupancy *self)
@@ -193,6 +203,8 @@ cugi_occupancy_get_threads_per_block (const CugiOccupancy *self)
  *
  * Returns: how many blocks a multiprocessor runs at once (PyCUDA's
  *   `tb_per_mp`)
+ *
+ * Since: 0.1
  */
 guint
 cugi_occupancy_get_blocks_per_multiprocessor (const CugiOccupancy *self)
@@ -208,6 +220,8 @@ cugi_occupancy_get_blocks_per_multiprocessor (const CugiOccupancy *self)
  *
  * Returns: how many warps a multiprocessor runs at once (PyCUDA's
  *   `warps_per_mp`)
+ *
+ * Since: 0.1
  */
 guint
 cugi_occupancy_get_warps_per_multiprocessor (const CugiOccupancy *self)
@@ -223,6 +237,8 @@ cugi_occupancy_get_warps_per_multiprocessor (const CugiOccupancy *self)
  *
  * Returns: the resource that bounds the number of blocks (PyCUDA's
  *   `limited_by`)
+ *
+ * Since: 0.1
  */
 CugiOccupancyLimit
 cugi_occupancy_get_limited_by (const CugiOccupancy *self)
@@ -238,6 +254,8 @@ cugi_occupancy_get_limited_by (const CugiOccupancy *self)
  *
  * Returns: the warps that run at once over the most a multiprocessor can
  *   run, between 0 and 1 (PyCUDA's `occupancy`)
+ *
+ * Since: 0.1
  */
 gdouble
 cugi_occupancy_get_occupancy (const CugiOccupancy *self)

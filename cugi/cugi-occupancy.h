@@ -20,6 +20,8 @@ G_BEGIN_DECLS
  *
  * The resource that bounds how many blocks of a kernel a multiprocessor runs
  * at once. When several bound it equally, the first in this order is named.
+ *
+ * Since: 0.1
  */
 typedef enum
 {
@@ -31,28 +33,28 @@ typedef enum
 
 #define CUGI_TYPE_OCCUPANCY (cugi_occupancy_get_type ())
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 GType              cugi_occupancy_get_type                    (void) G_GNUC_CONST;
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiOccupancy     *cugi_occupancy_new_for_kernel              (CugiKernel    *kernel,
                                                                guint          threads_per_block,
                                                                gsize          dynamic_shared_memory,
                                                                GError       **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiOccupancy     *cugi_occupancy_copy                        (const CugiOccupancy *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void               cugi_occupancy_free                        (CugiOccupancy *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint              cugi_occupancy_get_threads_per_block       (const CugiOccupancy *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint              cugi_occupancy_get_blocks_per_multiprocessor (const CugiOccupancy *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 guint              cugi_occupancy_get_warps_per_multiprocessor (const CugiOccupancy *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiOccupancyLimit cugi_occupancy_get_limited_by              (const CugiOccupancy *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gdouble            cugi_occupancy_get_occupancy               (const CugiOccupancy *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CugiOccupancy, cugi_occupancy_free)

@@ -51,6 +51,8 @@ profiler_call (gboolean  start,
  * profiler attached it does nothing.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_profiler_start (GError **error)
@@ -68,6 +70,8 @@ cugi_profiler_start (GError **error)
  * same context; the profiler flushes what it gathered.
  *
  * Returns: %TRUE on success
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_profiler_stop (GError **error)
@@ -87,6 +91,8 @@ cugi_profiler_stop (GError **error)
  *
  * Returns: the nesting level of the new range (from 0), or a negative value
  *   when no profiler records ranges
+ *
+ * Since: 0.1
  */
 gint
 cugi_nvtx_range_push (const gchar *message)
@@ -104,6 +110,8 @@ cugi_nvtx_range_push (const gchar *message)
  *
  * Returns: the nesting level of the closed range, or a negative value when
  *   no profiler records ranges or no range was open
+ *
+ * Since: 0.1
  */
 gint
 cugi_nvtx_range_pop (void)
@@ -116,6 +124,8 @@ cugi_nvtx_range_pop (void)
  * @message: what happened
  *
  * Marks an instant on the calling thread's profiler timeline.
+ *
+ * Since: 0.1
  */
 void
 cugi_nvtx_mark (const gchar *message)

@@ -11,16 +11,16 @@
 
 G_BEGIN_DECLS
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean cugi_profiler_start   (GError      **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean cugi_profiler_stop    (GError      **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint     cugi_nvtx_range_push  (const gchar  *message);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint     cugi_nvtx_range_pop   (void);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void     cugi_nvtx_mark        (const gchar  *message);
 
 G_END_DECLS

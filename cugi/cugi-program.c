@@ -36,6 +36,8 @@
  * A program compiles once at a time: starting a compile while another runs
  * fails with %CUGI_ERROR_INVALID_STATE. Headers added while a compile runs
  * apply to the next one.
+ *
+ * Since: 0.1
  */
 
 struct _CugiProgram
@@ -716,6 +718,8 @@ cugi_program_class_init (CugiProgramClass *klass)
    * CugiProgram:source:
    *
    * The CUDA C++ source.
+   *
+   * Since: 0.1
    */
   properties[PROP_SOURCE] =
     g_param_spec_string ("source", NULL, NULL, NULL,
@@ -726,6 +730,8 @@ cugi_program_class_init (CugiProgramClass *klass)
    *
    * The program's file name, as NVRTC's messages and debug information give
    * it; %NULL for NVRTC's default, "default_program".
+   *
+   * Since: 0.1
    */
   properties[PROP_NAME] =
     g_param_spec_string ("name", NULL, NULL, NULL,
@@ -736,6 +742,8 @@ cugi_program_class_init (CugiProgramClass *klass)
    *
    * NVRTC's log of the last compile (warnings, or the errors of a failed
    * one); %NULL before any. Notified after each compile.
+   *
+   * Since: 0.1
    */
   properties[PROP_LOG] =
     g_param_spec_string ("log", NULL, NULL, NULL,
@@ -746,6 +754,8 @@ cugi_program_class_init (CugiProgramClass *klass)
    *
    * Whether the last compile succeeded, so that PTX, CUBIN and lowered names
    * are available.
+   *
+   * Since: 0.1
    */
   properties[PROP_COMPILED] =
     g_param_spec_boolean ("compiled", NULL, NULL, FALSE,
@@ -774,6 +784,8 @@ cugi_program_init (CugiProgram *self)
  * cugi_program_compile_for_device().
  *
  * Returns: (transfer full): a new #CugiProgram
+ *
+ * Since: 0.1
  */
 CugiProgram *
 cugi_program_new (const gchar *source,
@@ -789,6 +801,8 @@ cugi_program_new (const gchar *source,
  * @self: a #CugiProgram
  *
  * Returns: (nullable): the program's source
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_program_get_source (CugiProgram *self)
@@ -803,6 +817,8 @@ cugi_program_get_source (CugiProgram *self)
  * @self: a #CugiProgram
  *
  * Returns: (nullable): the program's file name, %NULL for NVRTC's default
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_program_get_name (CugiProgram *self)
@@ -821,6 +837,8 @@ cugi_program_get_name (CugiProgram *self)
  * Supplies a header, so that `#include "@include_name"` needs no file.
  * Adding a name again replaces its source. Headers are part of the cache key;
  * they apply from the next compile on.
+ *
+ * Since: 0.1
  */
 void
 cugi_program_add_header (CugiProgram *self,
@@ -856,6 +874,8 @@ cugi_program_add_header (CugiProgram *self,
  * Fails with %CUGI_ERROR_INVALID_STATE once the program has been compiled.
  *
  * Returns: %TRUE if the expression was registered
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_program_add_name_expression (CugiProgram *self,
@@ -901,6 +921,8 @@ cugi_program_add_name_expression (CugiProgram *self,
  * the program runs fails with %CUGI_ERROR_INVALID_STATE.
  *
  * Returns: %TRUE if the program compiled
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_program_compile (CugiProgram        *self,
@@ -930,6 +952,8 @@ cugi_program_compile (CugiProgram        *self,
  * stops a compile that has not started yet; NVRTC cannot be interrupted, so
  * a compile already running finishes in its thread, and the program keeps
  * its outcome (#CugiProgram:compiled and #CugiProgram:log tell it).
+ *
+ * Since: 0.1
  */
 void
 cugi_program_compile_async (CugiProgram         *self,
@@ -956,6 +980,8 @@ cugi_program_compile_async (CugiProgram         *self,
  * Finishes cugi_program_compile_async().
  *
  * Returns: %TRUE if the program compiled
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_program_compile_finish (CugiProgram  *self,
@@ -984,6 +1010,8 @@ cugi_program_compile_finish (CugiProgram  *self,
  * @major.@minor, and otherwise as cugi_program_compile() does.
  *
  * Returns: %TRUE if the program compiled
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_program_compile_for_arch (CugiProgram         *self,
@@ -1018,6 +1046,8 @@ cugi_program_compile_for_arch (CugiProgram         *self,
  * a GPU that is not there.
  *
  * Returns: %TRUE if the program compiled
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_program_compile_for_device (CugiProgram         *self,
@@ -1048,6 +1078,8 @@ cugi_program_compile_for_device (CugiProgram         *self,
  * Compiles as cugi_program_compile_for_device() does, NVRTC running in a
  * worker thread as in cugi_program_compile_async(), and cancelled as that
  * is.
+ *
+ * Since: 0.1
  */
 void
 cugi_program_compile_for_device_async (CugiProgram         *self,
@@ -1082,6 +1114,8 @@ cugi_program_compile_for_device_async (CugiProgram         *self,
  * Finishes cugi_program_compile_for_device_async().
  *
  * Returns: %TRUE if the program compiled
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_program_compile_for_device_finish (CugiProgram  *self,
@@ -1096,6 +1130,8 @@ cugi_program_compile_for_device_finish (CugiProgram  *self,
  * @self: a #CugiProgram
  *
  * Returns: whether the last compile succeeded
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_program_get_compiled (CugiProgram *self)
@@ -1115,6 +1151,8 @@ cugi_program_get_compiled (CugiProgram *self)
  *
  * Returns: (nullable): the log, empty when NVRTC had nothing to say; %NULL
  *   before the first compile
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_program_get_log (CugiProgram *self)
@@ -1155,6 +1193,8 @@ cugi_program_get_diagnostics (CugiProgram *self)
  *
  * Returns: (transfer full) (nullable): the PTX, or %NULL when the program is
  *   not compiled
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_program_get_ptx (CugiProgram *self)
@@ -1202,6 +1242,8 @@ cugi_program_get_ptx_string (CugiProgram *self)
  *
  * Returns: (transfer full) (nullable): the CUBIN, or %NULL when the program
  *   is not compiled or was compiled to PTX only
+ *
+ * Since: 0.1
  */
 GBytes *
 cugi_program_get_cubin (CugiProgram *self)
@@ -1224,6 +1266,8 @@ cugi_program_get_cubin (CugiProgram *self)
  * compiled and with %CUGI_ERROR_NOT_FOUND for an expression not registered.
  *
  * Returns: (nullable): the lowered name, valid until the next compile
+ *
+ * Since: 0.1
  */
 const gchar *
 cugi_program_get_lowered_name (CugiProgram *self,

@@ -48,6 +48,8 @@
  * error, while #CugiStream::idle and #CugiEvent::completed are not emitted
  * for work that did not complete. Calls such as cugi_stream_query() report
  * the error too.
+ *
+ * Since: 0.1
  */
 
 /* Each time this many resources arrays were tracked without a flush taking
@@ -713,6 +715,8 @@ stream_new (CugiContext    *context,
  * %CUGI_ERROR_INVALID_ARGUMENT error whose message gives the valid range.
  *
  * Returns: (transfer full): a new stream, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiStream *
 cugi_stream_new (CugiContext    *context,
@@ -776,6 +780,8 @@ cugi_stream_new (CugiContext    *context,
  * another context.
  *
  * Returns: (transfer full): a new stream, or %NULL with @error set
+ *
+ * Since: 0.1
  */
 CugiStream *
 cugi_stream_new_for_handle (CugiContext *context,
@@ -839,6 +845,8 @@ cugi_stream_resolve (CugiStream  *stream_or_null,
  *
  * Returns: (transfer none) (nullable): the context the stream belongs to
  *   (%NULL only for a stream not made by cugi's constructors)
+ *
+ * Since: 0.1
  */
 CugiContext *
 cugi_stream_get_context (CugiStream *self)
@@ -853,6 +861,8 @@ cugi_stream_get_context (CugiStream *self)
  * @self: a #CugiStream
  *
  * Returns: the flags the stream was made with
+ *
+ * Since: 0.1
  */
 CugiStreamFlags
 cugi_stream_get_flags (CugiStream *self)
@@ -867,6 +877,8 @@ cugi_stream_get_flags (CugiStream *self)
  * @self: a #CugiStream
  *
  * Returns: the stream's priority; lower numbers are more urgent
+ *
+ * Since: 0.1
  */
 gint
 cugi_stream_get_priority (CugiStream *self)
@@ -886,6 +898,8 @@ cugi_stream_get_priority (CugiStream *self)
  * Returns: %TRUE if it has; %FALSE if work is still running, or with @error
  *   set if the stream cannot be used (for example after a kernel faulted:
  *   such an error stays until the context is reset)
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_stream_query (CugiStream *self,
@@ -923,6 +937,8 @@ cugi_stream_query (CugiStream *self,
  *
  * Returns: %TRUE once the work has completed; %FALSE with @error set if it
  *   failed
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_stream_synchronize (CugiStream *self,
@@ -960,6 +976,8 @@ cugi_stream_synchronize (CugiStream *self,
  * it does not stop the GPU work, which goes on and completes. If the work
  * fails instead (a kernel faults), the wait ends with that error within a
  * second or so.
+ *
+ * Since: 0.1
  */
 void
 cugi_stream_synchronize_async (CugiStream         *self,
@@ -988,6 +1006,8 @@ cugi_stream_synchronize_async (CugiStream         *self,
  *
  * Returns: %TRUE if the work has completed; %FALSE with @error set if the
  *   wait was cancelled, the work failed, or the wait could not start
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_stream_synchronize_finish (CugiStream   *self,
@@ -1012,6 +1032,8 @@ cugi_stream_synchronize_finish (CugiStream   *self,
  * this orders work across streams.
  *
  * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
  */
 gboolean
 cugi_stream_wait_event (CugiStream *self,
@@ -1103,6 +1125,8 @@ cugi_stream_class_init (CugiStreamClass *klass)
    * CugiStream:context:
    *
    * The context the stream belongs to.
+   *
+   * Since: 0.1
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
@@ -1112,6 +1136,8 @@ cugi_stream_class_init (CugiStreamClass *klass)
    * CugiStream:flags:
    *
    * How the stream relates to the context's legacy default stream.
+   *
+   * Since: 0.1
    */
   properties[PROP_FLAGS] =
     g_param_spec_flags ("flags", NULL, NULL, CUGI_TYPE_STREAM_FLAGS, CUGI_STREAM_FLAGS_NONE,
@@ -1121,6 +1147,8 @@ cugi_stream_class_init (CugiStreamClass *klass)
    * CugiStream:priority:
    *
    * The stream's priority: lower numbers are more urgent.
+   *
+   * Since: 0.1
    */
   properties[PROP_PRIORITY] =
     g_param_spec_int ("priority", NULL, NULL, G_MININT, G_MAXINT, 0,
@@ -1133,6 +1161,8 @@ cugi_stream_class_init (CugiStreamClass *klass)
    * `torch.cuda.ExternalStream(stream.props.handle)` or
    * `cupy.cuda.ExternalStream(stream.props.handle)`. 0 is the legacy default
    * stream.
+   *
+   * Since: 0.1
    */
   properties[PROP_HANDLE] =
     g_param_spec_uint64 ("handle", NULL, NULL, 0, G_MAXUINT64, 0,
@@ -1155,6 +1185,8 @@ cugi_stream_class_init (CugiStreamClass *klass)
    * enqueue on a wrapped stream does not emit the signal, though a burst's
    * marker waits for it too. With no handler connected, watching costs
    * nothing.
+   *
+   * Since: 0.1
    */
   signals[SIGNAL_IDLE] =
     g_signal_new ("idle", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,

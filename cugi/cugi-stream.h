@@ -22,6 +22,8 @@ G_BEGIN_DECLS
  *
  * How a #CugiStream relates to its context's legacy default stream (the
  * stream cugi uses when a function is given %NULL for a stream).
+ *
+ * Since: 0.1
  */
 typedef enum /*< flags >*/
 {
@@ -30,42 +32,42 @@ typedef enum /*< flags >*/
 } CugiStreamFlags;
 
 #define CUGI_TYPE_STREAM (cugi_stream_get_type ())
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiStream, cugi_stream, CUGI, STREAM, GObject)
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiStream     *cugi_stream_new                  (CugiContext         *context,
                                                   CugiStreamFlags      flags,
                                                   gint                 priority,
                                                   GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiStream     *cugi_stream_new_for_handle       (CugiContext         *context,
                                                   guint64              handle,
                                                   GError             **error);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiContext    *cugi_stream_get_context          (CugiStream          *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 CugiStreamFlags cugi_stream_get_flags            (CugiStream          *self);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gint            cugi_stream_get_priority         (CugiStream          *self);
 
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean        cugi_stream_query                (CugiStream          *self,
                                                   GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean        cugi_stream_synchronize          (CugiStream          *self,
                                                   GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 void            cugi_stream_synchronize_async    (CugiStream          *self,
                                                   GCancellable        *cancellable,
                                                   GAsyncReadyCallback  callback,
                                                   gpointer             user_data);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean        cugi_stream_synchronize_finish   (CugiStream          *self,
                                                   GAsyncResult        *result,
                                                   GError             **error);
-CUGI_AVAILABLE_IN_ALL
+CUGI_AVAILABLE_IN_0_1
 gboolean        cugi_stream_wait_event           (CugiStream          *self,
                                                   CugiEvent           *event,
                                                   GError             **error);

@@ -54,6 +54,8 @@ def device_attributes(text):
             " * Every `CUdevice_attribute` of the CUDA driver, with the same value and",
             " * name without its `CU_DEVICE_ATTRIBUTE_` prefix. Query one with",
             " * cugi_device_get_attribute().",
+            " *",
+            " * Since: 0.1",
             " */",
             "typedef enum {"]
     for name, _, _ in items:

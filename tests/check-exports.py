@@ -44,7 +44,7 @@ def main(argv):
         missing = sorted(declared_functions(argv[3]) - symbols)
         if missing:
             failures.append('declared in the API but not exported (mark them '
-                            'CUGI_AVAILABLE_IN_ALL): ' + ', '.join(missing))
+                            'CUGI_AVAILABLE_IN_x_y): ' + ', '.join(missing))
 
     for failure in failures:
         print(failure, file=sys.stderr)
