@@ -64,8 +64,7 @@
  *
  * Since: 0.1
  */
-#if !defined(CUGI_VERSION_MIN_REQUIRED) || (CUGI_VERSION_MIN_REQUIRED == 0)
-# undef CUGI_VERSION_MIN_REQUIRED
+#ifndef CUGI_VERSION_MIN_REQUIRED
 # define CUGI_VERSION_MIN_REQUIRED (CUGI_VERSION_CUR_STABLE)
 #endif
 
@@ -80,11 +79,12 @@
  *
  * Since: 0.1
  */
-#if !defined(CUGI_VERSION_MAX_ALLOWED) || (CUGI_VERSION_MAX_ALLOWED == 0)
-# undef CUGI_VERSION_MAX_ALLOWED
+#ifndef CUGI_VERSION_MAX_ALLOWED
 # define CUGI_VERSION_MAX_ALLOWED (CUGI_VERSION_CUR_STABLE)
 #endif
 
+/* Unlike GLib's, a bound of 0 is not taken as unset: it is version 0.0,
+ * older than anything cugi has. */
 #if CUGI_VERSION_MIN_REQUIRED > CUGI_VERSION_CUR_STABLE
 # error "CUGI_VERSION_MIN_REQUIRED must not be newer than the cugi headers in use"
 #endif
