@@ -73,10 +73,14 @@ public class Canvas : Gtk.Widget {
         }
     }
 
-    // The size to render at: the canvas in device pixels.
+    // The size to render at: the canvas in device pixels. From the last
+    // allocation, not get_width(): ::resized is emitted from size_allocate,
+    // and a render requested there (the first one, when the kernel was ready
+    // before the window was shown: a compile from the disk cache) must see
+    // the new size.
     public void get_render_size (out int width, out int height) {
-        width = get_width () * scale_factor;
-        height = get_height () * scale_factor;
+        width = last_width * scale_factor;
+        height = last_height * scale_factor;
     }
 }
 
