@@ -51,6 +51,23 @@ test_no_driver_json (void)
   g_assert_null (strstr (run.out, "\"devices\""));
 }
 
+/* --version answers without a driver, and says why there is none. */
+static void
+test_version_no_driver (void)
+{
+  const char *arguments[] = { "--version", NULL };
+  g_auto (CugiTestRun) run = { 0 };
+  g_autofree char *first_line = g_strdup_printf ("cugi %s\n", CUGI_VERSION);
+
+  cugi_test_run_cugi_info (NO_LIBCUDA, arguments, &run);
+  cugi_test_run_assert_exit (&run, 0);
+  g_assert_true (g_str_has_prefix (run.out, first_line));
+  g_assert_nonnull (strstr (run.out, "\nNVRTC: "));
+  g_assert_nonnull (strstr (run.out, "\nCUDA driver: not available: No NVIDIA driver found"));
+  g_assert_null (strstr (run.out, "Device"));
+  g_assert_cmpstr (run.err, ==, "");
+}
+
 static void
 test_bad_option (void)
 {
@@ -68,6 +85,7 @@ main (int argc, char **argv)
   cugi_test_init (&argc, &argv);
   g_test_add_func ("/cugi-info/no-driver", test_no_driver);
   g_test_add_func ("/cugi-info/no-driver-json", test_no_driver_json);
+  g_test_add_func ("/cugi-info/version-no-driver", test_version_no_driver);
   g_test_add_func ("/cugi-info/bad-option", test_bad_option);
   return g_test_run ();
 }

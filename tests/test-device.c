@@ -427,6 +427,20 @@ test_cugi_info (void)
   }
   {
     g_auto (CugiTestRun) run = { 0 };
+    const char *version_args[] = { "--version", NULL };
+    g_autoptr(GError) error = NULL;
+    gint driver = cugi_get_driver_version (&error);
+    g_autofree char *driver_line = NULL;
+
+    g_assert_no_error (error);
+    driver_line = g_strdup_printf ("\nCUDA driver: supports CUDA %d.%d\n", driver / 1000, (driver % 1000) / 10);
+    cugi_test_run_cugi_info (NULL, version_args, &run);
+    cugi_test_run_assert_exit (&run, 0);
+    g_assert_nonnull (strstr (run.out, driver_line));
+    g_assert_null (strstr (run.out, "Device"));
+  }
+  {
+    g_auto (CugiTestRun) run = { 0 };
 
     cugi_test_run_cugi_info (NULL, bad_args, &run);
     cugi_test_run_assert_exit (&run, 1);

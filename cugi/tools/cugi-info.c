@@ -240,8 +240,10 @@ print_peer_access (Report *report)
     }
 }
 
+/* cugi's version, NVRTC's and, where a driver was found, the CUDA version
+ * it supports. */
 static void
-print_text (Report *report)
+print_versions (Report *report)
 {
   g_autofree char *nvrtc = NULL;
   g_autofree char *driver = NULL;
@@ -257,6 +259,15 @@ print_text (Report *report)
 
   driver = format_version (report->driver_version);
   g_print (_("CUDA driver: supports CUDA %s\n"), driver);
+}
+
+static void
+print_text (Report *report)
+{
+  print_versions (report);
+  if (report->driver_error != NULL)
+    return;
+
   g_print (g_dngettext (GETTEXT_PACKAGE, "%u device\n", "%u devices\n", report->devices->len),
            report->devices->len);
   for (guint i = 0; i < report->devices->len; i++)
@@ -499,12 +510,15 @@ main (int    argc,
   g_autoptr(GOptionContext) options = NULL;
   g_autoptr(GError) error = NULL;
   gboolean json = FALSE;
+  gboolean version = FALSE;
   int only_ordinal = ALL_DEVICES;
   Report report = { 0 };
   int status = 0;
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print a JSON object instead of text"), NULL },
     { "device", 'd', 0, G_OPTION_ARG_INT, &only_ordinal, N_("Report only device N"), N_("N") },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &version,
+      N_("Print the versions of cugi, NVRTC and the CUDA driver, and exit"), NULL },
     G_OPTION_ENTRY_NULL
   };
 
@@ -530,6 +544,16 @@ main (int    argc,
   /* NVRTC needs no GPU: it is reported whatever happens to the driver. */
   report.nvrtc_version = cugi_get_nvrtc_version (&report.nvrtc_error);
   report.driver_version = cugi_get_driver_version (&report.driver_error);
+  /* Asking for versions succeeds without a driver: its absence is one of
+   * the answers. */
+  if (version)
+    {
+      print_versions (&report);
+      if (report.driver_error != NULL)
+        g_print (_("CUDA driver: not available: %s\n"), report.driver_error->message);
+      report_clear (&report);
+      return 0;
+    }
   if (report.driver_error == NULL && !gather_devices (&report, only_ordinal, &error))
     {
       g_printerr ("cugi-info: %s\n", error->message);

@@ -23,6 +23,13 @@ export CUGI_DISABLE_CACHE=1
 # The overrides must be the installed ones, under the prefix.
 /usr/bin/python3 -c 'import gi; gi.require_version("Cugi", "1.0"); from gi.repository import Cugi; import sys; f = sys.modules["gi.overrides.Cugi"].__file__; assert f.startswith(sys.argv[1]), f; print("Python overrides:", f)' "$prefix"
 
+# cugi-info and its manual page, found as a user would.
+versions=$("$prefix/bin/cugi-info" --version)
+[[ $versions == "cugi "* ]]
+man_page=$(MANPATH="$prefix/share/man" man -w cugi-info)
+[[ $man_page == "$prefix/"* ]]
+echo "cugi-info: $man_page"
+
 cc -o "$work/cugi-hello" "$source/examples/c/cugi-hello.c" $(pkg-config --cflags --libs cugi-1.0) -lm
 "$work/cugi-hello"
 
