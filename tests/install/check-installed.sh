@@ -26,6 +26,7 @@ export CUGI_DISABLE_CACHE=1
 # cugi-info and its manual page, found as a user would.
 versions=$("$prefix/bin/cugi-info" --version)
 [[ $versions == "cugi "* ]]
+test -f "$prefix/share/man/man1/cugi-info.1"
 man_page=$(MANPATH="$prefix/share/man" man -w cugi-info)
 [[ $man_page == "$prefix/"* ]]
 echo "cugi-info: $man_page"
