@@ -49,6 +49,18 @@ def init_in_subprocess(libcuda):
     return result.stdout.splitlines()
 
 
+class TestVersion(unittest.TestCase):
+    def test_version_through_the_typelib(self):
+        version = (Cugi.get_major_version(), Cugi.get_minor_version(), Cugi.get_micro_version())
+        self.assertEqual('%d.%d.%d' % version, Cugi.get_version())
+        self.assertEqual(version, (Cugi.MAJOR_VERSION, Cugi.MINOR_VERSION, Cugi.MICRO_VERSION))
+        self.assertIsNone(Cugi.check_version(*version))
+        major, minor, micro = version
+        # The message is translated: test-version reads it in C.
+        self.assertIsInstance(Cugi.check_version(major, minor + 1, 0), str)
+        self.assertIsInstance(Cugi.check_version(major + 1, 0, 0), str)
+
+
 class TestNames(unittest.TestCase):
     def test_overrides_are_loaded(self):
         self.assertTrue(callable(Cugi.to_device))
