@@ -192,21 +192,6 @@ cugi_memory_lifetime_clear (CugiMemoryLifetime *self)
   g_mutex_clear (&self->lock);
 }
 
-/* gsize, so that it never wraps around in practice. */
-static gsize address_epoch = 1;
-
-CUGI_LAUNCH_PATH gsize
-cugi_memory_get_address_epoch (void)
-{
-  return g_atomic_pointer_get (&address_epoch);
-}
-
-void
-cugi_memory_invalidate_addresses (void)
-{
-  g_atomic_pointer_add (&address_epoch, 1);
-}
-
 /* ---- pool bins ------------------------------------------------------------ */
 
 /* Sizes are rounded up to 256 bytes, then to a quarter of their octave: a
