@@ -359,7 +359,8 @@ cugi_context_resolve (CugiContext *context_or_null,
 }
 
 CugiStream *
-cugi_context_get_null_stream (CugiContext *self)
+cugi_context_get_null_stream (CugiContext *self,
+                              CugiStream *(*make) (CugiContext *context))
 {
   /* Every launch without a stream asks: no lock once it exists. */
   CugiStream *stream = g_atomic_pointer_get (&self->null_stream);
@@ -369,7 +370,7 @@ cugi_context_get_null_stream (CugiContext *self)
     return stream;
   locker = g_mutex_locker_new (&self->null_stream_lock);
   if (self->null_stream == NULL)
-    g_atomic_pointer_set (&self->null_stream, cugi_stream_new_null (self));
+    g_atomic_pointer_set (&self->null_stream, make (self));
   return self->null_stream;
 }
 

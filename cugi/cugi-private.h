@@ -66,8 +66,11 @@ CUcontext cugi_context_get_handle      (CugiContext *self);
 /* @context_or_null, or the default context: a new reference, NULL on error. */
 CugiContext *cugi_context_resolve      (CugiContext *context_or_null,
                                         GError     **error);
-/* The legacy default stream of @self as a CugiStream (owned by @self). */
-CugiStream  *cugi_context_get_null_stream (CugiContext *self);
+/* The legacy default stream of @self as a CugiStream (owned by @self),
+ * made by @make on first use: the streams layer, above this one, passes its
+ * constructor, so that a context need not call up into it. */
+CugiStream  *cugi_context_get_null_stream (CugiContext *self,
+                                           CugiStream *(*make) (CugiContext *context));
 
 /* ---- streams and the main-loop bridge (cugi-stream.c, cugi-completion.c) --- */
 
@@ -97,10 +100,6 @@ gboolean  cugi_stream_add_completion   (CugiStream        *self,
  * which calls this one only for a stream that is not being captured. */
 void      cugi_stream_track_work       (CugiStream *self,
                                         GPtrArray  *resources);
-
-/* The legacy default stream of @context, for cugi_context_get_null_stream()
- * only. The context owns it; it holds an unowned pointer back (no cycle). */
-CugiStream *cugi_stream_new_null       (CugiContext *context);
 
 /* ---- events (cugi-event.c) ------------------------------------------------ */
 

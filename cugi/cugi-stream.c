@@ -809,11 +809,12 @@ cugi_stream_new_for_handle (CugiContext *context,
                      cugi_capture_main_context ());
 }
 
-CugiStream *
-cugi_stream_new_null (CugiContext *context)
+/* The legacy default stream of @context, which the context makes through
+ * this on first use and owns; the stream holds an unowned pointer back (no
+ * cycle). */
+static CugiStream *
+new_null_stream (CugiContext *context)
 {
-  g_return_val_if_fail (CUGI_IS_CONTEXT (context), NULL);
-
   /* The context is shared by every thread and makes this stream on first
    * use, whichever thread that is: its ::idle goes to the global default
    * main context rather than to that thread's. */
@@ -834,7 +835,7 @@ cugi_stream_resolve (CugiStream  *stream_or_null,
 {
   if (stream_or_null != NULL)
     return stream_or_null;
-  return cugi_context_get_null_stream (context);
+  return cugi_context_get_null_stream (context, new_null_stream);
 }
 
 /* ---- public API ------------------------------------------------------------- */

@@ -260,7 +260,7 @@ cugi_test_settle (CugiStream *stream)
 
   while (g_main_context_iteration (NULL, FALSE))
     ;
-  cugi_test_synchronize (stream != NULL ? stream : cugi_context_get_null_stream (context));
+  cugi_test_synchronize (stream != NULL ? stream : cugi_stream_resolve (NULL, context));
   while (g_main_context_iteration (NULL, FALSE))
     ;
 }

@@ -282,7 +282,7 @@ test_misuse (Fixture      *fixture,
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
 
   /* The legacy default stream cannot be captured. */
-  g_assert_false (cugi_graph_capture_begin (cugi_context_get_null_stream (cugi_kernel_get_context (fixture->kernel)),
+  g_assert_false (cugi_graph_capture_begin (cugi_stream_resolve (NULL, cugi_kernel_get_context (fixture->kernel)),
                                             CUGI_CAPTURE_MODE_GLOBAL, &error));
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
 

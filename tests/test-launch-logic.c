@@ -504,7 +504,7 @@ test_buffer_of_reset_context (void)
   /* What the launch kept goes (once the stream is done), before the flags it
    * sets go out of scope. */
   g_clear_pointer (&args, cugi_kernel_args_unref);
-  synchronize (cugi_context_get_null_stream (cugi_kernel_get_context (kernel)));
+  synchronize (cugi_stream_resolve (NULL, cugi_kernel_get_context (kernel)));
 }
 
 int
