@@ -23,17 +23,11 @@ text_domain_bound_elsewhere (void)
  * message (a bad alias needs no driver) is looked up there; a later
  * bindtextdomain() by the application wins, as with any GNOME library. */
 __attribute__ ((constructor)) static void
-ensure_translations (void)
+bind_translations (void)
 {
-  static gsize bound = 0;
-
-  if (g_once_init_enter (&bound))
-    {
-      if (!text_domain_bound_elsewhere ())
-        bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-      bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-      g_once_init_leave (&bound, 1);
-    }
+  if (!text_domain_bound_elsewhere ())
+    bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
 }
 
 gboolean
@@ -210,8 +204,6 @@ cugi_check_version (guint required_major,
                     guint required_minor,
                     guint required_micro)
 {
-  ensure_translations ();
-
   if (required_major != CUGI_MAJOR_VERSION)
     return required_major > CUGI_MAJOR_VERSION
       ? _("cugi is too old: the major version is smaller than the one required")
