@@ -21,9 +21,10 @@ public class Canvas : Gtk.Widget {
     double pointer_y;
     int last_width;
     int last_height;
+    // How many times GTK allocated the canvas, for Window.describe_progress().
+    public uint allocations { get; private set; }
 
     static construct {
-        set_layout_manager_type (typeof (Gtk.BinLayout));
         set_css_name ("fractal-canvas");
     }
 
@@ -64,8 +65,18 @@ public class Canvas : Gtk.Widget {
         base.dispose ();
     }
 
+    // No layout manager: GTK calls size_allocate() only on widgets without
+    // one, and this is where the canvas learns its new size. The picture
+    // takes the canvas's whole size, and asks for what it would alone.
+    public override void measure (Gtk.Orientation orientation, int for_size, out int minimum,
+                                  out int natural, out int minimum_baseline, out int natural_baseline) {
+        picture.measure (orientation, for_size, out minimum, out natural,
+                         out minimum_baseline, out natural_baseline);
+    }
+
     public override void size_allocate (int width, int height, int baseline) {
-        base.size_allocate (width, height, baseline);
+        picture.allocate (width, height, baseline, null);
+        allocations++;
         if (width != last_width || height != last_height) {
             last_width = width;
             last_height = height;

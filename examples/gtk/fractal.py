@@ -136,6 +136,33 @@ def cancelled(error):
     return error.matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED)
 
 
+class Canvas(Gtk.Widget):
+    """A Gtk.Picture that says when its size changes: GtkPicture does not,
+    and a new size needs a new render. Without a layout manager, because GTK
+    calls do_size_allocate() only on widgets that have none."""
+
+    def __init__(self, on_resized):
+        super().__init__(hexpand=True, vexpand=True)
+        self.picture = Gtk.Picture(can_shrink=True, keep_aspect_ratio=False)
+        self.picture.set_parent(self)
+        self.on_resized = on_resized
+        self.size = (0, 0)      # the last allocation, in device pixels
+
+    def do_measure(self, orientation, for_size):
+        return self.picture.measure(orientation, for_size)
+
+    def do_size_allocate(self, width, height, baseline):
+        self.picture.allocate(width, height, baseline, None)
+        scale = self.get_scale_factor()
+        if (width * scale, height * scale) != self.size:
+            self.size = (width * scale, height * scale)
+            self.on_resized()
+
+    def do_dispose(self):
+        self.picture.unparent()
+        Gtk.Widget.do_dispose(self)
+
+
 class Window(Gtk.ApplicationWindow):
     def __init__(self, app, view):
         super().__init__(application=app, title='Fractal Explorer (Python)',
@@ -162,7 +189,8 @@ class Window(Gtk.ApplicationWindow):
         self.status = Gtk.Label(css_classes=['dim-label', 'numeric'])
         header.pack_end(self.status)
 
-        self.picture = Gtk.Picture(can_shrink=True, keep_aspect_ratio=False, hexpand=True, vexpand=True)
+        self.canvas = Canvas(self.render)
+        self.picture = self.canvas.picture
         drag = Gtk.GestureDrag()
         drag.connect('drag-begin', lambda gesture, x, y: setattr(self, 'drag_start', self.view))
         drag.connect('drag-update', lambda gesture, dx, dy: self.show_view(
@@ -186,7 +214,7 @@ class Window(Gtk.ApplicationWindow):
             GLib.idle_add(self.become_ready)
             return
         self.page = 'fractal'
-        self.set_child(self.picture)
+        self.set_child(self.canvas)
         self.device_drop_down.connect('notify::selected-item', self.on_device)
         self.on_device()
 
@@ -205,8 +233,8 @@ class Window(Gtk.ApplicationWindow):
         if error:
             self.status.set_label(error.message)
             return self.become_ready()
-        # The first size is only known once the window is laid out.
-        GLib.idle_add(self.render)
+        # Without a size yet, the first allocation renders (Canvas.on_resized).
+        self.render()
 
     def show_view(self, view):
         self.view = view
@@ -220,8 +248,7 @@ class Window(Gtk.ApplicationWindow):
 
     def render(self):
         """Starts a render of self.view, cancelling the one in flight."""
-        scale = self.picture.get_scale_factor()
-        width, height = self.picture.get_width() * scale, self.picture.get_height() * scale
+        width, height = self.canvas.size
         if not self.renderer or not self.renderer.kernel or width <= 0 or height <= 0:
             return
         if self.rendering:
@@ -332,7 +359,8 @@ def save_window(window, path):
     gtk.g_object_unref(texture)
     gtk.gsk_render_node_unref(node)
     if saved:
-        print('Saved the window, showing the %s page, to %s' % (window.page, path))
+        print('Saved the window, showing the %s page (picture %d × %d), to %s'
+              % ((window.page,) + window.canvas.size + (path,)))
     else:
         print('--screenshot: could not write', path, file=sys.stderr)
         window.get_application().exit_status = 1

@@ -87,6 +87,10 @@ public class Application : Gtk.Application {
 
     View? start_view;
 
+    // --screenshot and --benchmark give up when the window is not ready by
+    // then, saying what it waits for, rather than hang a script or a test.
+    const uint READY_TIMEOUT_SECONDS = 30;
+
     protected override void activate () {
         var window = new Window (this);
         if (start_view != null)
@@ -95,7 +99,20 @@ public class Application : Gtk.Application {
             window.ready.connect (() => take_screenshot.begin (window));
         if (benchmark_seconds > 0)
             window.ready.connect (() => benchmark (window));
+        if (screenshot_path != null || benchmark_seconds > 0)
+            give_up_unless_ready (window);
         window.present ();
+    }
+
+    void give_up_unless_ready (Window window) {
+        var timeout = Timeout.add_seconds (READY_TIMEOUT_SECONDS, () => {
+            printerr ("The window was not ready after %u s: %s\n", READY_TIMEOUT_SECONDS,
+                      window.describe_progress ());
+            exit_status = 1;
+            quit ();
+            return Source.REMOVE;
+        });
+        window.ready.connect (() => Source.remove (timeout));
     }
 
     public static int main (string[] args) {
@@ -118,7 +135,10 @@ public class Application : Gtk.Application {
         var texture = window.get_renderer ().render_texture (snapshot.free_to_node (), null);
         try {
             yield write_png (texture, File.new_for_commandline_arg (screenshot_path));
-            print ("Saved the window, showing the %s page, to %s\n", window.page, screenshot_path);
+            int width, height;
+            window.canvas.get_render_size (out width, out height);
+            print ("Saved the window, showing the %s page (picture %d × %d), to %s\n", window.page,
+                   width, height, screenshot_path);
         } catch (Error e) {
             printerr ("--screenshot: %s\n", e.message);
             exit_status = 1;
@@ -143,9 +163,17 @@ public class Application : Gtk.Application {
         window.rendered.connect ((ms) => {
             renders++;
             kernel_ms += ms;
-            var view = window.canvas.view;
-            window.canvas.view = view.scale < BENCHMARK_DEEPEST ? first
-                : new View (view.centre_re, view.centre_im, view.scale * BENCHMARK_ZOOM_STEP);
+            // The next view from an idle callback: completions come at the
+            // default priority, above GTK's redraws, so work that starts
+            // itself again from one would keep frames from being drawn for
+            // as long as the GPU keeps up (docs/gtk.md, "The main-loop
+            // contract").
+            Idle.add (() => {
+                var view = window.canvas.view;
+                window.canvas.view = view.scale < BENCHMARK_DEEPEST ? first
+                    : new View (view.centre_re, view.centre_im, view.scale * BENCHMARK_ZOOM_STEP);
+                return Source.REMOVE;
+            });
         });
         var process_start = cpu_seconds (Posix.CLOCK_PROCESS_CPUTIME_ID);
         var main_start = cpu_seconds (Posix.CLOCK_THREAD_CPUTIME_ID);

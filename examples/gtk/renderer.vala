@@ -86,6 +86,10 @@ public class Renderer : Object {
     Cugi.Event band_end;
     Cugi.Buffer? pixels;
     int rows_per_band = 64;
+    // Counts for describe_progress(): bands enqueued, and bands whose rows
+    // have arrived in the image.
+    uint bands_enqueued;
+    uint bands_arrived;
 
     public Renderer (Cugi.Device device) throws Error {
         Object (device: device);
@@ -132,8 +136,10 @@ public class Renderer : Object {
             kernel.launch (config, band_args (view, image, row, rows));
             band_end.record (stream);
             var offset = row * image.stride;
+            bands_enqueued++;
             yield pixels.download_to_host_async (offset, image.pixels, offset, rows * image.stride,
                                                  stream, cancellable);
+            bands_arrived++;
             // The download came after band_end on the same stream: both
             // events have completed, elapsed_time() does not wait (with
             // nothing after them, elapsed_time_async() would).
@@ -144,6 +150,20 @@ public class Renderer : Object {
             rows_per_band = next_band_rows (rows, band_ms, image.height);
         }
         return kernel_ms;
+    }
+
+    /* Where the renders are, for a report when something waits too long:
+     * a band whose rows never arrive while the stream says it is done would
+     * be a completion lost on its way to the main loop. */
+    public string describe_progress () {
+        string stream_state;
+        try {
+            stream_state = stream.query () ? "has done all its work" : "is still busy";
+        } catch (Error e) {
+            stream_state = "failed: " + e.message;
+        }
+        return "%u bands enqueued, %u arrived; the GPU stream %s".printf (bands_enqueued, bands_arrived,
+                                                                            stream_state);
     }
 
     Cugi.KernelArgs band_args (View view, Image image, int first_row, int rows) {

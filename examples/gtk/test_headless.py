@@ -7,11 +7,14 @@ Runs COMMAND --screenshot FILE under Xvfb (xvfb-run) with GTK's cairo
 renderer, within a timeout. The app saves a PNG of its window once it is
 ready and quits; this checks that it exited 0, saved a PNG, and showed the
 page it should: the no-GPU page where Cugi.init() fails (CI), the fractal
-where it succeeds. Exit status 77 (skipped) without xvfb-run. --keep FILE
-keeps the screenshot.
+where it succeeds (on a GPU, or on the stand-in driver, where the fractal
+page shows with a status instead of an image), and that the picture,
+whose size renders take, was given one. Exit status 77 (skipped) without
+xvfb-run. --keep FILE keeps the screenshot.
 """
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -51,8 +54,15 @@ def main():
         if run.returncode != 0:
             print('FAIL: exit status %d' % run.returncode)
             return 1
-        if 'showing the %s page' % expected not in run.stdout:
+        shown = re.search(r'showing the (\S+) page \(picture (\d+) × (\d+)\)', run.stdout)
+        if shown is None or shown.group(1) != expected:
             print('FAIL: expected the %s page' % expected)
+            return 1
+        # The fractal page renders at the picture's size, which the app
+        # learns from its allocation: a picture that never got one would
+        # never be rendered.
+        if expected == 'fractal' and 0 in (int(shown.group(2)), int(shown.group(3))):
+            print('FAIL: the picture was never given a size')
             return 1
         with open(path, 'rb') as f:
             header = f.read(24)

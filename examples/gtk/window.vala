@@ -30,6 +30,7 @@ public class Window : Gtk.ApplicationWindow {
     Cancellable? compiling;
     uint texture_tick;
     bool is_ready;
+    bool compile_in_flight;
 
     public Window (Gtk.Application application) {
         Object (application: application, title: "Fractal Explorer",
@@ -186,6 +187,7 @@ public class Window : Gtk.ApplicationWindow {
         compiling?.cancel ();
         var cancellable = compiling = new Cancellable ();
         editor.set_compiling (true);
+        compile_in_flight = true;
         var timer = new Timer ();
         var program = new_program (editor.source);
         try {
@@ -205,9 +207,30 @@ public class Window : Gtk.ApplicationWindow {
             // No render follows: this is what the window will show.
             become_ready ();
         } finally {
-            if (cancellable == compiling)
+            if (cancellable == compiling) {
                 editor.set_compiling (false);
+                compile_in_flight = false;
+            }
         }
+    }
+
+    /* What the window is waiting for, for --screenshot and --benchmark to
+     * say when it never becomes ready. */
+    public string describe_progress () {
+        int width, height;
+        canvas.get_render_size (out width, out height);
+        var clock = get_frame_clock ();
+        var surface = get_surface ();
+        return ("page %s; window %d × %d, %s, surface %s; canvas %d × %d after %u allocations, %s; %s; compile %s; "
+                + "frames drawn: %s; %s").printf (
+            page, get_width (), get_height (), get_mapped () ? "mapped" : "not mapped",
+            surface == null ? "none" : "%d × %d %s".printf (surface.width, surface.height,
+                                                             surface.mapped ? "mapped" : "not mapped"),
+            width, height, canvas.allocations, canvas.get_mapped () ? "mapped" : "not mapped",
+            renderer == null ? "no renderer" : (renderer.kernel == null ? "no kernel yet" : "kernel ready"),
+            compiling == null ? "never started" : (compile_in_flight ? "in flight" : "done"),
+            clock == null ? "no frame clock" : clock.get_frame_counter ().to_string (),
+            renderer == null ? "no renders" : renderer.describe_progress ());
     }
 
     void become_ready () {
