@@ -6,7 +6,7 @@
 
 G_BEGIN_DECLS
 
-/* ---- errors (cugi-error.c) ------------------------------------------------ */
+/* ---- errors (cugi-error.c, cugi-result.c) --------------------------------- */
 
 /* Calls a driver entry point through the loader's table and turns a failure
  * into a GError naming it:  CUGI_CALL (cuMemAlloc, (&ptr, size), error)  */
