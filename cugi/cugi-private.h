@@ -162,10 +162,14 @@ gboolean  cugi_check_enum_value        (GType       enum_type,
                                         int         value,
                                         GError    **error);
 
-/* Retains @device's primary context and wraps it; for
- * cugi_device_get_primary_context(), which keeps the one wrapper. */
-CugiContext *cugi_context_new_primary  (CugiDevice *device,
-                                        GError    **error);
+/* The primary context @self keeps (a new reference), made by @make on first
+ * use: the context's side, cugi_device_get_primary_context() in
+ * cugi-context.c, passes its constructor, so that a device need not call up
+ * into contexts. */
+CugiContext *cugi_device_keep_primary_context (CugiDevice *self,
+                                               CugiContext *(*make) (CugiDevice *device,
+                                                                     GError    **error),
+                                               GError    **error);
 
 /* Counts cugi_context_reset() calls on @self. Objects made in the context
  * remember it; when it has changed, their CUDA handles are gone and using
