@@ -63,6 +63,11 @@ void      cugi_context_leave           (CugiContextScope *scope);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CugiContextScope, cugi_context_leave)
 
 CUcontext cugi_context_get_handle      (CugiContext *self);
+/* FALSE with CUGI_ERROR_INVALID_STATE for a context without a CUDA context:
+ * one a binding made with g_object_new(), or a primary context that
+ * cugi_context_reset() could not make again. */
+gboolean  cugi_context_check           (CugiContext *self,
+                                        GError     **error);
 /* @context_or_null, or the default context: a new reference, NULL on error. */
 CugiContext *cugi_context_resolve      (CugiContext *context_or_null,
                                         GError     **error);
