@@ -4,6 +4,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 
 G_STATIC_ASSERT ((int) CUGI_LIMIT_STACK_SIZE == CU_LIMIT_STACK_SIZE);

@@ -12,7 +12,7 @@
 
 #include <glib/gstdio.h>
 
-#include "cugi-private.h"
+#include "cugi-program-private.h"
 
 G_BEGIN_DECLS
 

@@ -1,10 +1,74 @@
-/* cugi-program-private.h: the internals of programs and their compiles
- * (cugi-program*.c). Not installed. */
+/* cugi-program-private.h: the internals of programs, their compiles and
+ * results, the cache and modules (cugi-program*.c, cugi-module.c,
+ * cugi-image-params.c). Not installed. */
 #pragma once
 
 #include "cugi-private.h"
 
 G_BEGIN_DECLS
+
+/* What one NVRTC compile produced. Immutable once made, so programs, modules
+ * and the in-memory cache share it by reference (cugi-program-cache.c). */
+typedef struct
+{
+  char       *log;            /* never NULL, may be empty */
+  GBytes     *ptx;            /* without its NUL; NULL when NVRTC made none */
+  GBytes     *cubin;          /* NULL for a virtual (compute_XY) target */
+  GHashTable *lowered_names;  /* name expression -> lowered name, never NULL */
+} CugiProgramResult;
+
+/* Where the last compile of a program came from. */
+typedef enum
+{
+  CUGI_PROGRAM_CACHE_MISS,        /* NVRTC ran */
+  CUGI_PROGRAM_CACHE_HIT_MEMORY,  /* this process compiled it before */
+  CUGI_PROGRAM_CACHE_HIT_DISK,    /* a valid entry of the disk cache */
+} CugiProgramCacheHit;
+
+CugiProgramResult  *cugi_program_result_new   (const char *log,
+                                               GBytes     *ptx,
+                                               GBytes     *cubin,
+                                               GHashTable *lowered_names);
+CugiProgramResult  *cugi_program_result_ref   (CugiProgramResult *self);
+void                cugi_program_result_unref (CugiProgramResult *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CugiProgramResult, cugi_program_result_unref)
+
+CugiProgramCacheHit cugi_program_get_cache_hit     (CugiProgram *self);
+/* The last successful compile's result (borrowed), NULL before one. */
+CugiProgramResult  *cugi_program_get_result        (CugiProgram *self);
+
+/* Pure: the NVRTC target for a device of compute capability @major.@minor
+ * when NVRTC supports the architectures @supported (as nvrtcGetSupportedArchs
+ * lists them, e.g. 90 for 9.0): "sm_XY" (real, CUBIN) when XY is listed,
+ * else "compute_ZW" (virtual, PTX) for the newest listed ZW below XY, which
+ * the driver JIT-compiles. NOT_SUPPORTED when the device predates them all. */
+char               *cugi_program_choose_target     (const int  *supported,
+                                                    gsize       n_supported,
+                                                    gint        major,
+                                                    gint        minor,
+                                                    GError    **error);
+/* The cache key cugi_program_compile_for_arch() would use. */
+char               *cugi_program_dup_cache_key_for_arch (CugiProgram        *self,
+                                                         gint                major,
+                                                         gint                minor,
+                                                         const char * const *options,
+                                                         GError            **error);
+/* The compute capability of @device, through the driver. */
+gboolean            cugi_program_query_compute_capability (CUdevice device,
+                                                           gint    *major,
+                                                           gint    *minor,
+                                                           GError **error);
+
+/* The module's handle; NULL for one made with g_object_new(). */
+CUmodule            cugi_module_get_handle         (CugiModule *self);
+/* How many parameters the kernel @symbol has, as the module's image tells,
+ * or -1 when the image does not say (see cugi-image-params.c). */
+gint                cugi_module_get_param_count    (CugiModule *self,
+                                                    const char *symbol);
+/* cugi-image-params.c: kernel symbol -> parameter count of a CUBIN or PTX
+ * image, or NULL for another format. */
+GHashTable         *cugi_image_read_param_counts   (const guint8 *data,
+                                                    gsize         size);
 
 /* NVRTC's own name for a program given none. */
 #define CUGI_PROGRAM_DEFAULT_NAME "default_program"
