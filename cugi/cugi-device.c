@@ -3,6 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 
 /**
@@ -838,43 +839,6 @@ cugi_device_get_attribute (CugiDevice         *self,
 }
 
 /**
- * cugi_device_get_memory_info:
- * @self: a #CugiDevice
- * @total_bytes: (out) (optional): return location for the device memory in
- *   bytes
- * @error: return location for a #GError
- *
- * How much of the device's memory is free, as seen from its primary context
- * (which this makes, if nothing did before), and how much it has. Other
- * processes' allocations count as used. Bindings return both,
- * `(free_bytes, total_bytes)`.
- *
- * Returns: the free device memory in bytes; 0, and 0 in @total_bytes, with
- *   @error set
- *
- * Since: 0.1
- */
-guint64
-cugi_device_get_memory_info (CugiDevice *self,
-                             guint64    *total_bytes,
-                             GError    **error)
-{
-  g_autoptr(CugiContext) context = NULL;
-
-  g_return_val_if_fail (CUGI_IS_DEVICE (self), 0);
-  g_return_val_if_fail (error == NULL || *error == NULL, 0);
-
-  context = cugi_device_get_primary_context (self, error);
-  if (context == NULL)
-    {
-      if (total_bytes != NULL)
-        *total_bytes = 0;
-      return 0;
-    }
-  return cugi_context_get_memory_info (context, total_bytes, error);
-}
-
-/**
  * cugi_device_can_access_peer:
  * @self: a #CugiDevice
  * @peer: another #CugiDevice
@@ -911,39 +875,17 @@ cugi_device_can_access_peer (CugiDevice *self,
   return can_access != 0;
 }
 
-/**
- * cugi_device_get_primary_context:
- * @self: a #CugiDevice
- * @error: return location for a #GError
- *
- * The device's primary context: the one context per device that the CUDA
- * runtime API, PyTorch, CuPy and Warp share, and that cugi uses unless given
- * another. Memory made in it can be handed to and from those libraries.
- *
- * Every call returns the same #CugiContext. Once made, cugi keeps the
- * primary context retained for the rest of the process, as the CUDA runtime
- * does, so that memory, modules and settings persist from one call to the
- * next.
- *
- * Returns: (transfer full): the primary context, or %NULL with @error set
- *
- * Since: 0.1
- */
 CugiContext *
-cugi_device_get_primary_context (CugiDevice *self,
-                                 GError    **error)
+cugi_device_keep_primary_context (CugiDevice *self,
+                                  CugiContext *(*make) (CugiDevice *device,
+                                                        GError    **error),
+                                  GError    **error)
 {
-  g_autoptr(GMutexLocker) locker = NULL;
+  g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&self->primary_lock);
 
-  g_return_val_if_fail (CUGI_IS_DEVICE (self), NULL);
-
-  if (!cugi_device_check (self, error))
-    return NULL;
-
-  locker = g_mutex_locker_new (&self->primary_lock);
   if (self->primary_context == NULL)
     {
-      self->primary_context = cugi_context_new_primary (self, error);
+      self->primary_context = make (self, error);
       if (self->primary_context == NULL)
         return NULL;
     }

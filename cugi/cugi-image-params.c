@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-program-private.h"
 
 /* ---- CUBIN (ELF64, little-endian) ---------------------------------------- */
 

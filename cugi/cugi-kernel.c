@@ -5,7 +5,9 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
+#include "cugi-program-private.h"
 
 /**
  * CugiKernel:

@@ -6,6 +6,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 
 /* ---- range checks --------------------------------------------------------- */

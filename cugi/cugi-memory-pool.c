@@ -3,6 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 
 /**

@@ -6,7 +6,7 @@
 
 G_BEGIN_DECLS
 
-/* ---- errors (cugi-error.c) ------------------------------------------------ */
+/* ---- errors (cugi-error.c, cugi-result.c) --------------------------------- */
 
 /* Calls a driver entry point through the loader's table and turns a failure
  * into a GError naming it:  CUGI_CALL (cuMemAlloc, (&ptr, size), error)  */
@@ -35,42 +35,6 @@ void      cugi_set_nvrtc_error         (GError     **error,
 gboolean  cugi_ensure_driver           (GError **error);
 /* The same for NVRTC, which needs no driver. */
 gboolean  cugi_ensure_nvrtc            (GError **error);
-
-/* ---- devices (cugi-device.c) ---------------------------------------------- */
-
-CUdevice  cugi_device_get_handle       (CugiDevice *self);
-
-/* ---- contexts (cugi-context.c) -------------------------------------------- */
-
-/* Makes a context current for the duration of a call and restores the caller's
- * afterwards; nothing is pushed when it is current already.
- *
- *   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
- *   if (!cugi_context_enter (ctx, &scope, error))
- *     return FALSE;
- */
-typedef struct
-{
-  gboolean pushed;
-} CugiContextScope;
-
-#define CUGI_CONTEXT_SCOPE_INIT { FALSE }
-
-gboolean  cugi_context_enter           (CugiContext      *self,
-                                        CugiContextScope *scope,
-                                        GError          **error);
-void      cugi_context_leave           (CugiContextScope *scope);
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CugiContextScope, cugi_context_leave)
-
-CUcontext cugi_context_get_handle      (CugiContext *self);
-/* @context_or_null, or the default context: a new reference, NULL on error. */
-CugiContext *cugi_context_resolve      (CugiContext *context_or_null,
-                                        GError     **error);
-/* The legacy default stream of @self as a CugiStream (owned by @self),
- * made by @make on first use: the streams layer, above this one, passes its
- * constructor, so that a context need not call up into it. */
-CugiStream  *cugi_context_get_null_stream (CugiContext *self,
-                                           CugiStream *(*make) (CugiContext *context));
 
 /* ---- streams and the main-loop bridge (cugi-stream.c, cugi-completion.c) --- */
 
@@ -143,34 +107,6 @@ CugiModule  *cugi_module_new_from_source_cached (CugiContext        *context,
 GMainContext *cugi_capture_main_context (void);
 
 /* Each area adds its further internals in a section of its own below. */
-
-/* ---- more: devices and contexts ------------------------------------------- */
-
-/* Parses a device alias: "cuda" (the default device, *ordinal = -1) or
- * "cuda:N". Syntax only: cugi_device_get() says whether device N exists. */
-gboolean  cugi_device_parse_alias      (const char *alias,
-                                        int        *ordinal,
-                                        GError    **error);
-/* FALSE with CUGI_ERROR_INVALID_STATE for a device a binding made with
- * g_object_new() instead of cugi_device_get(): it stands for no GPU. */
-gboolean  cugi_device_check            (CugiDevice *self,
-                                        GError    **error);
-/* FALSE with CUGI_ERROR_INVALID_ARGUMENT when @value is none of the values
- * of the enum type @enum_type: checked before the driver sees it, so a
- * binding's stray integer gets a clear message. */
-gboolean  cugi_check_enum_value        (GType       enum_type,
-                                        int         value,
-                                        GError    **error);
-
-/* Retains @device's primary context and wraps it; for
- * cugi_device_get_primary_context(), which keeps the one wrapper. */
-CugiContext *cugi_context_new_primary  (CugiDevice *device,
-                                        GError    **error);
-
-/* Counts cugi_context_reset() calls on @self. Objects made in the context
- * remember it; when it has changed, their CUDA handles are gone and using
- * them must be an error (CUGI_ERROR_INVALID_STATE), never a driver call. */
-guint     cugi_context_get_generation  (CugiContext *self);
 
 /* ---- more: streams, events, main-loop bridge ------------------------------ */
 
@@ -460,71 +396,6 @@ CugiHostBuffer *cugi_host_buffer_new_pooled  (CugiHostMemoryPool *pool,
                                               gsize               size,
                                               CugiHostBufferFlags flags,
                                               GError            **error);
-
-/* ---- more: programs, cache, modules --------------------------------------- */
-
-/* What one NVRTC compile produced. Immutable once made, so programs, modules
- * and the in-memory cache share it by reference (cugi-program-cache.c). */
-typedef struct
-{
-  char       *log;            /* never NULL, may be empty */
-  GBytes     *ptx;            /* without its NUL; NULL when NVRTC made none */
-  GBytes     *cubin;          /* NULL for a virtual (compute_XY) target */
-  GHashTable *lowered_names;  /* name expression -> lowered name, never NULL */
-} CugiProgramResult;
-
-/* Where the last compile of a program came from. */
-typedef enum
-{
-  CUGI_PROGRAM_CACHE_MISS,        /* NVRTC ran */
-  CUGI_PROGRAM_CACHE_HIT_MEMORY,  /* this process compiled it before */
-  CUGI_PROGRAM_CACHE_HIT_DISK,    /* a valid entry of the disk cache */
-} CugiProgramCacheHit;
-
-CugiProgramResult  *cugi_program_result_new   (const char *log,
-                                               GBytes     *ptx,
-                                               GBytes     *cubin,
-                                               GHashTable *lowered_names);
-CugiProgramResult  *cugi_program_result_ref   (CugiProgramResult *self);
-void                cugi_program_result_unref (CugiProgramResult *self);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (CugiProgramResult, cugi_program_result_unref)
-
-CugiProgramCacheHit cugi_program_get_cache_hit     (CugiProgram *self);
-/* The last successful compile's result (borrowed), NULL before one. */
-CugiProgramResult  *cugi_program_get_result        (CugiProgram *self);
-
-/* Pure: the NVRTC target for a device of compute capability @major.@minor
- * when NVRTC supports the architectures @supported (as nvrtcGetSupportedArchs
- * lists them, e.g. 90 for 9.0): "sm_XY" (real, CUBIN) when XY is listed,
- * else "compute_ZW" (virtual, PTX) for the newest listed ZW below XY, which
- * the driver JIT-compiles. NOT_SUPPORTED when the device predates them all. */
-char               *cugi_program_choose_target     (const int  *supported,
-                                                    gsize       n_supported,
-                                                    gint        major,
-                                                    gint        minor,
-                                                    GError    **error);
-/* The cache key cugi_program_compile_for_arch() would use. */
-char               *cugi_program_dup_cache_key_for_arch (CugiProgram        *self,
-                                                         gint                major,
-                                                         gint                minor,
-                                                         const char * const *options,
-                                                         GError            **error);
-/* The compute capability of @device, through the driver. */
-gboolean            cugi_program_query_compute_capability (CUdevice device,
-                                                           gint    *major,
-                                                           gint    *minor,
-                                                           GError **error);
-
-/* The module's handle; NULL for one made with g_object_new(). */
-CUmodule            cugi_module_get_handle         (CugiModule *self);
-/* How many parameters the kernel @symbol has, as the module's image tells,
- * or -1 when the image does not say (see cugi-image-params.c). */
-gint                cugi_module_get_param_count    (CugiModule *self,
-                                                    const char *symbol);
-/* cugi-image-params.c: kernel symbol -> parameter count of a CUBIN or PTX
- * image, or NULL for another format. */
-GHashTable         *cugi_image_read_param_counts   (const guint8 *data,
-                                                    gsize         size);
 
 /* ---- more: kernels, launches, occupancy, graphs --------------------------- */
 

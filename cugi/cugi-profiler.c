@@ -9,6 +9,7 @@
 #include <glib/gi18n-lib.h>
 #include <nvtx3/nvToolsExt.h>
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 
 /* cuProfilerStart/Stop act on the current context: the caller's when it

@@ -10,7 +10,9 @@
  */
 #pragma once
 
-#include "cugi-private.h"
+#include <glib/gstdio.h>
+
+#include "cugi-program-private.h"
 
 G_BEGIN_DECLS
 
@@ -61,6 +63,20 @@ void                cugi_program_cache_store       (const char        *key,
                                                     CugiProgramResult *result);
 /* Forgets the in-memory layer, as a new process would start. */
 void                cugi_program_cache_clear_memory (void);
+
+/* Opens @path for reading if it is a regular file, without following a
+ * symbolic link unless @follow_links says so, and without blocking: opening
+ * a FIFO would wait for a writer. -1 with @error set otherwise. */
+int                 cugi_program_cache_open_regular_file (const char *path,
+                                                          gboolean    follow_links,
+                                                          GStatBuf   *info,
+                                                          GError    **error);
+/* Reads @length bytes of @fd, failing on a file cut short. */
+gboolean            cugi_program_cache_read_exactly (int          fd,
+                                                     guint8      *data,
+                                                     gsize        length,
+                                                     const char  *path,
+                                                     GError     **error);
 
 /* The result in @contents, the bytes of an entry file, when it is @key's
  * and its hash, lengths and structure check out; else NULL and @reason, a

@@ -2,6 +2,7 @@
  * synchronization and reset, on a GPU */
 #include "config.h"
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 #include "cugi-test-utils.h"
 

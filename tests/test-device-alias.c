@@ -2,6 +2,7 @@
  * without a driver, without a GPU */
 #include "config.h"
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 #include "cugi-test-utils.h"
 

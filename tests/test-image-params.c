@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-program-private.h"
 #include "cugi-test-utils.h"
 
 static const char kernels_source[] =

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 #include "gpu-work.h"
 

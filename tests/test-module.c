@@ -5,7 +5,9 @@
 
 #include <glib/gstdio.h>
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
+#include "cugi-program-private.h"
 #include "cugi-test-utils.h"
 
 static const char module_source[] =

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "cugi-private.h"
+#include "cugi-program-private.h"
 #include "cugi-test-utils.h"
 
 static const char scale_source[] =

@@ -4,6 +4,7 @@
  * bench-launch (on a GPU) and bench-launch-cpu (against the stand-in driver). */
 #pragma once
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 
 typedef struct

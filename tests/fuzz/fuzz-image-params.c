@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "cugi-private.h"
+#include "cugi-program-private.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data,
                             size_t        size);
