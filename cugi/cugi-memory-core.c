@@ -8,6 +8,7 @@
 
 #include "cugi-context-private.h"
 #include "cugi-private.h"
+#include "cugi-memory-private.h"
 
 /* ---- range checks --------------------------------------------------------- */
 

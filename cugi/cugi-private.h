@@ -69,19 +69,6 @@ void      cugi_stream_track_work       (CugiStream *self,
 
 CUevent   cugi_event_get_handle        (CugiEvent *self);
 
-/* ---- buffers (cugi-buffer.c) ---------------------------------------------- */
-
-/* The device address of @self, or an INVALID_STATE error after free(). */
-gboolean  cugi_buffer_get_address      (CugiBuffer  *self,
-                                        CUdeviceptr *address,
-                                        GError     **error);
-/* A buffer over memory cugi does not own (a module's global, an IPC mapping
- * is not this): @owner (may be NULL) is kept alive as long as the buffer. */
-CugiBuffer  *cugi_buffer_new_wrapping  (CugiContext *context,
-                                        CUdeviceptr  address,
-                                        gsize        size,
-                                        GObject     *owner);
-
 /* ---- modules and kernels (cugi-module.c, cugi-kernel.c) ------------------ */
 
 /* Wraps a function of @module (which the kernel keeps alive). @name is what
@@ -105,6 +92,13 @@ CugiModule  *cugi_module_new_from_source_cached (CugiContext        *context,
 /* The GMainContext that was thread-default when an object was made (a new
  * reference, never NULL: the global default when none was pushed). */
 GMainContext *cugi_capture_main_context (void);
+
+/* Changes whenever an address cugi handed out may have stopped being usable
+ * (memory freed, a context reset), never otherwise: what was checked usable
+ * in one epoch stays so while the epoch lasts, so repeated launches check
+ * their buffers once. Read it before checking. Never 0. */
+gsize     cugi_memory_get_address_epoch (void);
+void      cugi_memory_invalidate_addresses (void);
 
 /* Each area adds its further internals in a section of its own below. */
 
@@ -171,231 +165,6 @@ typedef void (*CugiTaskCompleteFunc) (GTask *task);
 void        cugi_stream_complete_task     (CugiStream          *self,
                                            GTask               *task,
                                            CugiTaskCompleteFunc complete);
-
-/* ---- more: memory --------------------------------------------------------- */
-
-/* Range checks (cugi-memory-core.c). Overflow-safe; INVALID_ARGUMENT naming
- * the numbers and @what (a translated noun such as _("source buffer")). */
-gboolean  cugi_memory_check_range      (gsize        buffer_size,
-                                        gsize        offset,
-                                        gsize        size,
-                                        const char  *what,
-                                        GError     **error);
-/* A region of @depth slices of @height rows of @width bytes, rows @pitch bytes
- * apart and slices @slice_height rows apart, starting at @offset. */
-gboolean  cugi_memory_check_pitched_range (gsize        buffer_size,
-                                           gsize        offset,
-                                           gsize        pitch,
-                                           gsize        slice_height,
-                                           gsize        width,
-                                           gsize        height,
-                                           gsize        depth,
-                                           const char  *what,
-                                           GError     **error);
-/* The bytes of a packed @width x @height x @depth region, FALSE on overflow. */
-gboolean  cugi_memory_region_size      (gsize        width,
-                                        gsize        height,
-                                        gsize        depth,
-                                        gsize       *size);
-
-/* Memory that an object owns, released exactly once: when the user frees it
- * or the object is finalized, but never while work in flight still uses it
- * (cugi_memory_lifetime_free() then only marks it freed, and the last
- * cugi_memory_lifetime_end_use() releases). Thread-safe. */
-typedef gboolean (*CugiMemoryReleaseFunc) (gpointer   owner,
-                                           GError   **error);
-typedef struct
-{
-  GMutex                lock;
-  guint                 uses;
-  gboolean              freed;     /* atomic: written under the lock, read without */
-  gboolean              released;
-  CugiMemoryReleaseFunc release;   /* NULL: nothing to release */
-  gpointer              owner;
-} CugiMemoryLifetime;
-
-void      cugi_memory_lifetime_init    (CugiMemoryLifetime   *self,
-                                        CugiMemoryReleaseFunc release,
-                                        gpointer              owner);
-gboolean  cugi_memory_lifetime_is_freed (CugiMemoryLifetime  *self);
-/* INVALID_STATE with @freed_message when freed before; otherwise releases
- * now (reporting the release's error) or when the last use ends. */
-gboolean  cugi_memory_lifetime_free    (CugiMemoryLifetime   *self,
-                                        const char           *freed_message,
-                                        GError              **error);
-void      cugi_memory_lifetime_begin_use (CugiMemoryLifetime *self);
-void      cugi_memory_lifetime_end_use (CugiMemoryLifetime   *self);
-/* From finalize: releases unless that happened already. */
-void      cugi_memory_lifetime_clear   (CugiMemoryLifetime   *self);
-
-/* Changes whenever an address cugi handed out may have stopped being usable
- * (memory freed, a context reset), never otherwise: what was checked usable
- * in one epoch stays so while the epoch lasts, so repeated launches check
- * their buffers once. Read it before checking. Never 0. */
-gsize     cugi_memory_get_address_epoch (void);
-void      cugi_memory_invalidate_addresses (void);
-
-/* The size class a pool serves @size from (bins of a quarter octave, at least
- * 256 bytes); FALSE when @size is too large to round up. */
-gboolean  cugi_memory_pool_bin_size    (gsize  size,
-                                        gsize *bin_size);
-
-/* The bookkeeping both memory pools share: held blocks by bin, counts, the
- * retry after OUT_OF_MEMORY. Blocks are addresses (device or host). @epoch
- * is the context's generation now: blocks from an earlier one went with a
- * reset and are counted off, never reused or freed. The functions run
- * without the pool's lock held; @changed reports which counts moved (never
- * from cugi_block_pool_destroy()). */
-typedef gboolean (*CugiBlockAllocFunc)   (gpointer   user_data,
-                                          gsize      size,
-                                          guint64   *block,
-                                          GError   **error);
-typedef gboolean (*CugiBlockFreeFunc)    (gpointer   user_data,
-                                          guint64    block,
-                                          gsize      size,
-                                          GError   **error);
-typedef void     (*CugiBlockChangedFunc) (gpointer   user_data,
-                                          gboolean   held_changed,
-                                          gboolean   active_changed);
-typedef struct _CugiBlockPool CugiBlockPool;
-
-CugiBlockPool *cugi_block_pool_new     (CugiBlockAllocFunc   alloc,
-                                        CugiBlockFreeFunc    free,
-                                        CugiBlockChangedFunc changed,
-                                        gpointer             user_data,
-                                        guint                epoch);
-/* Frees the held blocks (errors are dropped); no block may be active. */
-void      cugi_block_pool_destroy      (CugiBlockPool  *self,
-                                        guint           epoch);
-/* From now on, a block given back is freed instead of held when holding it
- * would take the held blocks beyond @max_held_bytes (their bin sizes). No
- * limit until this is called. */
-void      cugi_block_pool_set_max_held_bytes (CugiBlockPool *self,
-                                              gsize          max_held_bytes);
-gboolean  cugi_block_pool_take         (CugiBlockPool  *self,
-                                        guint           epoch,
-                                        gsize           size,
-                                        guint64        *block,
-                                        GError        **error);
-/* @block of a take() of @size in @block_epoch comes back: held, or freed
- * once the pool stopped holding or when it holds its limit. */
-gboolean  cugi_block_pool_give_back    (CugiBlockPool  *self,
-                                        guint           epoch,
-                                        guint64         block,
-                                        gsize           size,
-                                        guint           block_epoch,
-                                        GError        **error);
-gboolean  cugi_block_pool_free_held    (CugiBlockPool  *self,
-                                        guint           epoch,
-                                        GError        **error);
-gboolean  cugi_block_pool_stop_holding (CugiBlockPool  *self,
-                                        guint           epoch,
-                                        GError        **error);
-guint     cugi_block_pool_get_held     (CugiBlockPool  *self);
-guint     cugi_block_pool_get_active   (CugiBlockPool  *self);
-
-/* The GObject side both pool classes share over their CugiBlockPool: the
- * held-blocks and active-blocks properties and their notification, and the
- * methods' bodies. @blocks is NULL in a pool made with g_object_new() (no
- * context): such a pool holds nothing. */
-typedef struct
-{
-  GObject        *object;            /* the pool (not a reference) */
-  GParamSpec    **count_properties;  /* the class's held-blocks, active-blocks */
-  CugiContext    *context;           /* (owned) */
-  CugiBlockPool  *blocks;            /* (owned) (nullable) */
-} CugiPoolCore;
-
-/* From class_init: the held-blocks and active-blocks properties, into
- * @count_properties[0] and [1]. */
-void      cugi_pool_core_make_count_properties (GParamSpec **count_properties);
-/* Takes @context (transfer full) and makes @self's blocks; the block
- * functions get @self as user data. */
-void      cugi_pool_core_init          (CugiPoolCore        *self,
-                                        GObject             *object,
-                                        GParamSpec         **count_properties,
-                                        CugiContext         *context,
-                                        CugiBlockAllocFunc   alloc,
-                                        CugiBlockFreeFunc    free);
-/* From finalize. */
-void      cugi_pool_core_clear         (CugiPoolCore  *self);
-guint     cugi_pool_core_get_generation (CugiPoolCore *self);
-/* From get_property: TRUE when @pspec is a count property, set in @value. */
-gboolean  cugi_pool_core_get_property  (CugiPoolCore  *self,
-                                        GParamSpec    *pspec,
-                                        GValue        *value);
-guint     cugi_pool_core_get_held      (CugiPoolCore  *self);
-guint     cugi_pool_core_get_active    (CugiPoolCore  *self);
-gboolean  cugi_pool_core_free_held     (CugiPoolCore  *self,
-                                        GError       **error);
-gboolean  cugi_pool_core_stop_holding  (CugiPoolCore  *self,
-                                        GError       **error);
-
-/* Resources for cugi_stream_track_work(): each element is released with its
- * own function, so one array holds buffers, host buffers and GBytes. */
-GPtrArray *cugi_work_resources_new     (void);
-void       cugi_work_resources_add     (GPtrArray      *resources,
-                                        gpointer        data,
-                                        GDestroyNotify  release);
-
-/* Work in flight on a buffer: keeps it alive, and holds back the release of
- * its memory by cugi_buffer_free() until cugi_buffer_end_work(). Returns
- * @self, for cugi_work_resources_add (res, cugi_buffer_begin_work (b),
- * cugi_buffer_end_work). The same for host buffers. */
-gpointer  cugi_buffer_begin_work       (CugiBuffer     *self);
-void      cugi_buffer_end_work         (gpointer        buffer);
-gpointer  cugi_host_buffer_begin_work  (CugiHostBuffer *self);
-void      cugi_host_buffer_end_work    (gpointer        host_buffer);
-
-/* A buffer over @address, which @release_data (may be NULL) keeps valid:
- * @release_notify runs once the buffer is freed or finalized and no work is
- * in flight. cugi_buffer_new_wrapping() is this with a reference to @owner. */
-CugiBuffer *cugi_buffer_new_holding    (CugiContext    *context,
-                                        CUdeviceptr     address,
-                                        gsize           size,
-                                        gpointer        release_data,
-                                        GDestroyNotify  release_notify);
-/* The worker threads that stage pageable uploads (see cugi-buffer.c), for
- * tests that hold them back to see what the calling thread does alone. */
-GThreadPool *cugi_buffer_get_staging_threads (void);
-/* The host address of @self, or an INVALID_STATE error after free(). */
-gboolean  cugi_host_buffer_get_address (CugiHostBuffer *self,
-                                        gpointer       *address,
-                                        GError        **error);
-/* INVALID_ARGUMENT naming the flags of @flags beyond @allowed, if any. */
-#define CUGI_HOST_BUFFER_FLAGS_ALL (CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED | \
-                                    CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED)
-gboolean  cugi_host_buffer_check_flags (CugiHostBufferFlags   flags,
-                                        CugiHostBufferFlags   allowed,
-                                        GError              **error);
-
-/* Pools take their blocks back through these when a pooled buffer is freed
- * or finalized; @generation is the context's when the block was taken (a
- * reset since then means the memory is gone and is only counted off). */
-gboolean  cugi_memory_pool_return_block      (CugiMemoryPool     *self,
-                                              CUdeviceptr         address,
-                                              gsize               size,
-                                              guint               generation,
-                                              GError            **error);
-gboolean  cugi_host_memory_pool_return_block (CugiHostMemoryPool *self,
-                                              gpointer            address,
-                                              gsize               size,
-                                              guint               generation,
-                                              GError            **error);
-/* The limit of cugi_block_pool_set_max_held_bytes() for @self's blocks. */
-void      cugi_host_memory_pool_set_max_held_bytes (CugiHostMemoryPool *self,
-                                                    gsize               max_held_bytes);
-/* Buffers over a block of @pool, which they keep alive and give it back to. */
-CugiBuffer     *cugi_buffer_new_pooled       (CugiMemoryPool     *pool,
-                                              CugiContext        *context,
-                                              CUdeviceptr         address,
-                                              gsize               size);
-CugiHostBuffer *cugi_host_buffer_new_pooled  (CugiHostMemoryPool *pool,
-                                              CugiContext        *context,
-                                              gpointer            address,
-                                              gsize               size,
-                                              CugiHostBufferFlags flags,
-                                              GError            **error);
 
 /* ---- more: kernels, launches, occupancy, graphs --------------------------- */
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cugi-private.h"
+#include "cugi-memory-private.h"
 #include "gpu-work.h"
 
 static CugiHostBuffer *

@@ -12,6 +12,7 @@
 
 #include "cugi-context-private.h"
 #include "cugi-private.h"
+#include "cugi-memory-private.h"
 #include "gpu-work.h"
 
 /* The stand-in driver's module format: a kernel and its parameters' sizes,

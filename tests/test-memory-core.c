@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include "cugi-private.h"
+#include "cugi-memory-private.h"
 #include "cugi-test-utils.h"
 
 /* ---- range checks --------------------------------------------------------- */

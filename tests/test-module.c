@@ -8,6 +8,7 @@
 #include "cugi-context-private.h"
 #include "cugi-private.h"
 #include "cugi-program-private.h"
+#include "cugi-memory-private.h"
 #include "cugi-test-utils.h"
 
 static const char module_source[] =

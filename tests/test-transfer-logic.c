@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-memory-private.h"
 #include "gpu-work.h"
 
 /* About what pinning or unpinning a MiB costs the driver. */
