@@ -1,0 +1,581 @@
+/* cugi-buffer-copy.c: linear copies of device memory, with the host, with
+ * host buffers and between buffers, and memsets */
+#include "config.h"
+
+#include <string.h>
+#include <glib/gi18n-lib.h>
+
+#include "cugi-context-private.h"
+#include "cugi-private.h"
+#include "cugi-memory-private.h"
+#include "cugi-buffer-private.h"
+
+/* ---- linear transfers ----------------------------------------------------- */
+
+/* A synchronous copy from pageable memory returns once the data is staged,
+ * possibly before its DMA lands: work on a non-blocking stream could then
+ * read old data. Waiting for the legacy stream, where the copy ran, makes
+ * the synchronous uploads complete when they return. */
+gboolean
+cugi_buffer_wait_for_pageable_upload (GError **error)
+{
+  return CUGI_CALL (cuStreamSynchronize, (CU_STREAM_LEGACY), error);
+}
+
+/**
+ * cugi_buffer_upload:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @data: (array length=len) (nullable): the bytes to write
+ * @len: the number of bytes
+ * @error: return location for a #GError
+ *
+ * Copies @len bytes from the host into @self at @offset (`cuMemcpyHtoD`).
+ * The data is on the device when this returns, so work on any stream sees
+ * it, and @data may be reused at once.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_upload (CugiBuffer    *self,
+                    gsize          offset,
+                    const guint8  *data,
+                    gsize          len,
+                    GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (data != NULL || len == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!cugi_buffer_check_usable_range (self, offset, len, _("buffer"), error))
+    return FALSE;
+  if (len == 0)
+    return TRUE;
+  return cugi_context_enter (self->context, &scope, error) &&
+         CUGI_CALL (cuMemcpyHtoD, (self->address + offset, data, len), error) &&
+         cugi_buffer_wait_for_pageable_upload (error);
+}
+
+/**
+ * cugi_buffer_upload_bytes:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @bytes: the bytes to write
+ * @error: return location for a #GError
+ *
+ * Like cugi_buffer_upload(), with the data in a #GBytes.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_upload_bytes (CugiBuffer  *self,
+                          gsize        offset,
+                          GBytes      *bytes,
+                          GError     **error)
+{
+  gsize len;
+  const guint8 *data;
+
+  g_return_val_if_fail (bytes != NULL, FALSE);
+
+  data = g_bytes_get_data (bytes, &len);
+  return cugi_buffer_upload (self, offset, data, len, error);
+}
+
+guint8 *
+cugi_buffer_try_alloc_host (gsize    size,
+                            GError **error)
+{
+  guint8 *data = g_try_malloc (size);
+
+  if (data == NULL)
+    g_set_error (error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY,
+                 _("Cannot allocate %zu bytes of host memory"), size);
+  return data;
+}
+
+/**
+ * cugi_buffer_download:
+ * @self: a #CugiBuffer
+ * @offset: where to read in @self, in bytes
+ * @size: the number of bytes
+ * @error: return location for a #GError
+ *
+ * Copies @size bytes at @offset of @self to the host (`cuMemcpyDtoH`),
+ * waiting for work enqueued before on the context's default stream. See
+ * cugi_buffer_download_async() to wait without blocking.
+ *
+ * Returns: (transfer full): the bytes, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+GBytes *
+cugi_buffer_download (CugiBuffer  *self,
+                      gsize        offset,
+                      gsize        size,
+                      GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autofree guint8 *data = NULL;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_buffer_check_usable_range (self, offset, size, _("buffer"), error))
+    return NULL;
+  if (size == 0)
+    return g_bytes_new (NULL, 0);
+  if ((data = cugi_buffer_try_alloc_host (size, error)) == NULL ||
+      !cugi_context_enter (self->context, &scope, error) ||
+      !CUGI_CALL (cuMemcpyDtoH, (data, self->address + offset, size), error))
+    return NULL;
+  return g_bytes_new_take (g_steal_pointer (&data), size);
+}
+
+gboolean
+cugi_buffer_same_context (CugiBuffer *a,
+                          CugiBuffer *b)
+{
+  return cugi_context_get_handle (a->context) == cugi_context_get_handle (b->context);
+}
+
+/**
+ * cugi_buffer_copy:
+ * @dst: the buffer to copy to
+ * @dst_offset: where to write in @dst, in bytes
+ * @src: the buffer to copy from (may be @dst, if the ranges do not overlap)
+ * @src_offset: where to read in @src, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on (of @dst's
+ *   context), or %NULL for the default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues a device-to-device copy (`cuMemcpyDtoDAsync`). When the buffers
+ * belong to different contexts (on different devices, say) it is a peer copy
+ * (`cuMemcpyPeerAsync`), which the driver stages through the host where the
+ * devices cannot reach each other. Returns once the copy is enqueued; both
+ * buffers stay alive until it completes.
+ *
+ * Returns: %TRUE if the copy was enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_copy (CugiBuffer  *dst,
+                  gsize        dst_offset,
+                  CugiBuffer  *src,
+                  gsize        src_offset,
+                  gsize        size,
+                  CugiStream  *stream,
+                  GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  CUdeviceptr to, from;
+  gboolean ok;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (dst), FALSE);
+  g_return_val_if_fail (CUGI_IS_BUFFER (src), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!cugi_buffer_check_usable_range (dst, dst_offset, size, _("destination buffer"), error) ||
+      !cugi_buffer_check_usable_range (src, src_offset, size, _("source buffer"), error))
+    return FALSE;
+  if (size == 0)
+    return TRUE;
+  if (!cugi_buffer_enter_for_stream (dst->context, stream, &scope, &target, error))
+    return FALSE;
+
+  to = dst->address + dst_offset;
+  from = src->address + src_offset;
+  if (cugi_buffer_same_context (dst, src))
+    ok = CUGI_CALL (cuMemcpyDtoDAsync, (to, from, size, cugi_stream_get_handle (target)), error);
+  else
+    ok = CUGI_CALL (cuMemcpyPeerAsync, (to, cugi_context_get_handle (dst->context),
+                                        from, cugi_context_get_handle (src->context),
+                                        size, cugi_stream_get_handle (target)), error);
+  if (ok)
+    cugi_buffer_track_work (target, dst, src, NULL, NULL);
+  return ok;
+}
+
+/* ---- transfers with host buffers ------------------------------------------ */
+
+static gboolean
+copy_with_host_buffer (CugiBuffer         *self,
+                       gsize               offset,
+                       CugiHostBuffer     *host,
+                       gsize               host_offset,
+                       gsize               size,
+                       CugiStream         *stream,
+                       CugiCopyDirection   direction,
+                       GError            **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  gpointer host_address;
+  guint8 *host_data;
+  CUdeviceptr device_data;
+  CUstream handle;
+  gboolean ok;
+
+  if (!cugi_buffer_check_usable_range (self, offset, size, _("buffer"), error) ||
+      !cugi_host_buffer_get_address (host, &host_address, error) ||
+      !cugi_memory_check_range (cugi_host_buffer_get_size (host), host_offset, size,
+                                _("host buffer"), error))
+    return FALSE;
+  if (size == 0)
+    return TRUE;
+  if (!cugi_buffer_enter_for_stream (self->context, stream, &scope, &target, error))
+    return FALSE;
+
+  host_data = (guint8 *) host_address + host_offset;
+  device_data = self->address + offset;
+  /* Without a stream, the synchronous copies: from and to pinned memory they
+   * return once the copy is done. */
+  if (stream == NULL)
+    return direction == CUGI_COPY_TO_DEVICE
+             ? CUGI_CALL (cuMemcpyHtoD, (device_data, host_data, size), error)
+             : CUGI_CALL (cuMemcpyDtoH, (host_data, device_data, size), error);
+
+  handle = cugi_stream_get_handle (target);
+  ok = direction == CUGI_COPY_TO_DEVICE
+         ? CUGI_CALL (cuMemcpyHtoDAsync, (device_data, host_data, size, handle), error)
+         : CUGI_CALL (cuMemcpyDtoHAsync, (host_data, device_data, size, handle), error);
+  if (ok)
+    cugi_buffer_track_work (target, self, NULL, host, NULL);
+  return ok;
+}
+
+/**
+ * cugi_buffer_upload_from_host:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @host: the pinned host buffer to read
+ * @host_offset: where to read in @host, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL to copy
+ *   at once
+ * @error: return location for a #GError
+ *
+ * Copies @size bytes of @host into @self. On a stream the copy is truly
+ * asynchronous (`cuMemcpyHtoDAsync`: the host goes on while the DMA engine
+ * reads @host), and both buffers stay alive until it completes; do not
+ * write to that part of @host before then. Without a stream it returns once
+ * the copy is done.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_upload_from_host (CugiBuffer      *self,
+                              gsize            offset,
+                              CugiHostBuffer  *host,
+                              gsize            host_offset,
+                              gsize            size,
+                              CugiStream      *stream,
+                              GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (host), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return copy_with_host_buffer (self, offset, host, host_offset, size, stream, CUGI_COPY_TO_DEVICE, error);
+}
+
+/**
+ * cugi_buffer_download_to_host:
+ * @self: a #CugiBuffer
+ * @offset: where to read in @self, in bytes
+ * @host: the pinned host buffer to write
+ * @host_offset: where to write in @host, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL to copy
+ *   at once
+ * @error: return location for a #GError
+ *
+ * Copies @size bytes of @self into @host. On a stream the copy is
+ * asynchronous (`cuMemcpyDtoHAsync`) and both buffers stay alive until it
+ * completes; read @host only after that (cugi_stream_synchronize(), or an
+ * event). Without a stream it returns once the copy is done.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_download_to_host (CugiBuffer      *self,
+                              gsize            offset,
+                              CugiHostBuffer  *host,
+                              gsize            host_offset,
+                              gsize            size,
+                              CugiStream      *stream,
+                              GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (host), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return copy_with_host_buffer (self, offset, host, host_offset, size, stream, CUGI_COPY_TO_HOST, error);
+}
+
+/**
+ * cugi_buffer_download_to_host_async:
+ * @self: a #CugiBuffer
+ * @offset: where to read in @self, in bytes
+ * @host: the pinned host buffer to write
+ * @host_offset: where to write in @host, in bytes
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL for the
+ *   default stream
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called in the thread-default main context of the
+ *   caller once the bytes are in @host
+ * @user_data: data for @callback
+ *
+ * Enqueues a copy of @size bytes of @self into @host, as
+ * cugi_buffer_download_to_host() does on a stream, and returns at once;
+ * @callback runs once the copy (and all the work enqueued on the stream
+ * before it) has completed. Finish with
+ * cugi_buffer_download_to_host_finish().
+ *
+ * Unlike cugi_buffer_download_async(), which gives each download pinned
+ * memory of its own, this writes where the caller says: one host buffer can
+ * take a frame after another, or an image band by band. Read @host only once
+ * @callback has run: through cugi_host_buffer_get_data() or, without a
+ * copy, cugi_host_buffer_get_bytes(). Both buffers stay alive until the copy
+ * completes. Cancelling @cancellable completes the call at once with
+ * %G_IO_ERROR_CANCELLED, but does not stop the copy already enqueued: do
+ * not read @host, or enqueue another copy into it, expecting it to be done.
+ *
+ * Since: 0.1
+ */
+void
+cugi_buffer_download_to_host_async (CugiBuffer          *self,
+                                    gsize                offset,
+                                    CugiHostBuffer      *host,
+                                    gsize                host_offset,
+                                    gsize                size,
+                                    CugiStream          *stream,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  CugiStream *target;
+
+  g_return_if_fail (CUGI_IS_BUFFER (self));
+  g_return_if_fail (CUGI_IS_HOST_BUFFER (host));
+  g_return_if_fail (stream == NULL || CUGI_IS_STREAM (stream));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_buffer_download_to_host_async);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  /* Without a stream, the default one: copy_with_host_buffer() would copy at
+   * once, blocking, where it is given none. */
+  target = cugi_stream_resolve (stream, self->context);
+  if (!copy_with_host_buffer (self, offset, host, host_offset, size, target, CUGI_COPY_TO_HOST, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  cugi_stream_complete_task (target, task, NULL);
+}
+
+/**
+ * cugi_buffer_download_to_host_finish:
+ * @self: a #CugiBuffer
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_buffer_download_to_host_async().
+ *
+ * Returns: %TRUE once the bytes are in the host buffer; %FALSE with @error
+ *   set (%G_IO_ERROR_CANCELLED when cancelled)
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_download_to_host_finish (CugiBuffer    *self,
+                                     GAsyncResult  *result,
+                                     GError       **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_download_to_host_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* ---- memsets -------------------------------------------------------------- */
+
+static gboolean
+buffer_memset (CugiBuffer  *self,
+               gsize        offset,
+               guint32      value,
+               gsize        count,
+               guint        element_size,
+               CugiStream  *stream,
+               GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  CUdeviceptr address;
+  CUstream handle;
+  gsize size;
+  gboolean ok;
+
+  if (!cugi_buffer_check_usable (self, error))
+    return FALSE;
+  if (!g_size_checked_mul (&size, count, element_size))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Out of range: %zu elements of %u bytes do not fit in the %zu bytes of the buffer"),
+                   count, element_size, self->size);
+      return FALSE;
+    }
+  if (!cugi_memory_check_range (self->size, offset, size, _("buffer"), error))
+    return FALSE;
+  address = self->address + offset;
+  if (address % element_size != 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Offset %zu is misaligned: a memset of %u-byte values needs an address that is "
+                     "a multiple of %u"),
+                   offset, element_size, element_size);
+      return FALSE;
+    }
+  if (count == 0)
+    return TRUE;
+  if (!cugi_buffer_enter_for_stream (self->context, stream, &scope, &target, error))
+    return FALSE;
+
+  handle = cugi_stream_get_handle (target);
+  switch (element_size)
+    {
+    case 1:
+      ok = CUGI_CALL (cuMemsetD8Async, (address, (unsigned char) value, count, handle), error);
+      break;
+    case 2:
+      ok = CUGI_CALL (cuMemsetD16Async, (address, (unsigned short) value, count, handle), error);
+      break;
+    case 4:
+      ok = CUGI_CALL (cuMemsetD32Async, (address, value, count, handle), error);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  if (ok)
+    cugi_buffer_track_work (target, self, NULL, NULL, NULL);
+  return ok;
+}
+
+/**
+ * cugi_buffer_memset_d8:
+ * @self: a #CugiBuffer
+ * @offset: where to start in @self, in bytes
+ * @value: the byte to store
+ * @count: the number of bytes to set
+ * @stream: (nullable): the stream to enqueue the memset on, or %NULL for the
+ *   default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues setting @count bytes from @offset to @value (`cuMemsetD8Async`).
+ *
+ * Returns: %TRUE if the memset was enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_memset_d8 (CugiBuffer  *self,
+                       gsize        offset,
+                       guint8       value,
+                       gsize        count,
+                       CugiStream  *stream,
+                       GError     **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return buffer_memset (self, offset, value, count, 1, stream, error);
+}
+
+/**
+ * cugi_buffer_memset_d16:
+ * @self: a #CugiBuffer
+ * @offset: where to start in @self, in bytes; the address must be 2-byte
+ *   aligned
+ * @value: the 16-bit value to store
+ * @count: the number of 16-bit values to set
+ * @stream: (nullable): the stream to enqueue the memset on, or %NULL for the
+ *   default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues setting @count 16-bit values from @offset to @value
+ * (`cuMemsetD16Async`). A misaligned start is %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: %TRUE if the memset was enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_memset_d16 (CugiBuffer  *self,
+                        gsize        offset,
+                        guint16      value,
+                        gsize        count,
+                        CugiStream  *stream,
+                        GError     **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return buffer_memset (self, offset, value, count, 2, stream, error);
+}
+
+/**
+ * cugi_buffer_memset_d32:
+ * @self: a #CugiBuffer
+ * @offset: where to start in @self, in bytes; the address must be 4-byte
+ *   aligned
+ * @value: the 32-bit value to store
+ * @count: the number of 32-bit values to set
+ * @stream: (nullable): the stream to enqueue the memset on, or %NULL for the
+ *   default stream
+ * @error: return location for a #GError
+ *
+ * Enqueues setting @count 32-bit values from @offset to @value
+ * (`cuMemsetD32Async`). A misaligned start is %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: %TRUE if the memset was enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_memset_d32 (CugiBuffer  *self,
+                        gsize        offset,
+                        guint32      value,
+                        gsize        count,
+                        CugiStream  *stream,
+                        GError     **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return buffer_memset (self, offset, value, count, 4, stream, error);
+}

@@ -1,0 +1,100 @@
+/* cugi-buffer-private.h: the layout of CugiBuffer and the helpers that the
+ * files implementing it share: cugi-buffer.c (the object, its ownership and
+ * constructors), cugi-buffer-shared.c (managed and IPC memory),
+ * cugi-buffer-copy.c (linear copies and memsets), cugi-buffer-region.c (2D
+ * and 3D copies) and cugi-staging.c (asynchronous transfers). Not
+ * installed; included by those files only. */
+#pragma once
+
+#include "cugi-context-private.h"
+#include "cugi-private.h"
+#include "cugi-memory-private.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  BUFFER_MEMORY_NONE,     /* zero-size */
+  BUFFER_MEMORY_DEVICE,   /* cuMemAlloc, cuMemAllocPitch, cuMemAllocManaged */
+  BUFFER_MEMORY_IPC,      /* cuIpcOpenMemHandle */
+  BUFFER_MEMORY_POOLED,   /* a block of a CugiMemoryPool */
+  BUFFER_MEMORY_HELD,     /* someone else's, kept valid by release_data */
+  BUFFER_MEMORY_VIEW,     /* part of parent's */
+} BufferMemory;
+
+struct _CugiBuffer
+{
+  GObject             parent_instance;
+
+  CugiContext        *context;
+  guint               generation;    /* the context's when the memory was made */
+  CUdeviceptr         address;
+  gsize               size;
+  gsize               pitch;
+  gboolean            managed;
+  BufferMemory        memory;
+  CugiMemoryLifetime  lifetime;
+
+  CugiBuffer         *parent;        /* VIEW: the buffer owning the memory */
+  CugiMemoryPool     *pool;          /* POOLED */
+  gpointer            release_data;  /* HELD */
+  GDestroyNotify      release_notify;
+};
+
+/* ---- cugi-buffer.c -------------------------------------------------------- */
+
+/* A buffer over @address in @context, whose memory it releases as @memory
+ * says once freed or finalized. */
+CugiBuffer *cugi_buffer_new_owning       (CugiContext  *context,
+                                          CUdeviceptr   address,
+                                          gsize         size,
+                                          BufferMemory  memory);
+/* The error for a buffer that cannot be used any more, if it cannot. */
+gboolean    cugi_buffer_check_usable     (CugiBuffer  *self,
+                                          GError     **error);
+/* The same, and a range of @self checked (cugi_memory_check_range()). */
+gboolean    cugi_buffer_check_usable_range (CugiBuffer  *self,
+                                            gsize        offset,
+                                            gsize        size,
+                                            const char  *what,
+                                            GError     **error);
+/* Keeps what enqueued work uses alive until it completes on @stream, or,
+ * while @stream is captured, for as long as the graph lives. Every argument
+ * but @stream and @buffer may be NULL. */
+void        cugi_buffer_track_work       (CugiStream     *stream,
+                                          CugiBuffer     *buffer,
+                                          CugiBuffer     *other_buffer,
+                                          CugiHostBuffer *host_buffer,
+                                          GBytes         *bytes);
+/* Makes @context current for work enqueued on @stream, which must belong to
+ * it; *@target is where the work goes (@stream, or the default stream). */
+gboolean    cugi_buffer_enter_for_stream (CugiContext       *context,
+                                          CugiStream        *stream,
+                                          CugiContextScope  *scope,
+                                          CugiStream       **target,
+                                          GError           **error);
+/* The memory type of @address and, for device memory, its device's ordinal:
+ * 0 and -1 for memory the driver does not know. */
+gboolean    cugi_memory_get_pointer_kind (CUdeviceptr   address,
+                                          CUmemorytype *type,
+                                          int          *ordinal,
+                                          GError      **error);
+
+/* ---- cugi-buffer-copy.c --------------------------------------------------- */
+
+typedef enum
+{
+  CUGI_COPY_TO_DEVICE,
+  CUGI_COPY_TO_HOST,
+} CugiCopyDirection;
+
+/* Makes a synchronous upload from pageable memory complete on return. */
+gboolean    cugi_buffer_wait_for_pageable_upload (GError **error);
+/* Host memory for @size bytes, or an OUT_OF_MEMORY error instead of abort(). */
+guint8     *cugi_buffer_try_alloc_host   (gsize    size,
+                                          GError **error);
+/* Whether @a and @b are memory of one context (else copies are peer copies). */
+gboolean    cugi_buffer_same_context     (CugiBuffer *a,
+                                          CugiBuffer *b);
+
+G_END_DECLS
