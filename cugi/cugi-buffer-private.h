@@ -26,17 +26,14 @@ struct _CugiBuffer
 {
   GObject             parent_instance;
 
-  CugiContext        *context;
-  guint               generation;    /* the context's when the memory was made */
+  CugiMemoryOwnership ownership;     /* its context, lifetime and pool */
   CUdeviceptr         address;
   gsize               size;
   gsize               pitch;
   gboolean            managed;
   BufferMemory        memory;
-  CugiMemoryLifetime  lifetime;
 
   CugiBuffer         *parent;        /* VIEW: the buffer owning the memory */
-  CugiMemoryPool     *pool;          /* POOLED */
   gpointer            release_data;  /* HELD */
   GDestroyNotify      release_notify;
 };

@@ -78,13 +78,6 @@ static GParamSpec *properties[N_PROPS];
 /* ---- memory and its release ----------------------------------------------- */
 
 static gboolean
-context_was_reset (CugiBuffer *self)
-{
-  return self->context != NULL &&
-         cugi_context_get_generation (self->context) != self->generation;
-}
-
-static gboolean
 release_memory (gpointer   owner,
                 GError   **error)
 {
@@ -105,15 +98,14 @@ release_memory (gpointer   owner,
       return TRUE;
 
     case BUFFER_MEMORY_POOLED:
-      return cugi_memory_pool_return_block (self->pool, self->address, self->size,
-                                            self->generation, error);
+      return cugi_memory_ownership_give_back (&self->ownership, self->address, self->size, error);
 
     case BUFFER_MEMORY_DEVICE:
     case BUFFER_MEMORY_IPC:
       /* A reset context took the memory with it. */
-      if (context_was_reset (self))
+      if (cugi_memory_ownership_context_was_reset (&self->ownership))
         return TRUE;
-      if (!cugi_context_enter (self->context, &scope, error))
+      if (!cugi_context_enter (self->ownership.context, &scope, error))
         return FALSE;
       if (self->memory == BUFFER_MEMORY_IPC)
         return CUGI_CALL (cuIpcCloseMemHandle, (self->address), error);
@@ -130,8 +122,7 @@ cugi_buffer_new_owning (CugiContext  *context,
 {
   CugiBuffer *self = g_object_new (CUGI_TYPE_BUFFER, NULL);
 
-  self->context = g_object_ref (context);
-  self->generation = cugi_context_get_generation (context);
+  cugi_memory_ownership_set_context (&self->ownership, context);
   self->address = address;
   self->size = size;
   self->memory = memory;
@@ -142,25 +133,16 @@ gboolean
 cugi_buffer_check_usable (CugiBuffer  *self,
                           GError     **error)
 {
-  if (cugi_memory_lifetime_is_freed (&self->lifetime))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The buffer was freed"));
-      return FALSE;
-    }
-  if (self->parent != NULL && cugi_memory_lifetime_is_freed (&self->parent->lifetime))
+  /* A view's own free comes first; its context is its parent's. */
+  if (self->parent != NULL && !cugi_memory_lifetime_is_freed (&self->ownership.lifetime) &&
+      cugi_memory_lifetime_is_freed (&self->parent->ownership.lifetime))
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
                            _("The buffer was freed: it is a view of a buffer that was freed"));
       return FALSE;
     }
-  if (context_was_reset (self))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The buffer was freed: its context was reset"));
-      return FALSE;
-    }
-  return TRUE;
+  return cugi_memory_ownership_check (&self->ownership, _("The buffer was freed"),
+                                      _("The buffer was freed: its context was reset"), error);
 }
 
 gboolean
@@ -178,9 +160,9 @@ gpointer
 cugi_buffer_begin_work (CugiBuffer *self)
 {
   g_object_ref (self);
-  cugi_memory_lifetime_begin_use (&self->lifetime);
+  cugi_memory_lifetime_begin_use (&self->ownership.lifetime);
   if (self->parent != NULL)
-    cugi_memory_lifetime_begin_use (&self->parent->lifetime);
+    cugi_memory_lifetime_begin_use (&self->parent->ownership.lifetime);
   return self;
 }
 
@@ -190,8 +172,8 @@ cugi_buffer_end_work (gpointer buffer)
   CugiBuffer *self = buffer;
 
   if (self->parent != NULL)
-    cugi_memory_lifetime_end_use (&self->parent->lifetime);
-  cugi_memory_lifetime_end_use (&self->lifetime);
+    cugi_memory_lifetime_end_use (&self->parent->ownership.lifetime);
+  cugi_memory_lifetime_end_use (&self->ownership.lifetime);
   g_object_unref (self);
 }
 
@@ -265,14 +247,13 @@ cugi_buffer_new_wrapping (CugiContext *context,
 }
 
 CugiBuffer *
-cugi_buffer_new_pooled (CugiMemoryPool *pool,
-                        CugiContext    *context,
-                        CUdeviceptr     address,
-                        gsize           size)
+cugi_buffer_new_pooled (CugiPoolCore *pool,
+                        CUdeviceptr   address,
+                        gsize         size)
 {
-  CugiBuffer *self = cugi_buffer_new_owning (context, address, size, BUFFER_MEMORY_POOLED);
+  CugiBuffer *self = cugi_buffer_new_owning (pool->context, address, size, BUFFER_MEMORY_POOLED);
 
-  self->pool = g_object_ref (pool);
+  cugi_memory_ownership_set_pool (&self->ownership, pool);
   return self;
 }
 
@@ -305,7 +286,7 @@ cugi_buffer_get_context (CugiBuffer *self)
 {
   g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
 
-  return self->context;
+  return self->ownership.context;
 }
 
 /* ---- GObject -------------------------------------------------------------- */
@@ -315,10 +296,8 @@ cugi_buffer_finalize (GObject *object)
 {
   CugiBuffer *self = CUGI_BUFFER (object);
 
-  cugi_memory_lifetime_clear (&self->lifetime);
+  cugi_memory_ownership_clear (&self->ownership);
   g_clear_object (&self->parent);
-  g_clear_object (&self->pool);
-  g_clear_object (&self->context);
 
   G_OBJECT_CLASS (cugi_buffer_parent_class)->finalize (object);
 }
@@ -334,7 +313,7 @@ cugi_buffer_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->context);
+      g_value_set_object (value, self->ownership.context);
       break;
     case PROP_SIZE:
       g_value_set_uint64 (value, self->size);
@@ -456,7 +435,7 @@ cugi_buffer_class_init (CugiBufferClass *klass)
 static void
 cugi_buffer_init (CugiBuffer *self)
 {
-  cugi_memory_lifetime_init (&self->lifetime, release_memory, self);
+  cugi_memory_ownership_init (&self->ownership, release_memory, self);
 }
 
 /* ---- constructors --------------------------------------------------------- */
@@ -593,8 +572,9 @@ cugi_buffer_new_view (CugiBuffer  *self,
     return NULL;
 
   view = g_object_new (CUGI_TYPE_BUFFER, NULL);
-  view->context = self->context != NULL ? g_object_ref (self->context) : NULL;
-  view->generation = self->generation;
+  if (self->ownership.context != NULL)
+    view->ownership.context = g_object_ref (self->ownership.context);
+  view->ownership.generation = self->ownership.generation;
   view->address = self->address + offset;
   view->size = size;
   view->pitch = self->pitch;
@@ -758,6 +738,45 @@ cugi_buffer_new_for_address_full (CugiContext    *context,
   return cugi_buffer_new_holding (resolved, size > 0 ? address : 0, size, release_data, release);
 }
 
+/* A host buffer's method, but a buffer constructor: here, so that host
+ * buffers need not call up into the buffers (cugi/layers.txt). */
+/**
+ * cugi_host_buffer_get_device_buffer:
+ * @self: a #CugiHostBuffer with %CUGI_HOST_BUFFER_FLAGS_MAPPED
+ * @error: return location for a #GError
+ *
+ * A #CugiBuffer over the device's mapping of @self, for kernels and copies
+ * that read or write host memory directly. It keeps @self's memory alive;
+ * both see the same bytes. Memory without %CUGI_HOST_BUFFER_FLAGS_MAPPED has
+ * no mapping (%CUGI_ERROR_INVALID_ARGUMENT).
+ *
+ * Returns: (transfer full): the device buffer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+CugiBuffer *
+cugi_host_buffer_get_device_buffer (CugiHostBuffer  *self,
+                                    GError         **error)
+{
+  gpointer data;
+
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_host_buffer_get_address (self, &data, error))
+    return NULL;
+  if (!(cugi_host_buffer_get_flags (self) & CUGI_HOST_BUFFER_FLAGS_MAPPED))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The host buffer is not mapped into the device (see CUGI_HOST_BUFFER_FLAGS_MAPPED)"));
+      return NULL;
+    }
+  return cugi_buffer_new_holding (cugi_host_buffer_get_context (self),
+                                  cugi_host_buffer_get_device_pointer (self),
+                                  cugi_host_buffer_get_size (self),
+                                  cugi_host_buffer_begin_work (self), cugi_host_buffer_end_work);
+}
+
 /* ---- properties ----------------------------------------------------------- */
 
 /**
@@ -838,7 +857,7 @@ cugi_buffer_is_freed (CugiBuffer *self)
 {
   g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
 
-  return cugi_memory_lifetime_is_freed (&self->lifetime);
+  return cugi_memory_lifetime_is_freed (&self->ownership.lifetime);
 }
 
 /**
@@ -879,14 +898,9 @@ gboolean
 cugi_buffer_free (CugiBuffer  *self,
                   GError     **error)
 {
-  gboolean ok;
-
   g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (cugi_memory_lifetime_is_freed (&self->lifetime))
-    return cugi_buffer_check_usable (self, error);
-  ok = cugi_memory_lifetime_free (&self->lifetime, _("The buffer was freed"), error);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FREED]);
-  return ok;
+  return cugi_memory_ownership_free (&self->ownership, G_OBJECT (self), properties[PROP_FREED],
+                                     _("The buffer was freed"), error);
 }

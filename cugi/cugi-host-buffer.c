@@ -46,15 +46,12 @@ struct _CugiHostBuffer
 {
   GObject              parent_instance;
 
-  CugiContext         *context;
-  guint                generation;     /* the context's when the memory was made */
+  CugiMemoryOwnership  ownership;      /* its context, lifetime and pool */
   guint8              *data;
   gsize                size;
   CugiHostBufferFlags  flags;
   CUdeviceptr          device_pointer; /* MAPPED only */
   HostMemory           memory;
-  CugiHostMemoryPool  *pool;           /* POOLED */
-  CugiMemoryLifetime   lifetime;
 };
 
 G_DEFINE_FINAL_TYPE (CugiHostBuffer, cugi_host_buffer, G_TYPE_OBJECT)
@@ -82,13 +79,6 @@ G_STATIC_ASSERT ((int) CUGI_HOST_BUFFER_FLAGS_MAPPED == CU_MEMHOSTREGISTER_DEVIC
 /* ---- memory and its release ----------------------------------------------- */
 
 static gboolean
-context_was_reset (CugiHostBuffer *self)
-{
-  return self->context != NULL &&
-         cugi_context_get_generation (self->context) != self->generation;
-}
-
-static gboolean
 release_memory (gpointer   owner,
                 GError   **error)
 {
@@ -101,15 +91,14 @@ release_memory (gpointer   owner,
       return TRUE;
 
     case HOST_MEMORY_POOLED:
-      return cugi_host_memory_pool_return_block (self->pool, self->data, self->size,
-                                                 self->generation, error);
+      return cugi_memory_ownership_give_back (&self->ownership, (guintptr) self->data, self->size, error);
 
     case HOST_MEMORY_ALLOCATED:
     case HOST_MEMORY_REGISTERED:
       /* A reset context took the allocation (or the registration) with it. */
-      if (context_was_reset (self))
+      if (cugi_memory_ownership_context_was_reset (&self->ownership))
         return TRUE;
-      if (!cugi_context_enter (self->context, &scope, error))
+      if (!cugi_context_enter (self->ownership.context, &scope, error))
         return FALSE;
       if (self->memory == HOST_MEMORY_REGISTERED)
         return CUGI_CALL (cuMemHostUnregister, (self->data), error);
@@ -127,8 +116,7 @@ host_buffer_new (CugiContext         *context,
 {
   CugiHostBuffer *self = g_object_new (CUGI_TYPE_HOST_BUFFER, NULL);
 
-  self->context = g_object_ref (context);
-  self->generation = cugi_context_get_generation (context);
+  cugi_memory_ownership_set_context (&self->ownership, context);
   self->data = data;
   self->size = size;
   self->flags = flags;
@@ -150,19 +138,8 @@ static gboolean
 check_usable (CugiHostBuffer  *self,
               GError         **error)
 {
-  if (cugi_memory_lifetime_is_freed (&self->lifetime))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The host buffer was freed"));
-      return FALSE;
-    }
-  if (context_was_reset (self))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The host buffer was freed: its context was reset"));
-      return FALSE;
-    }
-  return TRUE;
+  return cugi_memory_ownership_check (&self->ownership, _("The host buffer was freed"),
+                                      _("The host buffer was freed: its context was reset"), error);
 }
 
 gboolean
@@ -181,7 +158,7 @@ gpointer
 cugi_host_buffer_begin_work (CugiHostBuffer *self)
 {
   g_object_ref (self);
-  cugi_memory_lifetime_begin_use (&self->lifetime);
+  cugi_memory_lifetime_begin_use (&self->ownership.lifetime);
   return self;
 }
 
@@ -190,8 +167,14 @@ cugi_host_buffer_end_work (gpointer host_buffer)
 {
   CugiHostBuffer *self = host_buffer;
 
-  cugi_memory_lifetime_end_use (&self->lifetime);
+  cugi_memory_lifetime_end_use (&self->ownership.lifetime);
   g_object_unref (self);
+}
+
+CugiContext *
+cugi_host_buffer_get_context (CugiHostBuffer *self)
+{
+  return self->ownership.context;
 }
 
 gboolean
@@ -208,8 +191,7 @@ cugi_host_buffer_get_address (CugiHostBuffer  *self,
 }
 
 CugiHostBuffer *
-cugi_host_buffer_new_pooled (CugiHostMemoryPool   *pool,
-                             CugiContext          *context,
+cugi_host_buffer_new_pooled (CugiPoolCore         *pool,
                              gpointer              address,
                              gsize                 size,
                              CugiHostBufferFlags   flags,
@@ -218,14 +200,14 @@ cugi_host_buffer_new_pooled (CugiHostMemoryPool   *pool,
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autoptr(CugiHostBuffer) self = NULL;
 
-  if ((flags & CUGI_HOST_BUFFER_FLAGS_MAPPED) && !cugi_context_enter (context, &scope, error))
+  if ((flags & CUGI_HOST_BUFFER_FLAGS_MAPPED) && !cugi_context_enter (pool->context, &scope, error))
     return NULL;
-  self = host_buffer_new (context, address, size, flags, HOST_MEMORY_NONE);
+  self = host_buffer_new (pool->context, address, size, flags, HOST_MEMORY_NONE);
   if (!find_device_pointer (self, error))
     return NULL;
   /* Only now is the block the buffer's to give back. */
   self->memory = HOST_MEMORY_POOLED;
-  self->pool = g_object_ref (pool);
+  cugi_memory_ownership_set_pool (&self->ownership, pool);
   return g_steal_pointer (&self);
 }
 
@@ -236,9 +218,7 @@ cugi_host_buffer_finalize (GObject *object)
 {
   CugiHostBuffer *self = CUGI_HOST_BUFFER (object);
 
-  cugi_memory_lifetime_clear (&self->lifetime);
-  g_clear_object (&self->pool);
-  g_clear_object (&self->context);
+  cugi_memory_ownership_clear (&self->ownership);
 
   G_OBJECT_CLASS (cugi_host_buffer_parent_class)->finalize (object);
 }
@@ -254,7 +234,7 @@ cugi_host_buffer_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->context);
+      g_value_set_object (value, self->ownership.context);
       break;
     case PROP_SIZE:
       g_value_set_uint64 (value, self->size);
@@ -347,7 +327,7 @@ cugi_host_buffer_class_init (CugiHostBufferClass *klass)
 static void
 cugi_host_buffer_init (CugiHostBuffer *self)
 {
-  cugi_memory_lifetime_init (&self->lifetime, release_memory, self);
+  cugi_memory_ownership_init (&self->ownership, release_memory, self);
 }
 
 /* ---- constructors --------------------------------------------------------- */
@@ -513,7 +493,7 @@ cugi_host_buffer_is_freed (CugiHostBuffer *self)
 {
   g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), FALSE);
 
-  return cugi_memory_lifetime_is_freed (&self->lifetime);
+  return cugi_memory_lifetime_is_freed (&self->ownership.lifetime);
 }
 
 /* ---- access --------------------------------------------------------------- */
@@ -643,39 +623,6 @@ cugi_host_buffer_write (CugiHostBuffer  *self,
 }
 
 /**
- * cugi_host_buffer_get_device_buffer:
- * @self: a #CugiHostBuffer with %CUGI_HOST_BUFFER_FLAGS_MAPPED
- * @error: return location for a #GError
- *
- * A #CugiBuffer over the device's mapping of @self, for kernels and copies
- * that read or write host memory directly. It keeps @self's memory alive;
- * both see the same bytes. Memory without %CUGI_HOST_BUFFER_FLAGS_MAPPED has
- * no mapping (%CUGI_ERROR_INVALID_ARGUMENT).
- *
- * Returns: (transfer full): the device buffer, or %NULL with @error set
- *
- * Since: 0.1
- */
-CugiBuffer *
-cugi_host_buffer_get_device_buffer (CugiHostBuffer  *self,
-                                    GError         **error)
-{
-  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!check_usable (self, error))
-    return NULL;
-  if (!(self->flags & CUGI_HOST_BUFFER_FLAGS_MAPPED))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                           _("The host buffer is not mapped into the device (see CUGI_HOST_BUFFER_FLAGS_MAPPED)"));
-      return NULL;
-    }
-  return cugi_buffer_new_holding (self->context, self->device_pointer, self->size,
-                                  cugi_host_buffer_begin_work (self), cugi_host_buffer_end_work);
-}
-
-/**
  * cugi_host_buffer_free:
  * @self: a #CugiHostBuffer
  * @error: return location for a #GError
@@ -694,14 +641,9 @@ gboolean
 cugi_host_buffer_free (CugiHostBuffer  *self,
                        GError         **error)
 {
-  gboolean ok;
-
   g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (cugi_memory_lifetime_is_freed (&self->lifetime))
-    return check_usable (self, error);
-  ok = cugi_memory_lifetime_free (&self->lifetime, _("The host buffer was freed"), error);
-  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FREED]);
-  return ok;
+  return cugi_memory_ownership_free (&self->ownership, G_OBJECT (self), properties[PROP_FREED],
+                                     _("The host buffer was freed"), error);
 }

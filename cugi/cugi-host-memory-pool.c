@@ -46,45 +46,39 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static gboolean
-allocate_block (gpointer   user_data,
-                gsize      size,
-                guint64   *block,
-                GError   **error)
+allocate_block (CugiPoolCore  *core,
+                gsize          size,
+                guint64       *block,
+                GError       **error)
 {
-  CugiPoolCore *core = user_data;
   CugiHostMemoryPool *self = (CugiHostMemoryPool *) core->object;
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   void *data = NULL;
 
-  if (!cugi_context_enter (core->context, &scope, error) ||
-      !CUGI_CALL (cuMemHostAlloc, (&data, size, self->flags), error))
+  if (!CUGI_CALL (cuMemHostAlloc, (&data, size, self->flags), error))
     return FALSE;
   *block = (guintptr) data;
   return TRUE;
 }
 
 static gboolean
-free_block (gpointer   user_data,
-            guint64    block,
-            gsize      size,
-            GError   **error)
+free_block (CugiPoolCore  *core,
+            guint64        block,
+            GError       **error)
 {
-  CugiPoolCore *core = user_data;
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-
-  return cugi_context_enter (core->context, &scope, error) &&
-         CUGI_CALL (cuMemFreeHost, ((void *) (guintptr) block), error);
+  return CUGI_CALL (cuMemFreeHost, ((void *) (guintptr) block), error);
 }
 
-gboolean
-cugi_host_memory_pool_return_block (CugiHostMemoryPool  *self,
-                                    gpointer             address,
-                                    gsize                size,
-                                    guint                generation,
-                                    GError             **error)
+static gpointer
+make_host_buffer (CugiPoolCore  *core,
+                  guint64        block,
+                  gsize          size,
+                  GError       **error)
 {
-  return cugi_block_pool_give_back (self->core.blocks, cugi_pool_core_get_generation (&self->core),
-                                    (guintptr) address, size, generation, error);
+  CugiHostMemoryPool *self = (CugiHostMemoryPool *) core->object;
+
+  if (size == 0)
+    return cugi_host_buffer_new (core->context, 0, self->flags, error);
+  return cugi_host_buffer_new_pooled (core, (gpointer) (guintptr) block, size, self->flags, error);
 }
 
 void
@@ -241,29 +235,12 @@ cugi_host_memory_pool_allocate (CugiHostMemoryPool  *self,
                                 gsize                size,
                                 GError             **error)
 {
-  CugiHostBuffer *host_buffer;
-  guint64 block;
-  guint generation;
-
   g_return_val_if_fail (CUGI_IS_HOST_MEMORY_POOL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (self->core.blocks == NULL)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The pool has no context: make it with cugi_host_memory_pool_new()"));
-      return NULL;
-    }
-  if (size == 0)
-    return cugi_host_buffer_new (self->core.context, 0, self->flags, error);
-  generation = cugi_pool_core_get_generation (&self->core);
-  if (!cugi_block_pool_take (self->core.blocks, generation, size, &block, error))
-    return NULL;
-  host_buffer = cugi_host_buffer_new_pooled (self, self->core.context, (gpointer) (guintptr) block,
-                                             size, self->flags, error);
-  if (host_buffer == NULL)
-    cugi_block_pool_give_back (self->core.blocks, generation, block, size, generation, NULL);
-  return host_buffer;
+  return cugi_pool_core_allocate (&self->core, size, make_host_buffer,
+                                  N_("The pool has no context: make it with cugi_host_memory_pool_new()"),
+                                  error);
 }
 
 /**

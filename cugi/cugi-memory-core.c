@@ -1,7 +1,7 @@
-/* cugi-memory-core.c: the logic the memory classes share and that needs no
- * driver: range checks, the lifetime of owned memory, pool bins and
- * bookkeeping, resources of work in flight. Tested without a GPU in
- * tests/test-memory-core.c. */
+/* cugi-memory-core.c: the logic the memory classes share: range checks, the
+ * lifetime of owned memory, pool bins and bookkeeping, the common parts of
+ * the two pools and of the two buffers, resources of work in flight. What
+ * needs no driver is tested without a GPU in tests/test-memory-core.c. */
 #include "config.h"
 
 #include <glib/gi18n-lib.h>
@@ -572,18 +572,48 @@ cugi_pool_core_make_count_properties (GParamSpec **count_properties)
                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 }
 
+/* The pool's own functions run with its context current. */
+static gboolean
+pool_core_alloc_block (gpointer   user_data,
+                       gsize      size,
+                       guint64   *block,
+                       GError   **error)
+{
+  CugiPoolCore *self = user_data;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  return cugi_context_enter (self->context, &scope, error) &&
+         self->alloc (self, size, block, error);
+}
+
+static gboolean
+pool_core_free_block (gpointer   user_data,
+                      guint64    block,
+                      gsize      size,
+                      GError   **error)
+{
+  CugiPoolCore *self = user_data;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  return cugi_context_enter (self->context, &scope, error) &&
+         self->free (self, block, error);
+}
+
 void
-cugi_pool_core_init (CugiPoolCore       *self,
-                     GObject            *object,
-                     GParamSpec        **count_properties,
-                     CugiContext        *context,
-                     CugiBlockAllocFunc  alloc,
-                     CugiBlockFreeFunc   free)
+cugi_pool_core_init (CugiPoolCore          *self,
+                     GObject               *object,
+                     GParamSpec           **count_properties,
+                     CugiContext           *context,
+                     CugiPoolAllocFunc      alloc,
+                     CugiPoolFreeFunc       free)
 {
   self->object = object;
   self->count_properties = count_properties;
   self->context = context;
-  self->blocks = cugi_block_pool_new (alloc, free, pool_core_blocks_changed, self,
+  self->alloc = alloc;
+  self->free = free;
+  self->blocks = cugi_block_pool_new (pool_core_alloc_block, pool_core_free_block,
+                                      pool_core_blocks_changed, self,
                                       cugi_pool_core_get_generation (self));
 }
 
@@ -616,6 +646,44 @@ cugi_pool_core_get_property (CugiPoolCore *self,
   return TRUE;
 }
 
+gpointer
+cugi_pool_core_allocate (CugiPoolCore      *self,
+                         gsize              size,
+                         CugiPoolMakeFunc   make,
+                         const char        *no_context_message,
+                         GError           **error)
+{
+  guint64 block = 0;
+  guint generation;
+  gpointer made;
+
+  if (self->blocks == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _(no_context_message));
+      return NULL;
+    }
+  if (size == 0)
+    return make (self, 0, 0, error);
+  generation = cugi_pool_core_get_generation (self);
+  if (!cugi_block_pool_take (self->blocks, generation, size, &block, error))
+    return NULL;
+  made = make (self, block, size, error);
+  if (made == NULL)
+    cugi_block_pool_give_back (self->blocks, generation, block, size, generation, NULL);
+  return made;
+}
+
+gboolean
+cugi_pool_core_give_back (CugiPoolCore  *self,
+                          guint64        block,
+                          gsize          size,
+                          guint          generation,
+                          GError       **error)
+{
+  return cugi_block_pool_give_back (self->blocks, cugi_pool_core_get_generation (self),
+                                    block, size, generation, error);
+}
+
 guint
 cugi_pool_core_get_held (CugiPoolCore *self)
 {
@@ -642,6 +710,97 @@ cugi_pool_core_stop_holding (CugiPoolCore  *self,
 {
   return self->blocks == NULL ||
          cugi_block_pool_stop_holding (self->blocks, cugi_pool_core_get_generation (self), error);
+}
+
+/* ---- ownership of memory -------------------------------------------------- */
+
+void
+cugi_memory_ownership_init (CugiMemoryOwnership   *self,
+                            CugiMemoryReleaseFunc  release,
+                            gpointer               owner)
+{
+  cugi_memory_lifetime_init (&self->lifetime, release, owner);
+}
+
+void
+cugi_memory_ownership_set_context (CugiMemoryOwnership *self,
+                                   CugiContext         *context)
+{
+  self->context = g_object_ref (context);
+  self->generation = cugi_context_get_generation (context);
+}
+
+void
+cugi_memory_ownership_set_pool (CugiMemoryOwnership *self,
+                                CugiPoolCore        *pool)
+{
+  g_object_ref (pool->object);
+  self->pool = pool;
+}
+
+gboolean
+cugi_memory_ownership_context_was_reset (CugiMemoryOwnership *self)
+{
+  return self->context != NULL &&
+         cugi_context_get_generation (self->context) != self->generation;
+}
+
+gboolean
+cugi_memory_ownership_check (CugiMemoryOwnership  *self,
+                             const char           *freed_message,
+                             const char           *reset_message,
+                             GError              **error)
+{
+  if (cugi_memory_lifetime_is_freed (&self->lifetime))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, freed_message);
+      return FALSE;
+    }
+  if (cugi_memory_ownership_context_was_reset (self))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, reset_message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+cugi_memory_ownership_give_back (CugiMemoryOwnership  *self,
+                                 guint64               block,
+                                 gsize                 size,
+                                 GError              **error)
+{
+  return cugi_pool_core_give_back (self->pool, block, size, self->generation, error);
+}
+
+gboolean
+cugi_memory_ownership_free (CugiMemoryOwnership  *self,
+                            GObject              *object,
+                            GParamSpec           *freed_property,
+                            const char           *freed_message,
+                            GError              **error)
+{
+  gboolean ok;
+
+  if (cugi_memory_lifetime_is_freed (&self->lifetime))
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, freed_message);
+      return FALSE;
+    }
+  ok = cugi_memory_lifetime_free (&self->lifetime, freed_message, error);
+  g_object_notify_by_pspec (object, freed_property);
+  return ok;
+}
+
+void
+cugi_memory_ownership_clear (CugiMemoryOwnership *self)
+{
+  /* Releasing may give a block back to the pool: it goes after. */
+  cugi_memory_lifetime_clear (&self->lifetime);
+  if (self->pool != NULL)
+    g_object_unref (self->pool->object);
+  self->pool = NULL;
+  g_clear_object (&self->context);
 }
 
 /* ---- resources of work in flight ------------------------------------------ */

@@ -55,44 +55,36 @@ enum
 static GParamSpec *properties[N_PROPS];
 
 static gboolean
-allocate_block (gpointer   user_data,
-                gsize      size,
-                guint64   *block,
-                GError   **error)
+allocate_block (CugiPoolCore  *core,
+                gsize          size,
+                guint64       *block,
+                GError       **error)
 {
-  CugiPoolCore *core = user_data;
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   CUdeviceptr address = 0;
 
-  if (!cugi_context_enter (core->context, &scope, error) ||
-      !CUGI_CALL (cuMemAlloc, (&address, size), error))
+  if (!CUGI_CALL (cuMemAlloc, (&address, size), error))
     return FALSE;
   *block = address;
   return TRUE;
 }
 
 static gboolean
-free_block (gpointer   user_data,
-            guint64    block,
-            gsize      size,
-            GError   **error)
+free_block (CugiPoolCore  *core,
+            guint64        block,
+            GError       **error)
 {
-  CugiPoolCore *core = user_data;
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-
-  return cugi_context_enter (core->context, &scope, error) &&
-         CUGI_CALL (cuMemFree, ((CUdeviceptr) block), error);
+  return CUGI_CALL (cuMemFree, ((CUdeviceptr) block), error);
 }
 
-gboolean
-cugi_memory_pool_return_block (CugiMemoryPool  *self,
-                               CUdeviceptr      address,
-                               gsize            size,
-                               guint            generation,
-                               GError         **error)
+static gpointer
+make_buffer (CugiPoolCore  *core,
+             guint64        block,
+             gsize          size,
+             GError       **error)
 {
-  return cugi_block_pool_give_back (self->core.blocks, cugi_pool_core_get_generation (&self->core),
-                                    address, size, generation, error);
+  if (size == 0)
+    return cugi_buffer_new (core->context, 0, error);
+  return cugi_buffer_new_pooled (core, block, size);
 }
 
 static void
@@ -222,24 +214,12 @@ cugi_memory_pool_allocate (CugiMemoryPool  *self,
                            gsize            size,
                            GError         **error)
 {
-  guint64 block;
-  guint generation;
-
   g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (self->core.blocks == NULL)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The pool has no context: make it with cugi_memory_pool_new()"));
-      return NULL;
-    }
-  if (size == 0)
-    return cugi_buffer_new (self->core.context, 0, error);
-  generation = cugi_pool_core_get_generation (&self->core);
-  if (!cugi_block_pool_take (self->core.blocks, generation, size, &block, error))
-    return NULL;
-  return cugi_buffer_new_pooled (self, self->core.context, block, size);
+  return cugi_pool_core_allocate (&self->core, size, make_buffer,
+                                  N_("The pool has no context: make it with cugi_memory_pool_new()"),
+                                  error);
 }
 
 /**

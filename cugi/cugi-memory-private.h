@@ -138,25 +138,45 @@ guint     cugi_block_pool_get_active   (CugiBlockPool  *self);
  * held-blocks and active-blocks properties and their notification, and the
  * methods' bodies. @blocks is NULL in a pool made with g_object_new() (no
  * context): such a pool holds nothing. */
-typedef struct
+typedef struct _CugiPoolCore CugiPoolCore;
+
+/* A pool class's own part: allocating and freeing a block, with the pool's
+ * context current. */
+typedef gboolean (*CugiPoolAllocFunc) (CugiPoolCore  *core,
+                                       gsize          size,
+                                       guint64       *block,
+                                       GError       **error);
+typedef gboolean (*CugiPoolFreeFunc)  (CugiPoolCore  *core,
+                                       guint64        block,
+                                       GError       **error);
+/* Makes what the pool hands out (a buffer, a host buffer) over @block of
+ * @size bytes, or over nothing when @size is 0. NULL with @error set. */
+typedef gpointer (*CugiPoolMakeFunc)  (CugiPoolCore  *core,
+                                       guint64        block,
+                                       gsize          size,
+                                       GError       **error);
+
+struct _CugiPoolCore
 {
-  GObject        *object;            /* the pool (not a reference) */
-  GParamSpec    **count_properties;  /* the class's held-blocks, active-blocks */
-  CugiContext    *context;           /* (owned) */
-  CugiBlockPool  *blocks;            /* (owned) (nullable) */
-} CugiPoolCore;
+  GObject           *object;            /* the pool (not a reference) */
+  GParamSpec       **count_properties;  /* the class's held-blocks, active-blocks */
+  CugiContext       *context;           /* (owned) */
+  CugiBlockPool     *blocks;            /* (owned) (nullable) */
+  CugiPoolAllocFunc  alloc;
+  CugiPoolFreeFunc   free;
+};
 
 /* From class_init: the held-blocks and active-blocks properties, into
  * @count_properties[0] and [1]. */
 void      cugi_pool_core_make_count_properties (GParamSpec **count_properties);
-/* Takes @context (transfer full) and makes @self's blocks; the block
- * functions get @self as user data. */
+/* Takes @context (transfer full) and makes @self's blocks with @alloc and
+ * @free. */
 void      cugi_pool_core_init          (CugiPoolCore        *self,
                                         GObject             *object,
                                         GParamSpec         **count_properties,
                                         CugiContext         *context,
-                                        CugiBlockAllocFunc   alloc,
-                                        CugiBlockFreeFunc    free);
+                                        CugiPoolAllocFunc    alloc,
+                                        CugiPoolFreeFunc     free);
 /* From finalize. */
 void      cugi_pool_core_clear         (CugiPoolCore  *self);
 guint     cugi_pool_core_get_generation (CugiPoolCore *self);
@@ -170,6 +190,71 @@ gboolean  cugi_pool_core_free_held     (CugiPoolCore  *self,
                                         GError       **error);
 gboolean  cugi_pool_core_stop_holding  (CugiPoolCore  *self,
                                         GError       **error);
+/* The pool's allocate(): what @make makes over a block of @size bytes
+ * (a held one of its bin, else a new one), or over none for 0 bytes. A pool
+ * made with g_object_new() fails with INVALID_STATE and
+ * @no_context_message (untranslated: marked N_()); a block that @make fails
+ * on goes back. */
+gpointer  cugi_pool_core_allocate      (CugiPoolCore      *self,
+                                        gsize              size,
+                                        CugiPoolMakeFunc   make,
+                                        const char        *no_context_message,
+                                        GError           **error);
+/* @block, of a take() of @size bytes in the context's @generation, comes
+ * back to @self (a reset since then means the memory is gone and is only
+ * counted off). */
+gboolean  cugi_pool_core_give_back     (CugiPoolCore  *self,
+                                        guint64        block,
+                                        gsize          size,
+                                        guint          generation,
+                                        GError       **error);
+
+/* What a buffer and a host buffer know of the memory they stand for: the
+ * context it belongs to and that context's generation when it was made (a
+ * reset since took the memory with it), its lifetime, and for a pool's
+ * block the pool it goes back to. Both classes embed one, and check, free
+ * and finalize through it. */
+typedef struct
+{
+  CugiContext        *context;     /* (owned) (nullable): NULL in an object of g_object_new() */
+  guint               generation;
+  CugiMemoryLifetime  lifetime;
+  CugiPoolCore       *pool;        /* (nullable): a pooled block's; its pool is kept alive */
+} CugiMemoryOwnership;
+
+/* From instance_init: see cugi_memory_lifetime_init(). */
+void      cugi_memory_ownership_init   (CugiMemoryOwnership  *self,
+                                        CugiMemoryReleaseFunc release,
+                                        gpointer              owner);
+/* The memory is @context's (a new reference), in its generation now. */
+void      cugi_memory_ownership_set_context (CugiMemoryOwnership *self,
+                                             CugiContext         *context);
+/* The memory is a block of @pool, for cugi_memory_ownership_give_back(). */
+void      cugi_memory_ownership_set_pool (CugiMemoryOwnership *self,
+                                          CugiPoolCore        *pool);
+gboolean  cugi_memory_ownership_context_was_reset (CugiMemoryOwnership *self);
+/* INVALID_STATE with @freed_message once freed, with @reset_message once
+ * the context was reset (both translated). */
+gboolean  cugi_memory_ownership_check  (CugiMemoryOwnership  *self,
+                                        const char           *freed_message,
+                                        const char           *reset_message,
+                                        GError              **error);
+/* From a release function: gives @block of @size bytes back to the pool. */
+gboolean  cugi_memory_ownership_give_back (CugiMemoryOwnership  *self,
+                                           guint64               block,
+                                           gsize                 size,
+                                           GError              **error);
+/* The body of cugi_buffer_free() and cugi_host_buffer_free(): frees through
+ * the lifetime and notifies @freed_property of @object; INVALID_STATE with
+ * @freed_message when freed before. */
+gboolean  cugi_memory_ownership_free   (CugiMemoryOwnership  *self,
+                                        GObject              *object,
+                                        GParamSpec           *freed_property,
+                                        const char           *freed_message,
+                                        GError              **error);
+/* From finalize: releases unless that happened already, lets go of the
+ * pool and the context. */
+void      cugi_memory_ownership_clear  (CugiMemoryOwnership  *self);
 
 /* Resources for cugi_stream_track_work(): each element is released with its
  * own function, so one array holds buffers, host buffers and GBytes. */
@@ -198,6 +283,8 @@ CugiBuffer *cugi_buffer_new_holding    (CugiContext    *context,
 /* The worker threads that stage pageable uploads (see cugi-buffer.c), for
  * tests that hold them back to see what the calling thread does alone. */
 GThreadPool *cugi_buffer_get_staging_threads (void);
+/* The context of @self's memory (borrowed). */
+CugiContext *cugi_host_buffer_get_context (CugiHostBuffer *self);
 /* The host address of @self, or an INVALID_STATE error after free(). */
 gboolean  cugi_host_buffer_get_address (CugiHostBuffer *self,
                                         gpointer       *address,
@@ -209,29 +296,15 @@ gboolean  cugi_host_buffer_check_flags (CugiHostBufferFlags   flags,
                                         CugiHostBufferFlags   allowed,
                                         GError              **error);
 
-/* Pools take their blocks back through these when a pooled buffer is freed
- * or finalized; @generation is the context's when the block was taken (a
- * reset since then means the memory is gone and is only counted off). */
-gboolean  cugi_memory_pool_return_block      (CugiMemoryPool     *self,
-                                              CUdeviceptr         address,
-                                              gsize               size,
-                                              guint               generation,
-                                              GError            **error);
-gboolean  cugi_host_memory_pool_return_block (CugiHostMemoryPool *self,
-                                              gpointer            address,
-                                              gsize               size,
-                                              guint               generation,
-                                              GError            **error);
 /* The limit of cugi_block_pool_set_max_held_bytes() for @self's blocks. */
 void      cugi_host_memory_pool_set_max_held_bytes (CugiHostMemoryPool *self,
                                                     gsize               max_held_bytes);
-/* Buffers over a block of @pool, which they keep alive and give it back to. */
-CugiBuffer     *cugi_buffer_new_pooled       (CugiMemoryPool     *pool,
-                                              CugiContext        *context,
+/* Buffers over a block of @pool, in its context, which they keep the pool
+ * alive for and give the block back to. */
+CugiBuffer     *cugi_buffer_new_pooled       (CugiPoolCore       *pool,
                                               CUdeviceptr         address,
                                               gsize               size);
-CugiHostBuffer *cugi_host_buffer_new_pooled  (CugiHostMemoryPool *pool,
-                                              CugiContext        *context,
+CugiHostBuffer *cugi_host_buffer_new_pooled  (CugiPoolCore       *pool,
                                               gpointer            address,
                                               gsize               size,
                                               CugiHostBufferFlags flags,
