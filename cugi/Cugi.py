@@ -48,40 +48,24 @@ __all__.append('Context')
 
 # ---- pinned staging -----------------------------------------------------------
 
-# One pool of pinned host memory per device, through which NumPy data moves:
-# a transfer from pinned memory is a single DMA at full speed, and NumPy
-# fills or reads the pinned block in place (no bytes objects in between).
-# The memory is portable and made in the device's primary context, which
-# lives as long as the process: every context of the device copies through
-# it, and no pool keeps a context of the caller's alive (one that another
-# library made and will destroy, say). Blocks are reused;
-# Cugi.free_staging_memory() gives the idle ones back.
-_staging_pools = {}
+# NumPy data moves through pinned host memory: a transfer from pinned memory
+# is a single DMA at full speed, and NumPy fills or reads the pinned block in
+# place (no bytes objects in between). The blocks are borrowed from the pool
+# through which cugi stages its own transfers (Cugi.HostBuffer.new_staging):
+# one per device, of portable memory in the device's primary context, so
+# every context of the device copies through it and no pool keeps a context
+# of the caller's alive. Blocks are reused; Cugi.free_staging_memory(), from
+# the typelib, gives the idle ones back.
 
 
 def _staging_view(context, size):
-    """A pinned block of at least @size bytes from the pool of @context's
-    device, and a writable ctypes view of its first @size bytes that keeps
-    it alive."""
-    device = context.props.device
-    pool = _staging_pools.get(device.props.ordinal)
-    if pool is None:
-        pool = Cugi.HostMemoryPool.new(device.get_primary_context(), Cugi.HostBufferFlags.PORTABLE)
-        _staging_pools[device.props.ordinal] = pool
-    host = pool.allocate(size)
+    """A pinned block of at least @size bytes from the staging pool of
+    @context's device, and a writable ctypes view of its first @size bytes
+    that keeps it alive."""
+    host = Cugi.HostBuffer.new_staging(context, size)
     view = (ctypes.c_uint8 * size).from_address(host.get_host_address())
     view.host_buffer = host
     return host, view
-
-
-def free_staging_memory():
-    """Frees the pinned memory that to_device() and copy_to_host() keep for
-    reuse and that no transfer is using now."""
-    for pool in _staging_pools.values():
-        pool.free_held()
-
-
-__all__.append('free_staging_memory')
 
 
 class Buffer(Cugi.Buffer):

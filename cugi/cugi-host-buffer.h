@@ -51,6 +51,14 @@ CugiHostBuffer     *cugi_host_buffer_new_registered    (CugiContext         *con
                                                         CugiHostBufferFlags  flags,
                                                         GError             **error);
 
+/* Pinned staging memory, shared with cugi's own transfers (cugi-staging.c). */
+CUGI_AVAILABLE_IN_0_1
+CugiHostBuffer     *cugi_host_buffer_new_staging       (CugiContext         *context,
+                                                        gsize                size,
+                                                        GError             **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean            cugi_free_staging_memory           (GError             **error);
+
 CUGI_AVAILABLE_IN_0_1
 gsize               cugi_host_buffer_get_size          (CugiHostBuffer      *self);
 CUGI_AVAILABLE_IN_0_1

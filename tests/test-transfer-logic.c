@@ -4,7 +4,8 @@
  * and reused, pageable data is staged off the calling thread while the
  * copies keep their place on the stream, cancellation ends the wait and not
  * the copies, and what the copies use lives until they are done (for work
- * captured into a graph, as long as the graph).
+ * captured into a graph, as long as the graph); bindings borrow from the
+ * same staging pool.
  *
  * In the stand-in, device memory is host memory, a copy on a stream is a
  * host function on the stream's thread, and cuStreamWaitValue32 is one that
@@ -881,6 +882,51 @@ test_steady_state (void)
   g_object_unref (steady.stream);
 }
 
+/* What a binding borrows with cugi_host_buffer_new_staging() comes from the
+ * pool that cugi's own transfers use: the block a download's bytes gave back
+ * serves it without pinning, it is portable and mapped, and
+ * cugi_free_staging_memory() unpins what the pool holds. */
+static void
+test_staging_borrowed (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (1 << 20, 9);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  CugiTestTransfer outcome = { 0 };
+  CugiHostBuffer *host;
+  const guint8 *downloaded;
+  gint pins, unpins;
+
+  cugi_buffer_download_async (buffer, 0, 1 << 20, NULL, NULL, cugi_test_on_downloaded, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  downloaded = g_bytes_get_data (outcome.bytes, NULL);
+  outcome_reset (&outcome);
+
+  pins = g_atomic_int_get (&n_pins);
+  host = cugi_host_buffer_new_staging (NULL, 1 << 20, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_atomic_int_get (&n_pins), ==, pins);
+  g_assert_true (cugi_host_buffer_get_data (host, NULL, &error) == downloaded);
+  g_assert_cmpuint (cugi_host_buffer_get_size (host), ==, 1 << 20);
+  g_assert_cmpuint (cugi_host_buffer_get_flags (host), ==,
+                    CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED);
+  g_object_unref (host);
+
+  unpins = g_atomic_int_get (&n_unpins);
+  g_assert_true (cugi_free_staging_memory (&error));
+  g_assert_no_error (error);
+  g_assert_cmpint (g_atomic_int_get (&n_unpins), >, unpins);
+
+  /* Nothing is held any more: the next borrower pins. */
+  pins = g_atomic_int_get (&n_pins);
+  host = cugi_host_buffer_new_staging (NULL, 1 << 20, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_atomic_int_get (&n_pins), ==, pins + 1);
+  g_assert_true (lies_in (cugi_host_buffer_get_data (host, NULL, &error), 1 << 20, TRUE));
+  g_object_unref (host);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -902,6 +948,7 @@ main (int argc, char **argv)
   g_test_add_func ("/transfer-logic/cancelled", test_cancelled);
   g_test_add_func ("/transfer-logic/bytes-freed-on-another-thread", test_bytes_freed_on_another_thread);
   g_test_add_func ("/transfer-logic/steady-state", test_steady_state);
+  g_test_add_func ("/transfer-logic/staging-borrowed", test_staging_borrowed);
 
   return g_test_run ();
 }

@@ -80,6 +80,18 @@ class TestMemory(unittest.TestCase):
             numpy.testing.assert_array_equal(back, array)
             back[0, 0, 0] = 1  # an ordinary, writable array
 
+    def test_staging_memory_is_borrowed_from_cugi(self):
+        host = Cugi.HostBuffer.new_staging(None, 1000)
+        self.assertEqual(host.props.size, 1000)
+        self.assertEqual(host.props.flags,
+                         Cugi.HostBufferFlags.PORTABLE | Cugi.HostBufferFlags.MAPPED)
+        address = host.get_host_address()
+        del host  # back to the pool, which hands the block out again
+        self.assertEqual(Cugi.HostBuffer.new_staging(None, 1000).get_host_address(), address)
+        self.assertTrue(Cugi.free_staging_memory())
+        array = numpy.arange(1000, dtype=numpy.uint8)
+        numpy.testing.assert_array_equal(Cugi.to_device(array).copy_to_host(), array)
+
     def test_copy_to_host_reinterprets(self):
         array = numpy.arange(16, dtype=numpy.uint32)
         buffer = Cugi.to_device(array)

@@ -26,13 +26,25 @@ SAXPY = textwrap.dedent('''\
 ''')
 
 
-def init_in_subprocess(libcuda):
-    """Runs Cugi.init() in a fresh Python whose CUGI_LIBCUDA is @libcuda (the
-    driver is loaded once per process) and returns what it raised."""
+def run_in_subprocess(code, libcuda):
+    """Runs @code (after importing Cugi and GLib) in a fresh Python whose
+    CUGI_LIBCUDA is @libcuda (the driver is loaded once per process) and
+    returns the lines it printed."""
     child = textwrap.dedent('''\
         import gi
         gi.require_version('Cugi', '1.0')
         from gi.repository import Cugi, GLib
+    ''') + textwrap.dedent(code)
+    env = dict(os.environ, CUGI_LIBCUDA=libcuda)
+    result = subprocess.run([sys.executable, '-c', child], env=env,
+                            capture_output=True, text=True, check=True, timeout=60)
+    return result.stdout.splitlines()
+
+
+def init_in_subprocess(libcuda):
+    """Runs Cugi.init() with @libcuda as the driver and returns what it
+    raised."""
+    return run_in_subprocess('''\
         try:
             Cugi.init()
         except GLib.Error as error:
@@ -42,11 +54,7 @@ def init_in_subprocess(libcuda):
             print(error.message)
         else:
             print('no error')
-    ''')
-    env = dict(os.environ, CUGI_LIBCUDA=libcuda)
-    result = subprocess.run([sys.executable, '-c', child], env=env,
-                            capture_output=True, text=True, check=True, timeout=60)
-    return result.stdout.splitlines()
+    ''', libcuda)
 
 
 class TestVersion(unittest.TestCase):
@@ -102,6 +110,19 @@ class TestNoDriver(unittest.TestCase):
         self.assertEqual(code, int(Cugi.Error.NOT_AVAILABLE))
         self.assertEqual(available, 'False')
         self.assertIn('CUGI_LIBCUDA', message)
+
+    def test_staging_memory_without_a_driver(self):
+        """The staging memory that to_device() and copy_to_host() borrow is
+        the C library's: without a driver there is none to borrow, and
+        nothing to free."""
+        lines = run_in_subprocess('''\
+            print(Cugi.free_staging_memory())
+            try:
+                Cugi.HostBuffer.new_staging(None, 16)
+            except GLib.Error as error:
+                print(error.code)
+        ''', '/nonexistent/libcuda.so.1')
+        self.assertEqual(lines, ['True', str(int(Cugi.Error.NOT_AVAILABLE))])
 
     def test_stub_driver_is_not_available(self):
         stub = os.environ.get('CUGI_STUB_LIBCUDA', '/usr/local/cuda/lib64/stubs/libcuda.so')
