@@ -141,8 +141,8 @@ cugi_buffer_check_usable (CugiBuffer  *self,
                            _("The buffer was freed: it is a view of a buffer that was freed"));
       return FALSE;
     }
-  return cugi_memory_ownership_check (&self->ownership, _("The buffer was freed"),
-                                      _("The buffer was freed: its context was reset"), error);
+  return cugi_memory_ownership_check (&self->ownership, N_("The buffer was freed"),
+                                      N_("The buffer was freed: its context was reset"), error);
 }
 
 gboolean
@@ -902,5 +902,5 @@ cugi_buffer_free (CugiBuffer  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return cugi_memory_ownership_free (&self->ownership, G_OBJECT (self), properties[PROP_FREED],
-                                     _("The buffer was freed"), error);
+                                     N_("The buffer was freed"), error);
 }

@@ -138,8 +138,8 @@ static gboolean
 check_usable (CugiHostBuffer  *self,
               GError         **error)
 {
-  return cugi_memory_ownership_check (&self->ownership, _("The host buffer was freed"),
-                                      _("The host buffer was freed: its context was reset"), error);
+  return cugi_memory_ownership_check (&self->ownership, N_("The host buffer was freed"),
+                                      N_("The host buffer was freed: its context was reset"), error);
 }
 
 gboolean
@@ -645,5 +645,5 @@ cugi_host_buffer_free (CugiHostBuffer  *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return cugi_memory_ownership_free (&self->ownership, G_OBJECT (self), properties[PROP_FREED],
-                                     _("The host buffer was freed"), error);
+                                     N_("The host buffer was freed"), error);
 }

@@ -753,12 +753,12 @@ cugi_memory_ownership_check (CugiMemoryOwnership  *self,
 {
   if (cugi_memory_lifetime_is_freed (&self->lifetime))
     {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, freed_message);
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _(freed_message));
       return FALSE;
     }
   if (cugi_memory_ownership_context_was_reset (self))
     {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, reset_message);
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _(reset_message));
       return FALSE;
     }
   return TRUE;
@@ -784,10 +784,10 @@ cugi_memory_ownership_free (CugiMemoryOwnership  *self,
 
   if (cugi_memory_lifetime_is_freed (&self->lifetime))
     {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, freed_message);
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _(freed_message));
       return FALSE;
     }
-  ok = cugi_memory_lifetime_free (&self->lifetime, freed_message, error);
+  ok = cugi_memory_lifetime_free (&self->lifetime, _(freed_message), error);
   g_object_notify_by_pspec (object, freed_property);
   return ok;
 }

@@ -234,7 +234,8 @@ void      cugi_memory_ownership_set_pool (CugiMemoryOwnership *self,
                                           CugiPoolCore        *pool);
 gboolean  cugi_memory_ownership_context_was_reset (CugiMemoryOwnership *self);
 /* INVALID_STATE with @freed_message once freed, with @reset_message once
- * the context was reset (both translated). */
+ * the context was reset (both untranslated, marked N_(): every use of a
+ * buffer checks, and only a failure translates). */
 gboolean  cugi_memory_ownership_check  (CugiMemoryOwnership  *self,
                                         const char           *freed_message,
                                         const char           *reset_message,
@@ -246,7 +247,7 @@ gboolean  cugi_memory_ownership_give_back (CugiMemoryOwnership  *self,
                                            GError              **error);
 /* The body of cugi_buffer_free() and cugi_host_buffer_free(): frees through
  * the lifetime and notifies @freed_property of @object; INVALID_STATE with
- * @freed_message when freed before. */
+ * @freed_message (untranslated, marked N_()) when freed before. */
 gboolean  cugi_memory_ownership_free   (CugiMemoryOwnership  *self,
                                         GObject              *object,
                                         GParamSpec           *freed_property,
@@ -280,7 +281,7 @@ CugiBuffer *cugi_buffer_new_holding    (CugiContext    *context,
                                         gsize           size,
                                         gpointer        release_data,
                                         GDestroyNotify  release_notify);
-/* The worker threads that stage pageable uploads (see cugi-buffer.c), for
+/* The worker threads that stage pageable uploads (see cugi-staging.c), for
  * tests that hold them back to see what the calling thread does alone. */
 GThreadPool *cugi_buffer_get_staging_threads (void);
 /* The context of @self's memory (borrowed). */
