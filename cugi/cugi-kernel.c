@@ -47,6 +47,10 @@ struct _CugiKernel
   CugiContext *context;
   CUfunction   function;
   guint        generation;  /* the context's, when the function was found */
+  /* The serial of the launch configuration that last passed
+   * check_config_fully(), or a value that is no configuration's while one
+   * is being checked: launching with it again is a comparison. Atomic. */
+  gsize        valid_config;
 
   /* Why the kernel could not be queried; returned by every operation. */
   GError      *setup_error;
@@ -699,6 +703,8 @@ update_attribute (CugiKernel           *self,
   if (g_atomic_int_get (&self->attributes[attribute]) == value)
     return;
   g_atomic_int_set (&self->attributes[attribute], value);
+  /* Configurations that fitted the old value may not fit the new one. */
+  g_atomic_pointer_set (&self->valid_config, 0);
   for (guint prop_id = FIRST_ATTRIBUTE_PROP; prop_id < N_PROPS; prop_id++)
     if (property_attributes[prop_id - FIRST_ATTRIBUTE_PROP] == attribute)
       g_object_notify_by_pspec (G_OBJECT (self), properties[prop_id]);
@@ -803,9 +809,11 @@ config_error (GError    **error,
 
 static const char axes[] = "xyz";
 
-/* Every check of check_config(), one by one, for the error that says what
- * is wrong. */
-static G_GNUC_NO_INLINE gboolean
+/* The rules a launch configuration must follow, one by one, for the error
+ * that says what is wrong. What they read of @self does not change while
+ * @self is usable, but for its attributes, whose changes forget the
+ * configuration found to fit (update_attribute()). */
+static gboolean
 check_config_fully (CugiKernel             *self,
                     const CugiLaunchConfig *config,
                     GError                **error)
@@ -879,35 +887,40 @@ check_config_fully (CugiKernel             *self,
   return TRUE;
 }
 
-/* The common case of check_config(), in few instructions: TRUE when @config
- * certainly fits @self; FALSE when it may not, for check_config_fully() to
- * tell (cooperative and cluster launches always go there). */
-static inline gboolean
-config_fits (CugiKernel             *self,
-             const CugiLaunchConfig *config)
+/* Checks @config (whose serial was @serial when the caller read it, before
+ * any setting) and remembers it when it fits. First the cache is claimed
+ * with a value no configuration has, then the rules are read, and the
+ * serial is stored only if nobody wrote the cache meanwhile: a change of
+ * the kernel's attributes, or another thread's check, makes this one
+ * remember nothing, so that no thread ever finds a configuration cached
+ * that was checked against limits older than the cache. */
+static G_GNUC_NO_INLINE gboolean
+validate_config (CugiKernel             *self,
+                 CugiLaunchConfig       *config,
+                 gsize                   serial,
+                 GError                **error)
 {
-  guint64 threads = (guint64) config->block[0] * config->block[1] * config->block[2];
-  gint max_threads = g_atomic_int_get (&self->attributes[CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK]);
-  gint max_shared = g_atomic_int_get (&self->attributes[CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES]);
-  gboolean fits = TRUE;
+  gsize claim = cugi_launch_config_next_serial ();
 
-  /* A 0 wraps around to G_MAXUINT: "at least 1 and at most max" in one. */
-  for (guint i = 0; i < 3; i++)
-    fits &= config->grid[i] - 1 < self->max_grid[i] && config->block[i] - 1 < self->max_block[i];
-  return fits &&
-         threads <= (guint64) max_threads &&
-         config->shared_memory <= (guint) max_shared &&
-         (config->cluster[0] | config->cluster[1] | config->cluster[2]) == 0 &&
-         !config->cooperative &&
-         (config->stream == NULL || cugi_stream_is_usable_in (config->stream, self->context));
+  g_atomic_pointer_set (&self->valid_config, claim);
+  if (!check_config_fully (self, config, error))
+    return FALSE;
+  g_atomic_pointer_compare_and_exchange (&self->valid_config, claim, serial);
+  return TRUE;
 }
 
-static gboolean
+/* The serial is read before the settings, which may change after it
+ * (another thread's setter): then the cache names a serial older than the
+ * configuration's, and the next launch checks again. */
+static inline gboolean
 check_config (CugiKernel             *self,
-              const CugiLaunchConfig *config,
+              CugiLaunchConfig       *config,
               GError                **error)
 {
-  return G_LIKELY (config_fits (self, config)) || check_config_fully (self, config, error);
+  gsize serial = g_atomic_pointer_get (&config->serial);
+
+  return G_LIKELY (serial == g_atomic_pointer_get (&self->valid_config)) ||
+         validate_config (self, config, serial, error);
 }
 
 gboolean

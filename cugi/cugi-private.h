@@ -543,6 +543,11 @@ GHashTable         *cugi_image_read_param_counts   (const guint8 *data,
 struct _CugiLaunchConfig
 {
   gatomicrefcount ref_count;
+  /* Names these settings: every change gives a new one, never 0 and never
+   * another configuration's (cugi_launch_config_next_serial()), stored
+   * after the settings, so that a kernel remembers which configuration
+   * passed its checks by the serial alone. Atomic. */
+  gsize           serial;
   guint           grid[3];
   guint           block[3];
   guint           cluster[3];    /* all 0: no cluster */
@@ -550,6 +555,9 @@ struct _CugiLaunchConfig
   gboolean        cooperative;
   CugiStream     *stream;        /* (owned) (nullable) */
 };
+
+/* A new value of the counter of launch configurations' serials. */
+gsize       cugi_launch_config_next_serial  (void);
 
 typedef struct
 {

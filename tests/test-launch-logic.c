@@ -217,6 +217,88 @@ test_relaunch_checks_again (Launching    *f,
   g_clear_pointer (&args, cugi_kernel_args_unref);
 }
 
+/* Launches @config, which must be refused with @code and a message that
+ * says @fragment. */
+static void
+assert_refused (CugiKernel       *kernel,
+                CugiLaunchConfig *config,
+                CugiKernelArgs   *args,
+                gint              code,
+                const char       *fragment)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_error (error, CUGI_ERROR, code);
+  g_assert_nonnull (strstr (error->message, fragment));
+}
+
+/* A kernel remembers the configuration it last found to fit: each change of
+ * that configuration after a launch must be checked again, and refused when
+ * the rules say so; a copy, which starts with the same settings, too. */
+static void
+test_changed_config_checks_again (Launching    *f,
+                                  gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  g_autoptr(CugiDevice) device = NULL;
+  g_autoptr(CugiContext) other_context = NULL;
+  g_autoptr(CugiStream) other_stream = NULL;
+  g_autoptr(CugiLaunchConfig) copy = NULL;
+  gboolean x_released, y_released;
+
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+  launch (f->kernel, f->config, args);
+  launch (f->kernel, f->config, args);
+
+  cugi_launch_config_set_grid (f->config, 0, 1, 1);
+  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  cugi_launch_config_set_grid (f->config, 1, 1, 1);
+  launch (f->kernel, f->config, args);
+
+  cugi_launch_config_set_block (f->config, 2048, 1, 1);
+  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "2048 threads along x");
+  cugi_launch_config_set_block (f->config, 32, 32, 2);
+  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "max-threads-per-block");
+  cugi_launch_config_set_block (f->config, N_ELEMENTS, 1, 1);
+  launch (f->kernel, f->config, args);
+
+  cugi_launch_config_set_shared_memory (f->config, 64 << 10);
+  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "dynamic shared memory");
+  cugi_launch_config_set_shared_memory (f->config, 0);
+  launch (f->kernel, f->config, args);
+
+  cugi_launch_config_set_cluster (f->config, 3, 1, 1);
+  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "whole number of clusters");
+  cugi_launch_config_set_cluster (f->config, 0, 0, 0);
+  launch (f->kernel, f->config, args);
+
+  device = cugi_device_get_default (&error);
+  g_assert_no_error (error);
+  other_context = cugi_context_new (device, CUGI_CONTEXT_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  other_stream = cugi_stream_new (other_context, CUGI_STREAM_FLAGS_NONE, 0, &error);
+  g_assert_no_error (error);
+  cugi_launch_config_set_stream (f->config, other_stream);
+  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_CONTEXT, "another context");
+  cugi_launch_config_set_stream (f->config, f->stream);
+  launch (f->kernel, f->config, args);
+
+  copy = cugi_launch_config_copy (f->config);
+  launch (f->kernel, copy, args);
+  cugi_launch_config_set_grid (copy, 0, 1, 1);
+  assert_refused (f->kernel, copy, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  launch (f->kernel, f->config, args);
+  assert_refused (f->kernel, copy, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+
+  synchronize (f->stream);
+}
+
 /* The memory of a buffer that a launch uses goes only once cugi has seen the
  * launch complete, and not before the list that holds it lets go. */
 static void
@@ -403,6 +485,64 @@ test_two_threads_share_a_list (void)
   main_context_finish (main_context);
 }
 
+/* Each thread launches the shared kernel with a configuration of its own,
+ * which it makes wrong and right in turn: whatever the other thread's
+ * launches leave in the kernel's cache, every wrong launch is refused and
+ * every right one goes. */
+static gpointer
+launch_right_and_wrong (gpointer data)
+{
+  Launcher *launcher = data;
+
+  for (guint i = 0; i < N_THREAD_LAUNCHES; i++)
+    {
+      cugi_launch_config_set_block (launcher->config, i % 2 == 0 ? N_ELEMENTS : 2048, 1, 1);
+      if (i % 2 == 0)
+        launch (launcher->kernel, launcher->config, launcher->args);
+      else
+        assert_refused (launcher->kernel, launcher->config, launcher->args,
+                        CUGI_ERROR_INVALID_ARGUMENT, "2048 threads along x");
+    }
+  return NULL;
+}
+
+static void
+test_two_threads_change_configs (void)
+{
+  GMainContext *main_context = g_main_context_new ();
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  CugiStream *streams[2];
+  Launcher launchers[2];
+  GThread *threads[2];
+  gboolean x_released, y_released;
+
+  g_main_context_push_thread_default (main_context);
+  kernel = kernel_new (NULL);
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+  for (guint i = 0; i < 2; i++)
+    {
+      streams[i] = stream_new ();
+      launchers[i].kernel = kernel;
+      launchers[i].args = args;
+      launchers[i].config = config_new (streams[i]);
+      threads[i] = g_thread_new ("launcher", launch_right_and_wrong, &launchers[i]);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      g_thread_join (threads[i]);
+      synchronize (streams[i]);
+      cugi_launch_config_unref (launchers[i].config);
+      g_clear_object (&streams[i]);
+    }
+  g_clear_pointer (&args, cugi_kernel_args_unref);
+  main_context_finish (main_context);
+}
+
 /* Repeated launches of one list are bursts as any work is: one ::idle for
  * the launches of an iteration. */
 static void
@@ -522,7 +662,10 @@ main (int argc, char **argv)
               launching_set_up, test_buffers_outlive_launches, launching_tear_down);
   g_test_add_func ("/launch-logic/buffers-outlive-launches-on-two-streams",
                    test_buffers_outlive_launches_on_two_streams);
+  g_test_add ("/launch-logic/changed-config-checks-again", Launching, NULL,
+              launching_set_up, test_changed_config_checks_again, launching_tear_down);
   g_test_add_func ("/launch-logic/two-threads-share-a-list", test_two_threads_share_a_list);
+  g_test_add_func ("/launch-logic/two-threads-change-configs", test_two_threads_change_configs);
   g_test_add ("/launch-logic/idle-after-launches", Launching, NULL,
               launching_set_up, test_idle_after_launches, launching_tear_down);
   g_test_add ("/launch-logic/idle-waits-for-newer-launches", Launching, NULL,
