@@ -4,6 +4,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 /**
  * CugiGraph:

@@ -3,7 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 /**
  * CugiOccupancy:

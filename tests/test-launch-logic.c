@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 #include "gpu-work.h"
 
 /* The stand-in driver's module format: a kernel and its parameters' sizes,

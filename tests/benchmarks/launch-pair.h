@@ -4,7 +4,7 @@
  * bench-launch (on a GPU) and bench-launch-cpu (against the stand-in driver). */
 #pragma once
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 typedef struct
 {
