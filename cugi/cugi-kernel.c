@@ -438,29 +438,19 @@ query_kernel (CugiKernel *self,
   return TRUE;
 }
 
-/* cugi_kernel_new_for_function():
- * @module: the module @function belongs to
- * @function: a function of @module
- * @name: what the user asked for
- * @mangled_name: the function's symbol
- *
- * Internal: wraps a function of a module. A kernel the driver cannot
- * describe is still returned; its operations then fail with the reason.
- *
- * Returns: (transfer full): a new kernel
- */
-CugiKernel *
-cugi_kernel_new_for_function (CugiModule *module,
-                              CUfunction  function,
-                              const char *name,
-                              const char *mangled_name)
+/* Wraps a function of @module (which the kernel keeps alive). @name is what
+ * the user asked for (a name expression or an extern "C" name),
+ * @mangled_name the symbol's own name, from which C++ parameter types are
+ * read. A kernel the driver cannot describe is still returned; its
+ * operations then fail with the reason. */
+static CugiKernel *
+kernel_new_for_function (CugiModule *module,
+                         CUfunction  function,
+                         const char *name,
+                         const char *mangled_name)
 {
   CugiKernel *self;
   g_autoptr(GError) error = NULL;
-
-  g_return_val_if_fail (CUGI_IS_MODULE (module), NULL);
-  g_return_val_if_fail (function != NULL, NULL);
-  g_return_val_if_fail (name != NULL, NULL);
 
   self = g_object_new (CUGI_TYPE_KERNEL, NULL);
   self->module = g_object_ref (module);
@@ -472,6 +462,38 @@ cugi_kernel_new_for_function (CugiModule *module,
   if (!query_kernel (self, &error))
     self->setup_error = g_steal_pointer (&error);
   return self;
+}
+
+/**
+ * cugi_module_get_kernel:
+ * @self: a #CugiModule
+ * @name: the kernel's name: an `extern "C"` name, a mangled name, or a name
+ *   expression of the program the module was loaded from
+ * @error: return location for a #GError
+ *
+ * Finds a kernel. A name the module lacks fails with %CUGI_ERROR_NOT_FOUND.
+ *
+ * Returns: (transfer full): the kernel, which keeps the module alive
+ *
+ * Since: 0.1
+ */
+CugiKernel *
+cugi_module_get_kernel (CugiModule  *self,
+                        const gchar *name,
+                        GError     **error)
+{
+  CUfunction function = NULL;
+  const char *symbol = NULL;
+
+  g_return_val_if_fail (CUGI_IS_MODULE (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* A method of modules that lives with kernels: modules, a layer below,
+   * know nothing of kernels. */
+  if (!cugi_module_find_function (self, name, &function, &symbol, error))
+    return NULL;
+  return kernel_new_for_function (self, function, name, symbol);
 }
 
 CUfunction

@@ -120,13 +120,14 @@ CugiBuffer  *cugi_buffer_new_wrapping  (CugiContext *context,
 
 /* ---- modules and kernels (cugi-module.c, cugi-kernel.c) ------------------ */
 
-/* Wraps a function of @module (which the kernel keeps alive). @name is what
- * the user asked for (a name expression or an extern "C" name), @mangled_name
- * the symbol's own name, from which C++ parameter types are read. */
-CugiKernel *cugi_kernel_new_for_function (CugiModule *module,
-                                          CUfunction  function,
-                                          const char *name,
-                                          const char *mangled_name);
+/* The function of @self that @name names (an extern "C" name, a mangled
+ * name or a name expression of its program), and its @symbol in @self
+ * (owned by @self); NOT_FOUND when @self has none. */
+gboolean     cugi_module_find_function  (CugiModule  *self,
+                                         const char  *name,
+                                         CUfunction  *function,
+                                         const char **symbol,
+                                         GError     **error);
 /* The module for @source compiled for @context's device with @options, through
  * the disk cache, and loaded once per context (later calls return the same
  * module). @name_expressions (may be NULL) are registered before compiling. */
