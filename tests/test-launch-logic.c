@@ -217,22 +217,6 @@ test_relaunch_checks_again (Launching    *f,
   g_clear_pointer (&args, cugi_kernel_args_unref);
 }
 
-/* Launches @config, which must be refused with @code and a message that
- * says @fragment. */
-static void
-assert_refused (CugiKernel       *kernel,
-                CugiLaunchConfig *config,
-                CugiKernelArgs   *args,
-                gint              code,
-                const char       *fragment)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
-  g_assert_error (error, CUGI_ERROR, code);
-  g_assert_nonnull (strstr (error->message, fragment));
-}
-
 /* A kernel remembers the configuration it last found to fit: each change of
  * that configuration after a launch must be checked again, and refused when
  * the rules say so; a copy, which starts with the same settings, too. */
@@ -257,24 +241,29 @@ test_changed_config_checks_again (Launching    *f,
   launch (f->kernel, f->config, args);
 
   cugi_launch_config_set_grid (f->config, 0, 1, 1);
-  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
   cugi_launch_config_set_grid (f->config, 1, 1, 1);
   launch (f->kernel, f->config, args);
 
   cugi_launch_config_set_block (f->config, 2048, 1, 1);
-  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "2048 threads along x");
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "2048 threads along x");
   cugi_launch_config_set_block (f->config, 32, 32, 2);
-  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "max-threads-per-block");
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "max-threads-per-block");
   cugi_launch_config_set_block (f->config, N_ELEMENTS, 1, 1);
   launch (f->kernel, f->config, args);
 
   cugi_launch_config_set_shared_memory (f->config, 64 << 10);
-  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "dynamic shared memory");
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "dynamic shared memory");
   cugi_launch_config_set_shared_memory (f->config, 0);
   launch (f->kernel, f->config, args);
 
   cugi_launch_config_set_cluster (f->config, 3, 1, 1);
-  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_ARGUMENT, "whole number of clusters");
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "whole number of clusters");
   cugi_launch_config_set_cluster (f->config, 0, 0, 0);
   launch (f->kernel, f->config, args);
 
@@ -285,16 +274,19 @@ test_changed_config_checks_again (Launching    *f,
   other_stream = cugi_stream_new (other_context, CUGI_STREAM_FLAGS_NONE, 0, &error);
   g_assert_no_error (error);
   cugi_launch_config_set_stream (f->config, other_stream);
-  assert_refused (f->kernel, f->config, args, CUGI_ERROR_INVALID_CONTEXT, "another context");
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_CONTEXT, "another context");
   cugi_launch_config_set_stream (f->config, f->stream);
   launch (f->kernel, f->config, args);
 
   copy = cugi_launch_config_copy (f->config);
   launch (f->kernel, copy, args);
   cugi_launch_config_set_grid (copy, 0, 1, 1);
-  assert_refused (f->kernel, copy, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, copy, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
   launch (f->kernel, f->config, args);
-  assert_refused (f->kernel, copy, args, CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, copy, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
 
   synchronize (f->stream);
 }
@@ -433,6 +425,36 @@ launch_repeatedly (gpointer data)
   return NULL;
 }
 
+/* Runs @func in two threads at once, each with a Launcher for @kernel and
+ * @args on a new stream of its own, left in @streams; @gates (nullable) are
+ * closed on the streams first. */
+static void
+run_two_launchers (CugiKernel     *kernel,
+                   CugiKernelArgs *args,
+                   CugiStream     *streams[2],
+                   CugiTestGate   *gates,
+                   GThreadFunc     func)
+{
+  Launcher launchers[2];
+  GThread *threads[2];
+
+  for (guint i = 0; i < 2; i++)
+    {
+      streams[i] = stream_new ();
+      if (gates != NULL)
+        cugi_test_gate_close (&gates[i], streams[i]);
+      launchers[i].kernel = kernel;
+      launchers[i].args = args;
+      launchers[i].config = config_new (streams[i]);
+      threads[i] = g_thread_new ("launcher", func, &launchers[i]);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      g_thread_join (threads[i]);
+      cugi_launch_config_unref (launchers[i].config);
+    }
+}
+
 /* Two threads launching one list at once, each on a stream of its own: the
  * buffers stay until the launches on both streams are seen complete. */
 static void
@@ -445,8 +467,6 @@ test_two_threads_share_a_list (void)
   g_autoptr(CugiBuffer) x = NULL;
   g_autoptr(CugiBuffer) y = NULL;
   CugiKernelArgs *args;
-  Launcher launchers[2];
-  GThread *threads[2];
   CugiTestGate gates[2];
   gboolean x_released, y_released;
 
@@ -455,17 +475,7 @@ test_two_threads_share_a_list (void)
   x = buffer_new (NULL, &x_released);
   y = buffer_new (NULL, &y_released);
   args = axpy_args (x, y);
-  for (guint i = 0; i < 2; i++)
-    {
-      streams[i] = stream_new ();
-      cugi_test_gate_close (&gates[i], streams[i]);
-      launchers[i].kernel = kernel;
-      launchers[i].args = args;
-      launchers[i].config = config_new (streams[i]);
-      threads[i] = g_thread_new ("launcher", launch_repeatedly, &launchers[i]);
-    }
-  for (guint i = 0; i < 2; i++)
-    g_thread_join (threads[i]);
+  run_two_launchers (kernel, args, streams, gates, launch_repeatedly);
 
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
@@ -478,10 +488,7 @@ test_two_threads_share_a_list (void)
   g_assert_true (x_released);
 
   for (guint i = 0; i < 2; i++)
-    {
-      cugi_launch_config_unref (launchers[i].config);
-      g_clear_object (&streams[i]);
-    }
+    g_clear_object (&streams[i]);
   main_context_finish (main_context);
 }
 
@@ -493,6 +500,7 @@ static gpointer
 launch_right_and_wrong (gpointer data)
 {
   Launcher *launcher = data;
+  g_autoptr(GError) error = NULL;
 
   for (guint i = 0; i < N_THREAD_LAUNCHES; i++)
     {
@@ -500,8 +508,9 @@ launch_right_and_wrong (gpointer data)
       if (i % 2 == 0)
         launch (launcher->kernel, launcher->config, launcher->args);
       else
-        assert_refused (launcher->kernel, launcher->config, launcher->args,
-                        CUGI_ERROR_INVALID_ARGUMENT, "2048 threads along x");
+        cugi_test_assert_fails (cugi_kernel_launch (launcher->kernel, launcher->config, launcher->args,
+                                                    &error),
+                                &error, CUGI_ERROR_INVALID_ARGUMENT, "2048 threads along x");
     }
   return NULL;
 }
@@ -515,8 +524,6 @@ test_two_threads_change_configs (void)
   g_autoptr(CugiBuffer) y = NULL;
   g_autoptr(CugiKernelArgs) args = NULL;
   CugiStream *streams[2];
-  Launcher launchers[2];
-  GThread *threads[2];
   gboolean x_released, y_released;
 
   g_main_context_push_thread_default (main_context);
@@ -524,19 +531,10 @@ test_two_threads_change_configs (void)
   x = buffer_new (NULL, &x_released);
   y = buffer_new (NULL, &y_released);
   args = axpy_args (x, y);
+  run_two_launchers (kernel, args, streams, NULL, launch_right_and_wrong);
   for (guint i = 0; i < 2; i++)
     {
-      streams[i] = stream_new ();
-      launchers[i].kernel = kernel;
-      launchers[i].args = args;
-      launchers[i].config = config_new (streams[i]);
-      threads[i] = g_thread_new ("launcher", launch_right_and_wrong, &launchers[i]);
-    }
-  for (guint i = 0; i < 2; i++)
-    {
-      g_thread_join (threads[i]);
       synchronize (streams[i]);
-      cugi_launch_config_unref (launchers[i].config);
       g_clear_object (&streams[i]);
     }
   g_clear_pointer (&args, cugi_kernel_args_unref);
