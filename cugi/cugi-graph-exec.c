@@ -5,6 +5,7 @@
 
 #include "cugi-context-private.h"
 #include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 /**
  * CugiGraphExec:

@@ -7,6 +7,7 @@
 
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
+#include "cugi-launch-private.h"
 
 /**
  * CugiKernelArgs:

@@ -11,7 +11,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 /* The most bytes of parameters a kernel can take (32764 since CUDA 12.1 on
  * Volta and later; 4 KiB before): no argument may be larger. */

@@ -3,7 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 /**
  * CugiLaunchConfig:
@@ -25,6 +25,25 @@
 
 G_DEFINE_BOXED_TYPE (CugiLaunchConfig, cugi_launch_config,
                      cugi_launch_config_ref, cugi_launch_config_unref)
+
+/* One counter for all configurations, so that a serial names one state of
+ * one configuration; gsize, so that serials are never reused in practice.
+ * Kernels take values of it too, which then belong to no configuration. */
+gsize
+cugi_launch_config_next_serial (void)
+{
+  static gsize last_serial;
+
+  return (gsize) g_atomic_pointer_add (&last_serial, 1) + 1;
+}
+
+/* After every change, once the new settings are written: whoever reads the
+ * serial before the settings reads settings at least as new as it names. */
+static void
+changed (CugiLaunchConfig *self)
+{
+  g_atomic_pointer_set (&self->serial, cugi_launch_config_next_serial ());
+}
 
 /**
  * cugi_launch_config_new:
@@ -189,6 +208,7 @@ cugi_launch_config_copy (CugiLaunchConfig *self)
 
   g_return_val_if_fail (self != NULL, NULL);
 
+  /* With the same settings, the copy may share the serial. */
   copy = g_memdup2 (self, sizeof *self);
   g_atomic_ref_count_init (&copy->ref_count);
   if (copy->stream != NULL)
@@ -243,6 +263,7 @@ cugi_launch_config_set_grid (CugiLaunchConfig *self,
   g_return_if_fail (self != NULL);
 
   set_dims (self->grid, x, y, z);
+  changed (self);
 }
 
 /**
@@ -289,6 +310,7 @@ cugi_launch_config_set_block (CugiLaunchConfig *self,
   g_return_if_fail (self != NULL);
 
   set_dims (self->block, x, y, z);
+  changed (self);
 }
 
 /**
@@ -332,6 +354,7 @@ cugi_launch_config_set_shared_memory (CugiLaunchConfig *self,
   g_return_if_fail (self != NULL);
 
   self->shared_memory = bytes;
+  changed (self);
 }
 
 /**
@@ -368,6 +391,7 @@ cugi_launch_config_set_stream (CugiLaunchConfig *self,
   g_return_if_fail (stream == NULL || CUGI_IS_STREAM (stream));
 
   g_set_object (&self->stream, stream);
+  changed (self);
 }
 
 /**
@@ -406,6 +430,7 @@ cugi_launch_config_set_cooperative (CugiLaunchConfig *self,
   g_return_if_fail (self != NULL);
 
   self->cooperative = !!cooperative;
+  changed (self);
 }
 
 /**
@@ -448,6 +473,7 @@ cugi_launch_config_set_cluster (CugiLaunchConfig *self,
   g_return_if_fail (self != NULL);
 
   set_dims (self->cluster, x, y, z);
+  changed (self);
 }
 
 /**

@@ -19,7 +19,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 /* Deep enough for real signatures, shallow enough that a hostile name cannot
  * exhaust the stack. */

@@ -513,48 +513,32 @@ cugi_module_get_context (CugiModule *self)
   return self->context;
 }
 
-/**
- * cugi_module_get_kernel:
- * @self: a #CugiModule
- * @name: the kernel's name: an `extern "C"` name, a mangled name, or a name
- *   expression of the program the module was loaded from
- * @error: return location for a #GError
- *
- * Finds a kernel. A name the module lacks fails with %CUGI_ERROR_NOT_FOUND.
- *
- * Returns: (transfer full): the kernel, which keeps the module alive
- *
- * Since: 0.1
- */
-CugiKernel *
-cugi_module_get_kernel (CugiModule  *self,
-                        const gchar *name,
-                        GError     **error)
+/* The function of @self that cugi_module_get_kernel() (in the kernels
+ * layer, which makes the kernel) asks for by @name; @symbol is its name in
+ * the module, owned by @self. */
+gboolean
+cugi_module_find_function (CugiModule  *self,
+                           const char  *name,
+                           CUfunction  *function,
+                           const char **symbol,
+                           GError     **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CUfunction function = NULL;
-  const char *symbol;
   CUresult result;
 
-  g_return_val_if_fail (CUGI_IS_MODULE (self), NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
   if (!module_check (self, error) || !cugi_context_enter (self->context, &scope, error))
-    return NULL;
-  symbol = symbol_for (self, name);
-  result = cugi_cuda.cuModuleGetFunction (&function, self->handle, symbol);
+    return FALSE;
+  *symbol = symbol_for (self, name);
+  result = cugi_cuda.cuModuleGetFunction (function, self->handle, *symbol);
   if (result == CUDA_ERROR_NOT_FOUND)
     {
-      g_autofree char *described = describe_symbol (name, symbol);
+      g_autofree char *described = describe_symbol (name, *symbol);
 
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_NOT_FOUND,
                    _("The module has no kernel %s"), described);
-      return NULL;
+      return FALSE;
     }
-  if (!cugi_check_result (result, "cuModuleGetFunction", error))
-    return NULL;
-  return cugi_kernel_new_for_function (self, function, name, symbol);
+  return cugi_check_result (result, "cuModuleGetFunction", error);
 }
 
 /**

@@ -16,7 +16,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 static guint
 round_up (guint value,

@@ -71,13 +71,14 @@ CUevent   cugi_event_get_handle        (CugiEvent *self);
 
 /* ---- modules and kernels (cugi-module.c, cugi-kernel.c) ------------------ */
 
-/* Wraps a function of @module (which the kernel keeps alive). @name is what
- * the user asked for (a name expression or an extern "C" name), @mangled_name
- * the symbol's own name, from which C++ parameter types are read. */
-CugiKernel *cugi_kernel_new_for_function (CugiModule *module,
-                                          CUfunction  function,
-                                          const char *name,
-                                          const char *mangled_name);
+/* The function of @self that @name names (an extern "C" name, a mangled
+ * name or a name expression of its program), and its @symbol in @self
+ * (owned by @self); NOT_FOUND when @self has none. */
+gboolean     cugi_module_find_function  (CugiModule  *self,
+                                         const char  *name,
+                                         CUfunction  *function,
+                                         const char **symbol,
+                                         GError     **error);
 /* The module for @source compiled for @context's device with @options, through
  * the disk cache, and loaded once per context (later calls return the same
  * module). @name_expressions (may be NULL) are registered before compiling. */
@@ -178,195 +179,6 @@ void        cugi_stream_complete_task     (CugiStream          *self,
 #define CUGI_LAUNCH_PATH
 #endif
 
-/* Launch configurations and argument lists are read directly by the launch
- * path (cugi-kernel.c, cugi-graph-exec.c), which must stay cheap. */
-struct _CugiLaunchConfig
-{
-  gatomicrefcount ref_count;
-  guint           grid[3];
-  guint           block[3];
-  guint           cluster[3];    /* all 0: no cluster */
-  guint           shared_memory;
-  gboolean        cooperative;
-  CugiStream     *stream;        /* (owned) (nullable) */
-};
-
-typedef struct
-{
-  CugiArgType type;
-  guint32     size;
-  union
-  {
-    gint32      i32;
-    guint32     u32;
-    gint64      i64;
-    guint64     u64;
-    gfloat      f;
-    gdouble     d;
-    CUdeviceptr address;
-  } value;
-  gpointer    object;            /* (owned): the CugiBuffer or GBytes */
-} CugiKernelArg;
-
-/* Most kernels take few arguments: those need no allocation of their own. */
-#define CUGI_KERNEL_ARGS_INLINE 8
-
-struct _CugiKernelArgs
-{
-  /* What every launch reads comes first, in as few cache lines as can be. */
-  gatomicrefcount ref_count;
-  guint           n_args;
-  guint           n_buffers;
-  guint           capacity;
-  CugiKernelArg  *args;          /* inline_args, or the heap beyond INLINE */
-  void          **params;        /* what cuLaunchKernel reads: into args */
-  /* What launches checked already, so that launching the list again skips
-   * it: the serial of the signature the arguments fit, and the address epoch
-   * in which the buffers' addresses were resolved. 0: not yet; any change of
-   * the arguments clears them. Atomic. */
-  gsize           checked_signature;
-  gsize           resolved_epoch;
-  /* The stream of the launches since resources was made (cugi_stream_pin()):
-   * resources go to it when let go, so that those launches need no tracking
-   * of their own (cugi_kernel_args_track_launch()). Atomic; NULL before a
-   * launch. */
-  CugiStream     *pinned_stream;
-  /* What launches keep alive (cugi_work_resources_new(): the buffers, with
-   * their memory in use), made by the first launch and kept until the
-   * buffers change. Immutable; NULL until needed. */
-  GPtrArray      *resources;
-  GMutex          pin_lock;      /* guards changes of the two above */
-  CugiKernelArg   inline_args[CUGI_KERNEL_ARGS_INLINE];
-  void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
-};
-
-/* Writes each buffer's current address into @self; an INVALID_STATE error
- * naming the argument when one was freed. */
-gboolean    cugi_kernel_args_resolve        (CugiKernelArgs *self,
-                                             GError        **error);
-/* The buffers of @self as resources for cugi_stream_track_work(): a new
- * reference, NULL when there are none. Parameter values themselves need not
- * stay alive: the driver copies them when the launch is enqueued. */
-GPtrArray  *cugi_kernel_args_share_buffers  (CugiKernelArgs *self);
-/* Keeps the buffers of @self alive for a launch just enqueued on @stream (not
- * being captured) by pinning @stream (see cugi_stream_pin()): nearly free
- * when the previous launch went there too. FALSE, doing nothing, when @self
- * has no buffers. */
-gboolean    cugi_kernel_args_track_launch   (CugiKernelArgs *self,
-                                             CugiStream     *stream);
-const char *cugi_arg_type_to_string         (CugiArgType     type);
-
-/* What a kernel parameter is, as far as launches check it. */
-typedef enum
-{
-  CUGI_PARAM_TYPE_OTHER,         /* by value, checked by size only */
-  CUGI_PARAM_TYPE_POINTER,
-  CUGI_PARAM_TYPE_BOOL,
-  CUGI_PARAM_TYPE_INT8,
-  CUGI_PARAM_TYPE_UINT8,
-  CUGI_PARAM_TYPE_INT16,
-  CUGI_PARAM_TYPE_UINT16,
-  CUGI_PARAM_TYPE_INT32,
-  CUGI_PARAM_TYPE_UINT32,
-  CUGI_PARAM_TYPE_INT64,
-  CUGI_PARAM_TYPE_UINT64,
-  CUGI_PARAM_TYPE_FLOAT,
-  CUGI_PARAM_TYPE_DOUBLE,
-} CugiParamType;
-
-typedef struct
-{
-  CugiParamType type;
-  char         *spelling;        /* C++, for messages: "const float *" */
-} CugiMangledParam;
-
-/* What the mangled-name reader may spell: substitutions let a short name
- * spell a type whose length doubles at each step, so a name needing more
- * is not read (its kernel's launches check sizes only). The longest
- * spelling of one type, the bytes spelled for the whole name, and the
- * substitution candidates it may make. */
-#define CUGI_MANGLE_MAX_SPELLING      (16 * 1024)
-#define CUGI_MANGLE_MAX_SPELLED       (1024 * 1024)
-#define CUGI_MANGLE_MAX_SUBSTITUTIONS 4096
-
-/* cugi-mangle.c: (element-type CugiMangledParam), NULL for a name that is
- * not a mangled function name, that the reader does not understand, or
- * that is past the limits above. */
-GPtrArray  *cugi_mangle_read_parameters     (const char     *mangled_name);
-gsize       cugi_param_type_get_size        (CugiParamType   type);
-
-/* cugi-kernel-signature.c: a kernel's parameters, for the checks and
- * conversions of launches. */
-typedef struct
-{
-  gsize         size;            /* 0 when unknown */
-  CugiParamType type;            /* CUGI_PARAM_TYPE_OTHER when unknown */
-  char         *spelling;        /* (nullable): the C++ type */
-} CugiKernelParam;
-
-typedef struct
-{
-  char            *name;         /* the kernel's, for messages */
-  gsize            serial;       /* unique to this signature, never 0 */
-  gint             n_params;     /* -1 when unknown */
-  gboolean         have_types;
-  CugiKernelParam *params;
-  CugiContext     *context;      /* (unowned) (nullable): the kernel's, for its buffers */
-} CugiKernelSignature;
-
-/* From the sizes the driver reports (@n_sizes -1 when it cannot) and the
- * types @mangled_name tells (for a C++ kernel). */
-CugiKernelSignature *cugi_kernel_signature_new (const char  *name,
-                                                const char  *mangled_name,
-                                                const gsize *sizes,
-                                                gint         n_sizes);
-void     cugi_kernel_signature_free      (CugiKernelSignature       *self);
-/* INVALID_ARGUMENT naming the parameter when @args do not fit. Remembered in
- * @args: checking the same arguments again costs nothing. */
-gboolean cugi_kernel_signature_check     (const CugiKernelSignature *self,
-                                          CugiKernelArgs            *args,
-                                          GError                   **error);
-/* Adds an integer as argument @index, converted to the parameter's type:
- * INVALID_ARGUMENT when it does not fit. @wide: when nothing is known of
- * the parameter, 64 bits rather than 32. */
-gboolean cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
-                                            CugiKernelArgs            *args,
-                                            guint                      index,
-                                            gboolean                   is_signed,
-                                            gint64                     signed_value,
-                                            guint64                    unsigned_value,
-                                            gboolean                   wide,
-                                            GError                   **error);
-/* Adds a real number as argument @index: a float or a double as the
- * parameter is (@single: a float when nothing is known of it).
- * INVALID_ARGUMENT when the parameter's kind is unknown and @number may be
- * an integer (whole, beyond 32 bits). */
-gboolean cugi_kernel_signature_add_real  (const CugiKernelSignature *self,
-                                          CugiKernelArgs            *args,
-                                          guint                      index,
-                                          gdouble                    number,
-                                          gboolean                   single,
-                                          GError                   **error);
-/* Adds @value as argument @index, converted to the parameter's type. */
-gboolean cugi_kernel_signature_add_value (const CugiKernelSignature *self,
-                                          CugiKernelArgs            *args,
-                                          guint                      index,
-                                          const GValue              *value,
-                                          GError                   **error);
-
-/* cugi-kernel.c */
-/* A device attribute, negative values read as 0. */
-gboolean     cugi_kernel_get_device_attribute (CUdevice           device,
-                                               CUdevice_attribute attribute,
-                                               guint             *value,
-                                               GError           **error);
-CUfunction   cugi_kernel_get_function       (CugiKernel     *self);
-CugiContext *cugi_kernel_get_context        (CugiKernel     *self);
-/* INVALID_ARGUMENT naming the parameter when @args do not fit @self. */
-gboolean     cugi_kernel_check_args         (CugiKernel     *self,
-                                             CugiKernelArgs *args,
-                                             GError        **error);
-
 /* cugi-graph.c: what work just enqueued on @stream (a launch, a copy, a
  * memset) uses must outlive it; every such operation records it here. On a
  * stream that is being captured the work runs only when the graph does, so
@@ -398,51 +210,5 @@ CugiKernel  *cugi_graph_lookup_kernel       (CugiGraph      *self,
 /* cugi-graph-exec.c */
 CugiGraphExec *cugi_graph_exec_new_for_graph (CugiGraph     *graph,
                                               GError       **error);
-
-/* cugi-occupancy-model.c: PyCUDA's OccupancyRecord calculation, refined to
- * match the driver's (per-partition register files, allocation units). */
-typedef struct
-{
-  guint warp_size;
-  guint max_threads_per_multiprocessor;
-  guint max_blocks_per_multiprocessor;
-  guint max_threads_per_block;
-  guint registers_per_multiprocessor;
-  guint max_registers_per_block;
-  guint max_registers_per_thread;
-  guint register_allocation_unit;      /* registers, allocated per warp */
-  guint register_partitions;           /* the file is split evenly among them */
-  guint shared_memory_per_multiprocessor;
-  guint max_shared_memory_per_block;   /* opt-in limit, reserve excluded */
-  guint reserved_shared_memory_per_block;
-  guint shared_memory_allocation_unit;
-} CugiOccupancyDevice;
-
-typedef struct
-{
-  guint threads_per_block;
-  guint registers_per_thread;
-  guint static_shared_memory;
-  guint dynamic_shared_memory;
-  guint max_dynamic_shared_memory;     /* what the kernel allows (its attribute) */
-} CugiOccupancyKernel;
-
-typedef struct
-{
-  guint              blocks_per_multiprocessor;
-  guint              warps_per_multiprocessor;
-  CugiOccupancyLimit limited_by;
-  gdouble            occupancy;
-} CugiOccupancyResult;
-
-void     cugi_occupancy_model_compute        (const CugiOccupancyDevice *device,
-                                              const CugiOccupancyKernel *kernel,
-                                              CugiOccupancyResult       *result);
-/* Fills the architectural figures (allocation units, partitions) that the
- * driver does not report, from the compute capability. */
-gboolean cugi_occupancy_device_set_architecture (CugiOccupancyDevice *device,
-                                                 int                  major,
-                                                 int                  minor,
-                                                 GError             **error);
 
 G_END_DECLS

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-launch-private.h"
 #include "cugi-test-utils.h"
 
 #define N_ELEMENTS 4096

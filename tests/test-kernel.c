@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 #include "cugi-test-utils.h"
 
 #define N_ELEMENTS 10000
@@ -557,6 +557,12 @@ test_large_shared_memory (void)
   values = g_bytes_get_data (result, NULL);
   for (guint i = 0; i < n; i++)
     g_assert_cmpfloat (values[i], ==, (n - 1 - i) * 0.5f);
+
+  /* Lowered again, the limit refuses the configuration it let through. */
+  g_assert_true (cugi_kernel_set_attribute (kernel, CUGI_FUNCTION_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                            bytes / 2, &error));
+  g_assert_no_error (error);
+  assert_launch_refused (kernel, config, args, CUGI_ERROR_INVALID_ARGUMENT, "dynamic shared memory");
 }
 
 static void

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 #include "cugi-test-utils.h"
 
 static void

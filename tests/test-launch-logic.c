@@ -13,6 +13,7 @@
 #include "cugi-context-private.h"
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
+#include "cugi-launch-private.h"
 #include "gpu-work.h"
 
 /* The stand-in driver's module format: a kernel and its parameters' sizes,
@@ -219,6 +220,80 @@ test_relaunch_checks_again (Launching    *f,
   g_clear_pointer (&args, cugi_kernel_args_unref);
 }
 
+/* A kernel remembers the configuration it last found to fit: each change of
+ * that configuration after a launch must be checked again, and refused when
+ * the rules say so; a copy, which starts with the same settings, too. */
+static void
+test_changed_config_checks_again (Launching    *f,
+                                  gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  g_autoptr(CugiDevice) device = NULL;
+  g_autoptr(CugiContext) other_context = NULL;
+  g_autoptr(CugiStream) other_stream = NULL;
+  g_autoptr(CugiLaunchConfig) copy = NULL;
+  gboolean x_released, y_released;
+
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+  launch (f->kernel, f->config, args);
+  launch (f->kernel, f->config, args);
+
+  cugi_launch_config_set_grid (f->config, 0, 1, 1);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  cugi_launch_config_set_grid (f->config, 1, 1, 1);
+  launch (f->kernel, f->config, args);
+
+  cugi_launch_config_set_block (f->config, 2048, 1, 1);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "2048 threads along x");
+  cugi_launch_config_set_block (f->config, 32, 32, 2);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "max-threads-per-block");
+  cugi_launch_config_set_block (f->config, N_ELEMENTS, 1, 1);
+  launch (f->kernel, f->config, args);
+
+  cugi_launch_config_set_shared_memory (f->config, 64 << 10);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "dynamic shared memory");
+  cugi_launch_config_set_shared_memory (f->config, 0);
+  launch (f->kernel, f->config, args);
+
+  cugi_launch_config_set_cluster (f->config, 3, 1, 1);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "whole number of clusters");
+  cugi_launch_config_set_cluster (f->config, 0, 0, 0);
+  launch (f->kernel, f->config, args);
+
+  device = cugi_device_get_default (&error);
+  g_assert_no_error (error);
+  other_context = cugi_context_new (device, CUGI_CONTEXT_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  other_stream = cugi_stream_new (other_context, CUGI_STREAM_FLAGS_NONE, 0, &error);
+  g_assert_no_error (error);
+  cugi_launch_config_set_stream (f->config, other_stream);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_CONTEXT, "another context");
+  cugi_launch_config_set_stream (f->config, f->stream);
+  launch (f->kernel, f->config, args);
+
+  copy = cugi_launch_config_copy (f->config);
+  launch (f->kernel, copy, args);
+  cugi_launch_config_set_grid (copy, 0, 1, 1);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, copy, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+  launch (f->kernel, f->config, args);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, copy, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "at least 1");
+
+  synchronize (f->stream);
+}
+
 /* The memory of a buffer that a launch uses goes only once cugi has seen the
  * launch complete, and not before the list that holds it lets go. */
 static void
@@ -353,6 +428,36 @@ launch_repeatedly (gpointer data)
   return NULL;
 }
 
+/* Runs @func in two threads at once, each with a Launcher for @kernel and
+ * @args on a new stream of its own, left in @streams; @gates (nullable) are
+ * closed on the streams first. */
+static void
+run_two_launchers (CugiKernel     *kernel,
+                   CugiKernelArgs *args,
+                   CugiStream     *streams[2],
+                   CugiTestGate   *gates,
+                   GThreadFunc     func)
+{
+  Launcher launchers[2];
+  GThread *threads[2];
+
+  for (guint i = 0; i < 2; i++)
+    {
+      streams[i] = stream_new ();
+      if (gates != NULL)
+        cugi_test_gate_close (&gates[i], streams[i]);
+      launchers[i].kernel = kernel;
+      launchers[i].args = args;
+      launchers[i].config = config_new (streams[i]);
+      threads[i] = g_thread_new ("launcher", func, &launchers[i]);
+    }
+  for (guint i = 0; i < 2; i++)
+    {
+      g_thread_join (threads[i]);
+      cugi_launch_config_unref (launchers[i].config);
+    }
+}
+
 /* Two threads launching one list at once, each on a stream of its own: the
  * buffers stay until the launches on both streams are seen complete. */
 static void
@@ -365,8 +470,6 @@ test_two_threads_share_a_list (void)
   g_autoptr(CugiBuffer) x = NULL;
   g_autoptr(CugiBuffer) y = NULL;
   CugiKernelArgs *args;
-  Launcher launchers[2];
-  GThread *threads[2];
   CugiTestGate gates[2];
   gboolean x_released, y_released;
 
@@ -375,17 +478,7 @@ test_two_threads_share_a_list (void)
   x = buffer_new (NULL, &x_released);
   y = buffer_new (NULL, &y_released);
   args = axpy_args (x, y);
-  for (guint i = 0; i < 2; i++)
-    {
-      streams[i] = stream_new ();
-      cugi_test_gate_close (&gates[i], streams[i]);
-      launchers[i].kernel = kernel;
-      launchers[i].args = args;
-      launchers[i].config = config_new (streams[i]);
-      threads[i] = g_thread_new ("launcher", launch_repeatedly, &launchers[i]);
-    }
-  for (guint i = 0; i < 2; i++)
-    g_thread_join (threads[i]);
+  run_two_launchers (kernel, args, streams, gates, launch_repeatedly);
 
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
@@ -398,10 +491,56 @@ test_two_threads_share_a_list (void)
   g_assert_true (x_released);
 
   for (guint i = 0; i < 2; i++)
+    g_clear_object (&streams[i]);
+  main_context_finish (main_context);
+}
+
+/* Each thread launches the shared kernel with a configuration of its own,
+ * which it makes wrong and right in turn: whatever the other thread's
+ * launches leave in the kernel's cache, every wrong launch is refused and
+ * every right one goes. */
+static gpointer
+launch_right_and_wrong (gpointer data)
+{
+  Launcher *launcher = data;
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < N_THREAD_LAUNCHES; i++)
     {
-      cugi_launch_config_unref (launchers[i].config);
+      cugi_launch_config_set_block (launcher->config, i % 2 == 0 ? N_ELEMENTS : 2048, 1, 1);
+      if (i % 2 == 0)
+        launch (launcher->kernel, launcher->config, launcher->args);
+      else
+        cugi_test_assert_fails (cugi_kernel_launch (launcher->kernel, launcher->config, launcher->args,
+                                                    &error),
+                                &error, CUGI_ERROR_INVALID_ARGUMENT, "2048 threads along x");
+    }
+  return NULL;
+}
+
+static void
+test_two_threads_change_configs (void)
+{
+  GMainContext *main_context = g_main_context_new ();
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  CugiStream *streams[2];
+  gboolean x_released, y_released;
+
+  g_main_context_push_thread_default (main_context);
+  kernel = kernel_new (NULL);
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (x, y);
+  run_two_launchers (kernel, args, streams, NULL, launch_right_and_wrong);
+  for (guint i = 0; i < 2; i++)
+    {
+      synchronize (streams[i]);
       g_clear_object (&streams[i]);
     }
+  g_clear_pointer (&args, cugi_kernel_args_unref);
   main_context_finish (main_context);
 }
 
@@ -524,7 +663,10 @@ main (int argc, char **argv)
               launching_set_up, test_buffers_outlive_launches, launching_tear_down);
   g_test_add_func ("/launch-logic/buffers-outlive-launches-on-two-streams",
                    test_buffers_outlive_launches_on_two_streams);
+  g_test_add ("/launch-logic/changed-config-checks-again", Launching, NULL,
+              launching_set_up, test_changed_config_checks_again, launching_tear_down);
   g_test_add_func ("/launch-logic/two-threads-share-a-list", test_two_threads_share_a_list);
+  g_test_add_func ("/launch-logic/two-threads-change-configs", test_two_threads_change_configs);
   g_test_add ("/launch-logic/idle-after-launches", Launching, NULL,
               launching_set_up, test_idle_after_launches, launching_tear_down);
   g_test_add ("/launch-logic/idle-waits-for-newer-launches", Launching, NULL,

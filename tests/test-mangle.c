@@ -2,7 +2,7 @@
  * without a GPU: names worked out by hand, and names NVRTC produces. */
 #include "config.h"
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 #include "cugi-test-utils.h"
 
 typedef struct

@@ -2,7 +2,7 @@
  * hand for an H100 (sm_90), without a GPU. */
 #include "config.h"
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 #include "cugi-test-utils.h"
 
 /* An H100 SXM multiprocessor, as the driver reports it (and the fixed

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-launch-private.h"
 
 int LLVMFuzzerTestOneInput (const guint8 *data,
                             size_t        size);
