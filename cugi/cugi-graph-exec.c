@@ -139,9 +139,9 @@ rebuild_resources (CugiGraphExec *self)
   self->resources = resources;
 }
 
-CugiGraphExec *
-cugi_graph_exec_new_for_graph (CugiGraph *graph,
-                               GError   **error)
+static CugiGraphExec *
+graph_exec_new (CugiGraph *graph,
+                GError   **error)
 {
   g_autoptr(CugiGraphExec) self = NULL;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
@@ -160,6 +160,34 @@ cugi_graph_exec_new_for_graph (CugiGraph *graph,
   self->handle = handle;
   rebuild_resources (self);
   return g_steal_pointer (&self);
+}
+
+/* Here rather than in cugi-graph.c: executable graphs are made from graphs,
+ * so this file calls that one, never the other way round. */
+
+/**
+ * cugi_graph_instantiate:
+ * @self: a graph
+ * @error: return location for a #GError
+ *
+ * Makes an executable graph from @self, which can be launched any number of
+ * times. @self may then be changed or dropped: the executable graph keeps
+ * what it needs.
+ *
+ * Returns: (transfer full): the executable graph, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+CugiGraphExec *
+cugi_graph_instantiate (CugiGraph *self,
+                        GError   **error)
+{
+  g_return_val_if_fail (CUGI_IS_GRAPH (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_graph_check (self, error))
+    return NULL;
+  return graph_exec_new (self, error);
 }
 
 /* Makes the context current for a call on @self, which must be usable. */

@@ -483,31 +483,6 @@ cugi_graph_get_kernel_node_count (CugiGraph *self)
   return self->kernel_nodes->len;
 }
 
-/**
- * cugi_graph_instantiate:
- * @self: a graph
- * @error: return location for a #GError
- *
- * Makes an executable graph from @self, which can be launched any number of
- * times. @self may then be changed or dropped: the executable graph keeps
- * what it needs.
- *
- * Returns: (transfer full): the executable graph, or %NULL with @error set
- *
- * Since: 0.1
- */
-CugiGraphExec *
-cugi_graph_instantiate (CugiGraph *self,
-                        GError   **error)
-{
-  g_return_val_if_fail (CUGI_IS_GRAPH (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!cugi_graph_check (self, error))
-    return NULL;
-  return cugi_graph_exec_new_for_graph (self, error);
-}
-
 gboolean
 cugi_graph_check (CugiGraph *self,
                   GError   **error)

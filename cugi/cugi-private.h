@@ -218,8 +218,6 @@ gboolean    cugi_stream_check             (CugiStream *self,
  * cugi_stream_check() passes and @self belongs to @context (not NULL). */
 gboolean    cugi_stream_is_usable_in      (CugiStream  *self,
                                            CugiContext *context);
-gboolean    cugi_event_check              (CugiEvent  *self,
-                                           GError    **error);
 
 /* Called in the task's context, once the work the task waits for completed:
  * it returns @task (g_task_return_*()). */
@@ -755,9 +753,6 @@ gboolean     cugi_graph_get_kernel_node     (CugiGraph      *self,
 /* The cugi kernel a captured launch used, or NULL (borrowed). */
 CugiKernel  *cugi_graph_lookup_kernel       (CugiGraph      *self,
                                              CUfunction      function);
-/* cugi-graph-exec.c */
-CugiGraphExec *cugi_graph_exec_new_for_graph (CugiGraph     *graph,
-                                              GError       **error);
 
 /* cugi-occupancy-model.c: PyCUDA's OccupancyRecord calculation, refined to
  * match the driver's (per-partition register files, allocation units). */

@@ -1022,36 +1022,6 @@ cugi_stream_synchronize_finish (CugiStream   *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
-/**
- * cugi_stream_wait_event:
- * @self: a #CugiStream
- * @event: the event to wait for; it may belong to another context or device
- * @error: return location for a #GError
- *
- * Makes work enqueued on the stream from now on wait until the work that
- * @event last recorded has completed, without blocking the calling thread:
- * this orders work across streams.
- *
- * Returns: %TRUE on success, %FALSE with @error set
- *
- * Since: 0.1
- */
-gboolean
-cugi_stream_wait_event (CugiStream *self,
-                        CugiEvent  *event,
-                        GError    **error)
-{
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-
-  g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
-  g_return_val_if_fail (CUGI_IS_EVENT (event), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  return cugi_event_check (event, error) &&
-         stream_enter (self, &scope, error) &&
-         CUGI_CALL (cuStreamWaitEvent, (self->handle, cugi_event_get_handle (event), 0), error);
-}
-
 /* ---- GObject ----------------------------------------------------------------- */
 
 static void
