@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiBuffer:
@@ -241,7 +242,7 @@ track_work (CugiStream     *stream,
                              cugi_host_buffer_end_work);
   if (bytes != NULL)
     cugi_work_resources_add (resources, g_bytes_ref (bytes), (GDestroyNotify) g_bytes_unref);
-  cugi_graph_track_work (stream, NULL, resources);
+  cugi_work_track (stream, NULL, resources);
 }
 
 /* Makes @context current for work enqueued on @stream, which must belong to

@@ -3,7 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiGraphExec:
@@ -285,7 +285,7 @@ cugi_graph_exec_launch (CugiGraphExec *self,
   g_mutex_lock (&self->lock);
   resources = g_ptr_array_ref (self->resources);
   g_mutex_unlock (&self->lock);
-  cugi_graph_track_work (target, NULL, resources);
+  cugi_work_track (target, NULL, resources);
   return TRUE;
 }
 
@@ -325,7 +325,7 @@ cugi_graph_exec_upload (CugiGraphExec *self,
       (target = resolve_stream (self, stream, error)) == NULL ||
       !CUGI_CALL (cuGraphUpload, (self->handle, cugi_stream_get_handle (target)), error))
     return FALSE;
-  cugi_graph_track_work (target, NULL, NULL);
+  cugi_work_track (target, NULL, NULL);
   return TRUE;
 }
 

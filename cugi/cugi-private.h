@@ -96,8 +96,8 @@ gboolean  cugi_stream_add_completion   (CugiStream        *self,
 /* Tells the stream that cugi enqueued work on it. @resources (transfer full,
  * with a free function; may be NULL) stay alive until that work completes,
  * whatever the caller drops. Also what drives CugiStream::idle. Work that
- * may have been captured into a graph goes through cugi_graph_track_work(),
- * which calls this one only for a stream that is not being captured. */
+ * may have been captured into a graph goes through cugi_work_track(), which
+ * calls this one only for a stream that is not being captured. */
 void      cugi_stream_track_work       (CugiStream *self,
                                         GPtrArray  *resources);
 
@@ -725,19 +725,7 @@ gboolean     cugi_kernel_check_args         (CugiKernel     *self,
                                              CugiKernelArgs *args,
                                              GError        **error);
 
-/* cugi-graph.c: what work just enqueued on @stream (a launch, a copy, a
- * memset) uses must outlive it; every such operation records it here. On a
- * stream that is being captured the work runs only when the graph does, so
- * @resources (transfer full, nullable) go to the graph being captured (and
- * @kernel, nullable, is recorded for its argument checks); otherwise they
- * go to cugi_stream_track_work(). */
-void         cugi_graph_track_work          (CugiStream     *stream,
-                                             CugiKernel     *kernel,
-                                             GPtrArray      *resources);
-/* TRUE while a capture begun with cugi_graph_capture_begin() is under way,
- * on any stream; until then a launch whose arguments pin their stream
- * (cugi_kernel_args_track_launch()) needs no cugi_graph_track_work(). */
-gboolean     cugi_graph_has_captures        (void);
+/* cugi-graph.c */
 /* INVALID_STATE for a graph made with g_object_new() or one whose context
  * was reset since. */
 gboolean     cugi_graph_check               (CugiGraph      *self,

@@ -3,7 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiStream:
@@ -497,6 +497,15 @@ cugi_stream_track_pinned_work (CugiStream *self)
   g_mutex_unlock (&self->lock);
 }
 
+/* Set by cugi_stream_set_capture_probe(): NULL until a capture began. */
+static gboolean (*capture_probe) (void);
+
+void
+cugi_stream_set_capture_probe (gboolean (*has_captures) (void))
+{
+  g_atomic_pointer_set (&capture_probe, has_captures);
+}
+
 /* Whether all the work enqueued on @self so far has completed, as the
  * driver tells; FALSE when it cannot tell, or must not be asked: during a
  * capture, a query could break it. */
@@ -504,8 +513,9 @@ static gboolean
 stream_is_done (CugiStream *self)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  gboolean (*has_captures) (void) = g_atomic_pointer_get (&capture_probe);
 
-  return !cugi_graph_has_captures () &&
+  return (has_captures == NULL || !has_captures ()) &&
          stream_enter (self, &scope, NULL) && !stream_is_capturing (self, NULL) &&
          cugi_cuda.cuStreamQuery (self->handle) == CUDA_SUCCESS;
 }
