@@ -185,6 +185,12 @@ CugiCompletion *cugi_completion_new       (GMainContext      *main_context,
                                            CugiCompletionFunc func,
                                            gpointer           user_data,
                                            GDestroyNotify     notify);
+/* What the completion keeps alive besides its user data (the stream a marker
+ * is on): @release (@object) runs after @notify, when the completion has run
+ * or was discarded. */
+void            cugi_completion_keep_alive (CugiCompletion *completion,
+                                            gpointer        object,
+                                            GDestroyNotify  release);
 /* From any thread: queues @completion for its main context and wakes that.
  * Takes only the queue's lock (which nobody holds while calling CUDA) and
  * calls no CUDA API, so it is safe on CUDA's host-function thread. */

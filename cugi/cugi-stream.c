@@ -175,33 +175,6 @@ stream_unref_with_context (gpointer data)
 
 /* ---- markers -------------------------------------------------------------- */
 
-typedef struct
-{
-  CugiStream        *stream;  /* with its context: cugi_stream_add_completion() */
-  CugiCompletionFunc func;
-  gpointer           user_data;
-  GDestroyNotify     notify;
-} Marker;
-
-static void
-marker_run (gpointer data)
-{
-  Marker *marker = data;
-
-  marker->func (marker->user_data);
-}
-
-static void
-marker_free (gpointer data)
-{
-  Marker *marker = data;
-
-  if (marker->notify != NULL)
-    marker->notify (marker->user_data);
-  stream_unref_with_context (marker->stream);
-  g_free (marker);
-}
-
 static gboolean
 stream_is_capturing (CugiStream *self,
                      GError    **error)
@@ -231,7 +204,6 @@ cugi_stream_add_completion (CugiStream        *self,
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   CugiCompletion *completion;
-  Marker *marker;
 
   g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
   g_return_val_if_fail (func != NULL, FALSE);
@@ -245,13 +217,10 @@ cugi_stream_add_completion (CugiStream        *self,
       return FALSE;
     }
 
-  marker = g_new0 (Marker, 1);
-  marker->stream = stream_ref_with_context (self);
-  marker->func = func;
-  marker->user_data = user_data;
-  marker->notify = notify;
   completion = cugi_completion_new (main_context != NULL ? main_context : self->main_context,
-                                    marker_run, marker, marker_free);
+                                    func, user_data, notify);
+  /* The stream with its context lives as long as work on it is followed. */
+  cugi_completion_keep_alive (completion, stream_ref_with_context (self), stream_unref_with_context);
 
   if (!CUGI_CALL (cuLaunchHostFunc, (self->handle, cugi_completion_host_func, completion), error))
     {
@@ -351,7 +320,7 @@ stream_check_released (CugiStream *self)
 
 typedef struct
 {
-  CugiStream *stream;           /* borrowed: the marker keeps it alive */
+  CugiStream *stream;           /* borrowed: the completion keeps it alive */
   int         work_generation;  /* when the marker was enqueued */
   GPtrArray  *resources;        /* of GPtrArray, may be NULL */
 } Burst;
