@@ -21,7 +21,7 @@
  */
 #include "config.h"
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 typedef struct _CompletionSource CompletionSource;
 

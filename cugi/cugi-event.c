@@ -5,7 +5,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiEvent:

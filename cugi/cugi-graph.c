@@ -3,6 +3,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "cugi-graph-private.h"
 #include "cugi-stream-private.h"
 
 /**

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 /* ---- helpers -------------------------------------------------------------- */

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "cugi-test-utils.h"
 
 #define N_ELEMENTS 4096

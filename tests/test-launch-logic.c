@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 /* The stand-in driver's module format: a kernel and its parameters' sizes,

@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 /* About what pinning or unpinning a MiB costs the driver. */

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 typedef struct
 {
