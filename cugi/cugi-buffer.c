@@ -9,6 +9,7 @@
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
 #include "cugi-buffer-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiBuffer:
@@ -194,7 +195,7 @@ cugi_buffer_track_work (CugiStream     *stream,
                              cugi_host_buffer_end_work);
   if (bytes != NULL)
     cugi_work_resources_add (resources, g_bytes_ref (bytes), (GDestroyNotify) g_bytes_unref);
-  cugi_graph_track_work (stream, NULL, resources);
+  cugi_work_track (stream, NULL, resources);
 }
 
 gboolean

@@ -21,7 +21,7 @@
  */
 #include "config.h"
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 typedef struct _CompletionSource CompletionSource;
 
@@ -33,6 +33,8 @@ struct _CugiCompletion
   CugiCompletionFunc func;
   gpointer           user_data;
   GDestroyNotify     notify;
+  gpointer           keep_alive;    /* released by release_keep_alive */
+  GDestroyNotify     release_keep_alive;
 };
 
 struct _CompletionSource
@@ -51,6 +53,8 @@ completion_free (CugiCompletion *completion)
 {
   if (completion->notify != NULL)
     completion->notify (completion->user_data);
+  if (completion->release_keep_alive != NULL)
+    completion->release_keep_alive (completion->keep_alive);
   g_main_context_unref (completion->main_context);
   g_free (completion);
 }
@@ -166,6 +170,15 @@ cugi_completion_new (GMainContext      *main_context,
   completion->notify = notify;
 
   return completion;
+}
+
+void
+cugi_completion_keep_alive (CugiCompletion *completion,
+                            gpointer        object,
+                            GDestroyNotify  release)
+{
+  completion->keep_alive = object;
+  completion->release_keep_alive = release;
 }
 
 void

@@ -7,6 +7,7 @@
 
 #include "cugi-context-private.h"
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiEvent:
@@ -69,9 +70,9 @@ enum
 
 static guint signals[N_SIGNALS];
 
-gboolean
-cugi_event_check (CugiEvent *self,
-                  GError   **error)
+static gboolean
+event_check (CugiEvent *self,
+             GError   **error)
 {
   if (G_UNLIKELY (self->context == NULL))
     {
@@ -94,7 +95,7 @@ event_enter (CugiEvent        *self,
              CugiContextScope *scope,
              GError          **error)
 {
-  return cugi_event_check (self, error) && cugi_context_enter (self->context, scope, error);
+  return event_check (self, error) && cugi_context_enter (self->context, scope, error);
 }
 
 CUevent
@@ -324,6 +325,40 @@ cugi_event_record (CugiEvent  *self,
                                      g_object_ref (self), g_object_unref, error);
 }
 
+/* Here rather than in cugi-stream.c, which knows nothing of events: the
+ * events call the streams, never the other way round. */
+
+/**
+ * cugi_stream_wait_event:
+ * @self: a #CugiStream
+ * @event: the event to wait for; it may belong to another context or device
+ * @error: return location for a #GError
+ *
+ * Makes work enqueued on the stream from now on wait until the work that
+ * @event last recorded has completed, without blocking the calling thread:
+ * this orders work across streams.
+ *
+ * Returns: %TRUE on success, %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_stream_wait_event (CugiStream *self,
+                        CugiEvent  *event,
+                        GError    **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_EVENT (event), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return event_check (event, error) &&
+         cugi_stream_check (self, error) &&
+         cugi_context_enter (cugi_stream_get_context (self), &scope, error) &&
+         CUGI_CALL (cuStreamWaitEvent, (cugi_stream_get_handle (self), event->handle, 0), error);
+}
+
 /**
  * cugi_event_query:
  * @self: a #CugiEvent
@@ -496,7 +531,7 @@ check_timeable (CugiEvent *start,
                 CugiEvent *end,
                 GError   **error)
 {
-  if (!cugi_event_check (start, error) || !cugi_event_check (end, error))
+  if (!event_check (start, error) || !event_check (end, error))
     return FALSE;
   if (!g_atomic_int_get (&start->recorded) || !g_atomic_int_get (&end->recorded))
     {

@@ -6,6 +6,8 @@
 #include "cugi-context-private.h"
 #include "cugi-private.h"
 #include "cugi-launch-private.h"
+#include "cugi-graph-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiGraphExec:
@@ -141,9 +143,9 @@ rebuild_resources (CugiGraphExec *self)
   self->resources = resources;
 }
 
-CugiGraphExec *
-cugi_graph_exec_new_for_graph (CugiGraph *graph,
-                               GError   **error)
+static CugiGraphExec *
+graph_exec_new (CugiGraph *graph,
+                GError   **error)
 {
   g_autoptr(CugiGraphExec) self = NULL;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
@@ -162,6 +164,34 @@ cugi_graph_exec_new_for_graph (CugiGraph *graph,
   self->handle = handle;
   rebuild_resources (self);
   return g_steal_pointer (&self);
+}
+
+/* Here rather than in cugi-graph.c: executable graphs are made from graphs,
+ * so this file calls that one, never the other way round. */
+
+/**
+ * cugi_graph_instantiate:
+ * @self: a graph
+ * @error: return location for a #GError
+ *
+ * Makes an executable graph from @self, which can be launched any number of
+ * times. @self may then be changed or dropped: the executable graph keeps
+ * what it needs.
+ *
+ * Returns: (transfer full): the executable graph, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+CugiGraphExec *
+cugi_graph_instantiate (CugiGraph *self,
+                        GError   **error)
+{
+  g_return_val_if_fail (CUGI_IS_GRAPH (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_graph_check (self, error))
+    return NULL;
+  return graph_exec_new (self, error);
 }
 
 /* Makes the context current for a call on @self, which must be usable. */
@@ -259,7 +289,7 @@ cugi_graph_exec_launch (CugiGraphExec *self,
   g_mutex_lock (&self->lock);
   resources = g_ptr_array_ref (self->resources);
   g_mutex_unlock (&self->lock);
-  cugi_graph_track_work (target, NULL, resources);
+  cugi_work_track (target, NULL, resources);
   return TRUE;
 }
 
@@ -299,7 +329,7 @@ cugi_graph_exec_upload (CugiGraphExec *self,
       (target = resolve_stream (self, stream, error)) == NULL ||
       !CUGI_CALL (cuGraphUpload, (self->handle, cugi_stream_get_handle (target)), error))
     return FALSE;
-  cugi_graph_track_work (target, NULL, NULL);
+  cugi_work_track (target, NULL, NULL);
   return TRUE;
 }
 

@@ -6,6 +6,8 @@
 #include "cugi-context-private.h"
 #include "cugi-private.h"
 #include "cugi-launch-private.h"
+#include "cugi-graph-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiGraph:
@@ -42,8 +44,7 @@ struct _CugiGraph
   CUgraph      handle;
   guint        node_count;
   GArray      *kernel_nodes;  /* CUgraphNode, in the driver's order */
-  GPtrArray   *resources;     /* arrays of references the launches use */
-  GHashTable  *kernels;       /* CUfunction → CugiKernel */
+  CugiCapturedWork *work;     /* what the launches use, and the kernels */
 };
 
 G_DEFINE_FINAL_TYPE (CugiGraph, cugi_graph, G_TYPE_OBJECT)
@@ -63,124 +64,6 @@ G_STATIC_ASSERT ((int) CUGI_CAPTURE_MODE_GLOBAL == (int) CU_STREAM_CAPTURE_MODE_
 G_STATIC_ASSERT ((int) CUGI_CAPTURE_MODE_THREAD_LOCAL == (int) CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
 G_STATIC_ASSERT ((int) CUGI_CAPTURE_MODE_RELAXED == (int) CU_STREAM_CAPTURE_MODE_RELAXED);
 
-/* ---- captures in progress -------------------------------------------------
- *
- * Keyed by the driver's capture id rather than by stream, so that work on
- * another stream that joined the capture (through an event wait) lands in
- * the same graph. */
-
-typedef struct
-{
-  cuuint64_t  id;
-  GPtrArray  *resources;  /* (element-type GPtrArray) */
-  GHashTable *kernels;    /* CUfunction → CugiKernel */
-} Capture;
-
-static GMutex captures_lock;
-static GHashTable *captures;  /* &Capture.id → Capture */
-/* Read on every launch: while it is 0, no launch needs to look further. */
-static gint n_captures;
-
-static GHashTable *
-kernel_table_new (void)
-{
-  return g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_object_unref);
-}
-
-static void
-capture_free (Capture *capture)
-{
-  g_clear_pointer (&capture->resources, g_ptr_array_unref);
-  g_clear_pointer (&capture->kernels, g_hash_table_unref);
-  g_free (capture);
-}
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Capture, capture_free)
-
-static void
-captures_add (Capture *capture)
-{
-  g_mutex_lock (&captures_lock);
-  if (captures == NULL)
-    captures = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_hash_table_insert (captures, &capture->id, capture);
-  g_atomic_int_inc (&n_captures);
-  g_mutex_unlock (&captures_lock);
-}
-
-static Capture *
-captures_steal (cuuint64_t id)
-{
-  Capture *capture = NULL;
-  gint64 key = id;
-
-  g_mutex_lock (&captures_lock);
-  if (captures != NULL && g_hash_table_steal_extended (captures, &key, NULL, (gpointer *) &capture))
-    g_atomic_int_add (&n_captures, -1);
-  g_mutex_unlock (&captures_lock);
-  return capture;
-}
-
-static gboolean
-get_capture_id (CUstream    stream,
-                cuuint64_t *id,
-                GError    **error)
-{
-  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-
-  if (!CUGI_CALL (cuStreamGetCaptureInfo, (stream, &status, id, NULL, NULL, NULL, NULL), error))
-    return FALSE;
-  if (status == CU_STREAM_CAPTURE_STATUS_NONE)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The stream is not being captured: call cugi_graph_capture_begin() first"));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-CUGI_LAUNCH_PATH gboolean
-cugi_graph_has_captures (void)
-{
-  return g_atomic_int_get (&n_captures) != 0;
-}
-
-void
-cugi_graph_track_work (CugiStream *stream,
-                       CugiKernel *kernel,
-                       GPtrArray  *resources)
-{
-  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  cuuint64_t id = 0;
-  Capture *capture;
-  gint64 key;
-
-  if (G_LIKELY (g_atomic_int_get (&n_captures) == 0) ||
-      cugi_cuda.cuStreamGetCaptureInfo (cugi_stream_get_handle (stream), &status, &id,
-                                        NULL, NULL, NULL, NULL) != CUDA_SUCCESS ||
-      status == CU_STREAM_CAPTURE_STATUS_NONE)
-    {
-      cugi_stream_track_work (stream, resources);
-      return;
-    }
-
-  /* Captured: nothing runs now, so nothing is tracked on the stream. A
-   * capture begun outside cugi cannot hold references: its owner keeps the
-   * memory alive. */
-  key = id;
-  g_mutex_lock (&captures_lock);
-  capture = captures != NULL ? g_hash_table_lookup (captures, &key) : NULL;
-  if (capture != NULL)
-    {
-      if (resources != NULL)
-        g_ptr_array_add (capture->resources, g_steal_pointer (&resources));
-      if (kernel != NULL)
-        g_hash_table_replace (capture->kernels, cugi_kernel_get_function (kernel), g_object_ref (kernel));
-    }
-  g_mutex_unlock (&captures_lock);
-  g_clear_pointer (&resources, g_ptr_array_unref);
-}
-
 /* ---- the graph ------------------------------------------------------------ */
 
 static void
@@ -198,8 +81,7 @@ cugi_graph_finalize (GObject *object)
         cugi_cuda.cuGraphDestroy (self->handle);
     }
   g_clear_pointer (&self->kernel_nodes, g_array_unref);
-  g_clear_pointer (&self->resources, g_ptr_array_unref);
-  g_clear_pointer (&self->kernels, g_hash_table_unref);
+  g_clear_pointer (&self->work, cugi_captured_work_free);
   g_clear_object (&self->context);
 
   G_OBJECT_CLASS (cugi_graph_parent_class)->finalize (object);
@@ -326,7 +208,6 @@ cugi_graph_capture_begin (CugiStream      *stream,
                           GError         **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  g_autoptr(Capture) capture = NULL;
   CUstream handle;
 
   g_return_val_if_fail (CUGI_IS_STREAM (stream), FALSE);
@@ -356,10 +237,7 @@ cugi_graph_capture_begin (CugiStream      *stream,
       !CUGI_CALL (cuStreamBeginCapture, (handle, (CUstreamCaptureMode) mode), error))
     return FALSE;
 
-  capture = g_new0 (Capture, 1);
-  capture->resources = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  capture->kernels = kernel_table_new ();
-  if (!get_capture_id (handle, &capture->id, error))
+  if (!cugi_work_begin_capture (stream, error))
     {
       CUgraph abandoned = NULL;
 
@@ -367,7 +245,6 @@ cugi_graph_capture_begin (CugiStream      *stream,
         cugi_cuda.cuGraphDestroy (abandoned);
       return FALSE;
     }
-  captures_add (g_steal_pointer (&capture));
   return TRUE;
 }
 
@@ -388,11 +265,9 @@ cugi_graph_capture_end (CugiStream *stream,
                         GError    **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  g_autoptr(Capture) capture = NULL;
+  g_autoptr(CugiCapturedWork) work = NULL;
   g_autoptr(CugiGraph) graph = NULL;
   CugiContext *context;
-  CUstream handle;
-  cuuint64_t id;
   CUgraph recorded = NULL;
 
   g_return_val_if_fail (CUGI_IS_STREAM (stream), NULL);
@@ -401,36 +276,17 @@ cugi_graph_capture_end (CugiStream *stream,
   if (!cugi_stream_check (stream, error))
     return NULL;
   context = cugi_stream_get_context (stream);
-  handle = cugi_stream_get_handle (stream);
-  if (handle == NULL || cugi_cuda.cuStreamGetCaptureInfo == NULL)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The stream is not being captured: call cugi_graph_capture_begin() first"));
-      return NULL;
-    }
+  /* Unregistered before the capture ends, so no launch can add to it after. */
   if (!cugi_context_enter (context, &scope, error) ||
-      !get_capture_id (handle, &id, error))
-    return NULL;
-
-  /* Taken out before the capture ends, so no launch can add to it after. */
-  capture = captures_steal (id);
-  if (!CUGI_CALL (cuStreamEndCapture, (handle, &recorded), error))
+      (work = cugi_work_end_capture (stream, error)) == NULL ||
+      !CUGI_CALL (cuStreamEndCapture, (cugi_stream_get_handle (stream), &recorded), error))
     return NULL;
 
   graph = g_object_new (CUGI_TYPE_GRAPH, NULL);
   graph->context = g_object_ref (context);
   graph->generation = cugi_context_get_generation (context);
   graph->handle = recorded;
-  if (capture != NULL)
-    {
-      graph->resources = g_steal_pointer (&capture->resources);
-      graph->kernels = g_steal_pointer (&capture->kernels);
-    }
-  else
-    {
-      graph->resources = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-      graph->kernels = kernel_table_new ();
-    }
+  graph->work = g_steal_pointer (&work);
   if (!read_nodes (graph, error))
     return NULL;
   return g_steal_pointer (&graph);
@@ -485,31 +341,6 @@ cugi_graph_get_kernel_node_count (CugiGraph *self)
   return self->kernel_nodes->len;
 }
 
-/**
- * cugi_graph_instantiate:
- * @self: a graph
- * @error: return location for a #GError
- *
- * Makes an executable graph from @self, which can be launched any number of
- * times. @self may then be changed or dropped: the executable graph keeps
- * what it needs.
- *
- * Returns: (transfer full): the executable graph, or %NULL with @error set
- *
- * Since: 0.1
- */
-CugiGraphExec *
-cugi_graph_instantiate (CugiGraph *self,
-                        GError   **error)
-{
-  g_return_val_if_fail (CUGI_IS_GRAPH (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  if (!cugi_graph_check (self, error))
-    return NULL;
-  return cugi_graph_exec_new_for_graph (self, error);
-}
-
 gboolean
 cugi_graph_check (CugiGraph *self,
                   GError   **error)
@@ -538,7 +369,7 @@ cugi_graph_get_handle (CugiGraph *self)
 GPtrArray *
 cugi_graph_get_resources (CugiGraph *self)
 {
-  return self->resources;
+  return self->work->resources;
 }
 
 gboolean
@@ -565,5 +396,13 @@ CugiKernel *
 cugi_graph_lookup_kernel (CugiGraph  *self,
                           CUfunction  function)
 {
-  return g_hash_table_lookup (self->kernels, function);
+  GHashTableIter iter;
+  gpointer kernel;
+
+  /* Few kernels, looked up only when arguments change. */
+  g_hash_table_iter_init (&iter, self->work->kernels);
+  while (g_hash_table_iter_next (&iter, &kernel, NULL))
+    if (cugi_kernel_get_function (kernel) == function)
+      return kernel;
+  return NULL;
 }

@@ -8,6 +8,7 @@
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
 #include "cugi-launch-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiKernelArgs:

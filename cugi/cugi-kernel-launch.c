@@ -8,6 +8,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "cugi-kernel-private.h"
+#include "cugi-stream-private.h"
 
 /* ---- checks --------------------------------------------------------------- */
 
@@ -228,16 +229,16 @@ enqueue (CugiKernel             *self,
 
 /* What a launch uses must outlive it. Outside captures, an argument list
  * with buffers keeps them itself, at almost no cost when it is launched
- * again and again on one stream; otherwise cugi_graph_track_work()
+ * again and again on one stream; otherwise cugi_work_track()
  * decides where they go. */
 static void
 track_launch (CugiKernel     *self,
               CugiStream     *stream,
               CugiKernelArgs *args)
 {
-  if (G_LIKELY (!cugi_graph_has_captures ()) && cugi_kernel_args_track_launch (args, stream))
+  if (G_LIKELY (!cugi_work_has_captures ()) && cugi_kernel_args_track_launch (args, stream))
     return;
-  cugi_graph_track_work (stream, self, cugi_kernel_args_share_buffers (args));
+  cugi_work_track (stream, self, cugi_kernel_args_share_buffers (args));
 }
 
 /**

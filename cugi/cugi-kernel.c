@@ -9,6 +9,7 @@
 #include "cugi-private.h"
 #include "cugi-program-private.h"
 #include "cugi-kernel-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiKernel:

@@ -6,6 +6,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "cugi-context-private.h"
+#include "cugi-stream-private.h"
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
 #include "cugi-buffer-private.h"

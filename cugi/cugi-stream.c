@@ -5,6 +5,7 @@
 
 #include "cugi-context-private.h"
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 /**
  * CugiStream:
@@ -176,33 +177,6 @@ stream_unref_with_context (gpointer data)
 
 /* ---- markers -------------------------------------------------------------- */
 
-typedef struct
-{
-  CugiStream        *stream;  /* with its context: cugi_stream_add_completion() */
-  CugiCompletionFunc func;
-  gpointer           user_data;
-  GDestroyNotify     notify;
-} Marker;
-
-static void
-marker_run (gpointer data)
-{
-  Marker *marker = data;
-
-  marker->func (marker->user_data);
-}
-
-static void
-marker_free (gpointer data)
-{
-  Marker *marker = data;
-
-  if (marker->notify != NULL)
-    marker->notify (marker->user_data);
-  stream_unref_with_context (marker->stream);
-  g_free (marker);
-}
-
 static gboolean
 stream_is_capturing (CugiStream *self,
                      GError    **error)
@@ -232,7 +206,6 @@ cugi_stream_add_completion (CugiStream        *self,
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   CugiCompletion *completion;
-  Marker *marker;
 
   g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
   g_return_val_if_fail (func != NULL, FALSE);
@@ -246,13 +219,10 @@ cugi_stream_add_completion (CugiStream        *self,
       return FALSE;
     }
 
-  marker = g_new0 (Marker, 1);
-  marker->stream = stream_ref_with_context (self);
-  marker->func = func;
-  marker->user_data = user_data;
-  marker->notify = notify;
   completion = cugi_completion_new (main_context != NULL ? main_context : self->main_context,
-                                    marker_run, marker, marker_free);
+                                    func, user_data, notify);
+  /* The stream with its context lives as long as work on it is followed. */
+  cugi_completion_keep_alive (completion, stream_ref_with_context (self), stream_unref_with_context);
 
   if (!CUGI_CALL (cuLaunchHostFunc, (self->handle, cugi_completion_host_func, completion), error))
     {
@@ -352,7 +322,7 @@ stream_check_released (CugiStream *self)
 
 typedef struct
 {
-  CugiStream *stream;           /* borrowed: the marker keeps it alive */
+  CugiStream *stream;           /* borrowed: the completion keeps it alive */
   int         work_generation;  /* when the marker was enqueued */
   GPtrArray  *resources;        /* of GPtrArray, may be NULL */
 } Burst;
@@ -498,6 +468,15 @@ cugi_stream_track_pinned_work (CugiStream *self)
   g_mutex_unlock (&self->lock);
 }
 
+/* Set by cugi_stream_set_capture_probe(): NULL until a capture began. */
+static gboolean (*capture_probe) (void);
+
+void
+cugi_stream_set_capture_probe (gboolean (*has_captures) (void))
+{
+  g_atomic_pointer_set (&capture_probe, has_captures);
+}
+
 /* Whether all the work enqueued on @self so far has completed, as the
  * driver tells; FALSE when it cannot tell, or must not be asked: during a
  * capture, a query could break it. */
@@ -505,8 +484,9 @@ static gboolean
 stream_is_done (CugiStream *self)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  gboolean (*has_captures) (void) = g_atomic_pointer_get (&capture_probe);
 
-  return !cugi_graph_has_captures () &&
+  return (has_captures == NULL || !has_captures ()) &&
          stream_enter (self, &scope, NULL) && !stream_is_capturing (self, NULL) &&
          cugi_cuda.cuStreamQuery (self->handle) == CUDA_SUCCESS;
 }
@@ -1021,36 +1001,6 @@ cugi_stream_synchronize_finish (CugiStream   *self,
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_stream_synchronize_async, FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/**
- * cugi_stream_wait_event:
- * @self: a #CugiStream
- * @event: the event to wait for; it may belong to another context or device
- * @error: return location for a #GError
- *
- * Makes work enqueued on the stream from now on wait until the work that
- * @event last recorded has completed, without blocking the calling thread:
- * this orders work across streams.
- *
- * Returns: %TRUE on success, %FALSE with @error set
- *
- * Since: 0.1
- */
-gboolean
-cugi_stream_wait_event (CugiStream *self,
-                        CugiEvent  *event,
-                        GError    **error)
-{
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-
-  g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
-  g_return_val_if_fail (CUGI_IS_EVENT (event), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  return cugi_event_check (event, error) &&
-         stream_enter (self, &scope, error) &&
-         CUGI_CALL (cuStreamWaitEvent, (self->handle, cugi_event_get_handle (event), 0), error);
 }
 
 /* ---- GObject ----------------------------------------------------------------- */

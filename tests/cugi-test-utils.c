@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "cugi-test-utils.h"
 
 /* Whether the harness reads TAP (--tap), as meson test does, rather than

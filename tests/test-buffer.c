@@ -7,6 +7,7 @@
 #include "cugi-context-private.h"
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 /* ---- helpers -------------------------------------------------------------- */

@@ -4,7 +4,7 @@
  * completions exactly as cugi_completion_host_func() does. */
 #include "config.h"
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "cugi-test-utils.h"
 
 #define N_PRODUCERS 8

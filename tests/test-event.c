@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 #define IPC_HANDLE_VARIABLE "CUGI_TEST_EVENT_IPC_HANDLE"

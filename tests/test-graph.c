@@ -6,6 +6,7 @@
 
 #include "cugi-private.h"
 #include "cugi-launch-private.h"
+#include "cugi-stream-private.h"
 #include "cugi-test-utils.h"
 
 #define N_ELEMENTS 4096

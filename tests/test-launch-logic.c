@@ -14,6 +14,7 @@
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
 #include "cugi-launch-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 /* The stand-in driver's module format: a kernel and its parameters' sizes,

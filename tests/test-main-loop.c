@@ -2,7 +2,7 @@
  * CugiStream::idle, _async/_finish pairs, cancellation and lifetimes */
 #include "config.h"
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 /* Deliveries of a signal or callback, each checked to arrive in the

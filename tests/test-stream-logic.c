@@ -8,7 +8,7 @@
 
 #include <gmodule.h>
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 static void (*fake_fail) (int fail);

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 static void

@@ -17,6 +17,7 @@
 
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 /* About what pinning or unpinning a MiB costs the driver. */

@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 #include "gpu-work.h"
 
 #define N_LATENCY_SAMPLES 2000

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "launch-pair.h"
+#include "cugi-graph-private.h"
 
 #define REPETITIONS 7
 #define WARM_UP 2000

@@ -1,0 +1,156 @@
+/* cugi-stream-private.h: internals of the streams layer (streams, events,
+ * the completion bridge, work tracking), for the files that use them. Not
+ * installed. */
+#pragma once
+
+#include "cugi-private.h"
+
+G_BEGIN_DECLS
+
+/* ---- the completion bridge (cugi-completion.c) --------------------------- */
+
+/* Runs in the GMainContext given to cugi_stream_add_completion(). */
+typedef void (*CugiCompletionFunc) (gpointer user_data);
+
+/* The completion bridge knows nothing of streams: a CugiCompletion is made
+ * where a marker is enqueued, posted from CUDA's host-function thread, and
+ * run by a GSource of its GMainContext. */
+typedef struct _CugiCompletion CugiCompletion;
+
+/* A completion that will run @func (@user_data) in @main_context, then
+ * @notify (@user_data), both in the thread that iterates @main_context. */
+CugiCompletion *cugi_completion_new       (GMainContext      *main_context,
+                                           CugiCompletionFunc func,
+                                           gpointer           user_data,
+                                           GDestroyNotify     notify);
+/* What the completion keeps alive besides its user data (the stream a marker
+ * is on): @release (@object) runs after @notify, when the completion has run
+ * or was discarded. */
+void            cugi_completion_keep_alive (CugiCompletion *completion,
+                                            gpointer        object,
+                                            GDestroyNotify  release);
+/* From any thread: queues @completion for its main context and wakes that.
+ * Takes only the queue's lock (which nobody holds while calling CUDA) and
+ * calls no CUDA API, so it is safe on CUDA's host-function thread. */
+void            cugi_completion_post      (CugiCompletion *completion);
+/* For a completion that will never be posted (its marker could not be
+ * enqueued): frees it and its user data without running its function. */
+void            cugi_completion_discard   (CugiCompletion *completion);
+/* The CUhostFn of every marker; @completion is a CugiCompletion to post. */
+void CUDA_CB    cugi_completion_host_func (void *completion);
+
+/* ---- streams (cugi-stream.c) ---------------------------------------------- */
+
+/* NULL for a context's legacy default stream. */
+CUstream  cugi_stream_get_handle       (CugiStream *self);
+/* @stream_or_null, or the legacy default stream of @context (borrowed). */
+CugiStream *cugi_stream_resolve        (CugiStream  *stream_or_null,
+                                        CugiContext *context);
+
+/* Enqueues a marker (cuLaunchHostFunc) on @self: once the GPU has done all work
+ * enqueued before it, @func runs in @main_context (NULL: the stream's own).
+ * @notify frees @user_data afterwards, or at once when this fails. */
+gboolean  cugi_stream_add_completion   (CugiStream        *self,
+                                        GMainContext      *main_context,
+                                        CugiCompletionFunc func,
+                                        gpointer           user_data,
+                                        GDestroyNotify     notify,
+                                        GError           **error);
+
+/* Tells the stream that cugi enqueued work on it. @resources (transfer full,
+ * with a free function; may be NULL) stay alive until that work completes,
+ * whatever the caller drops. Also what drives CugiStream::idle. Work that
+ * may have been captured into a graph goes through cugi_work_track(), which
+ * calls this one only for a stream that is not being captured. */
+void      cugi_stream_track_work       (CugiStream *self,
+                                        GPtrArray  *resources);
+
+/* Work whose resources their owner holds anyway (an argument list keeps its
+ * buffers in use from launch to launch) need not be tracked piece by piece.
+ * The owner pins the stream it enqueues on (a reference on the stream and its
+ * context), tracks each piece with cugi_stream_track_pinned_work(), which
+ * drives ::idle as tracked work does but in the common case only reads
+ * memory, and when it lets go of the resources or moves to another stream,
+ * hands them to cugi_stream_unpin() (transfer full, with the pin), which
+ * drops them at once if the stream is done, else keeps them until the work
+ * enqueued so far has completed. */
+CugiStream *cugi_stream_pin               (CugiStream *self);
+void        cugi_stream_track_pinned_work (CugiStream *self);
+void        cugi_stream_unpin             (CugiStream *self,
+                                           GPtrArray  *resources);
+
+/* FALSE with CUGI_ERROR_INVALID_STATE for an object a binding made with
+ * g_object_new() instead of a constructor, or one whose context was reset
+ * since (its CUDA handle is gone). */
+gboolean    cugi_stream_check             (CugiStream *self,
+                                           GError    **error);
+/* Without an error, for the common case of launches: TRUE when
+ * cugi_stream_check() passes and @self belongs to @context (not NULL). */
+gboolean    cugi_stream_is_usable_in      (CugiStream  *self,
+                                           CugiContext *context);
+
+/* Called in the task's context, once the work the task waits for completed:
+ * it returns @task (g_task_return_*()). */
+typedef void (*CugiTaskCompleteFunc) (GTask *task);
+
+/* Completes @task once the work enqueued on @self so far has completed:
+ * @complete (NULL: g_task_return_boolean (task, TRUE)) then runs in the
+ * task's context. If the task's cancellable is cancelled first, the task
+ * returns G_IO_ERROR_CANCELLED at once and @complete never runs; the GPU work
+ * goes on. If the context fails (a kernel faults) the task returns that
+ * error within about a second. Errors enqueueing the marker return the task
+ * at once. Takes its own reference on @task. */
+void        cugi_stream_complete_task     (CugiStream          *self,
+                                           GTask               *task,
+                                           CugiTaskCompleteFunc complete);
+
+/* Whether any capture is under way, on any stream: a driver query then
+ * could break it. cugi-work.c, which knows, sets @has_captures before it
+ * registers its first capture; until then there is none. */
+void      cugi_stream_set_capture_probe (gboolean (*has_captures) (void));
+
+/* ---- events (cugi-event.c) ------------------------------------------------ */
+
+CUevent   cugi_event_get_handle        (CugiEvent *self);
+
+/* ---- work lifetimes (cugi-work.c) ----------------------------------------- */
+
+/* What work just enqueued on @stream (a launch, a copy, a memset, a graph
+ * launch) uses must outlive it; every such operation records it here.
+ * On a stream that is being captured the work runs only when the graph
+ * does, so @resources (transfer full, nullable) go to the capture, and so
+ * does @kernel (nullable: the kernel a launch ran, for the argument checks
+ * of the executable graphs); otherwise they go to cugi_stream_track_work(). */
+void      cugi_work_track              (CugiStream  *stream,
+                                        CugiKernel  *kernel,
+                                        GPtrArray   *resources);
+/* TRUE while a capture registered with cugi_work_begin_capture() is under
+ * way, on any stream; until then a launch whose arguments pin their stream
+ * (cugi_kernel_args_track_launch()) needs no cugi_work_track(). */
+gboolean  cugi_work_has_captures       (void);
+
+/* What captured work uses, which the graph made of it keeps. */
+typedef struct
+{
+  cuuint64_t  capture_id;  /* the driver's */
+  GPtrArray  *resources;   /* (element-type GPtrArray) */
+  GHashTable *kernels;     /* (element-type CugiKernel): a set, owning them */
+} CugiCapturedWork;
+
+/* Registers the capture just begun on @stream, so that the work enqueued
+ * in it is recorded there. Keyed by the driver's capture id rather than by
+ * stream: work on another stream that joined the capture (through an event
+ * wait) lands in the same graph. INVALID_STATE when @stream is not being
+ * captured. */
+gboolean  cugi_work_begin_capture      (CugiStream  *stream,
+                                        GError     **error);
+/* Unregisters the capture of @stream before it ends, so that no work can be
+ * added to it after: what it recorded (transfer full; empty for a capture
+ * begun outside cugi, whose owner keeps its memory alive), or NULL with
+ * INVALID_STATE when @stream is not being captured. */
+CugiCapturedWork *cugi_work_end_capture (CugiStream *stream,
+                                         GError    **error);
+void      cugi_captured_work_free      (CugiCapturedWork *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CugiCapturedWork, cugi_captured_work_free)
+
+G_END_DECLS
