@@ -1,4 +1,4 @@
-/* cugi-private.h: internals shared between cugi's source files. Not installed. */
+/* cugi-private.h: what every one of cugi's source files needs. Not installed. */
 #pragma once
 
 #include "cugi.h"
@@ -36,25 +36,6 @@ gboolean  cugi_ensure_driver           (GError **error);
 /* The same for NVRTC, which needs no driver. */
 gboolean  cugi_ensure_nvrtc            (GError **error);
 
-/* ---- modules and kernels (cugi-module.c, cugi-kernel.c) ------------------ */
-
-/* The function of @self that @name names (an extern "C" name, a mangled
- * name or a name expression of its program), and its @symbol in @self
- * (owned by @self); NOT_FOUND when @self has none. */
-gboolean     cugi_module_find_function  (CugiModule  *self,
-                                         const char  *name,
-                                         CUfunction  *function,
-                                         const char **symbol,
-                                         GError     **error);
-/* The module for @source compiled for @context's device with @options, through
- * the disk cache, and loaded once per context (later calls return the same
- * module). @name_expressions (may be NULL) are registered before compiling. */
-CugiModule  *cugi_module_new_from_source_cached (CugiContext        *context,
-                                                 const char         *source,
-                                                 const char * const *options,
-                                                 const char * const *name_expressions,
-                                                 GError            **error);
-
 /* ---- utilities (cugi-utils.c) --------------------------------------------- */
 
 /* The GMainContext that was thread-default when an object was made (a new
@@ -68,11 +49,14 @@ GMainContext *cugi_capture_main_context (void);
 gsize     cugi_memory_get_address_epoch (void);
 void      cugi_memory_invalidate_addresses (void);
 
-/* Each area adds its further internals in a section of its own below. */
+/* ---- the launch path ------------------------------------------------------ */
 
-/* ---- more: kernels, launches, occupancy, graphs --------------------------- */
-
-/* Marks the functions that every kernel launch runs, in whichever file they
+/* Each area keeps its internals in a header of its own (cugi-context-private.h,
+ * cugi-stream-private.h, cugi-memory-private.h, cugi-program-private.h,
+ * cugi-launch-private.h, ...), included only by the files that use them;
+ * this one has what every file needs.
+ *
+ * Marks the functions that every kernel launch runs, in whichever file they
  * are: GCC keeps them together (its hot text section), so that a launch
  * touches few instruction cache lines, which the driver's own work between
  * two launches evicts. */

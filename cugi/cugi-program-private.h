@@ -113,4 +113,23 @@ char               *cugi_compile_job_compute_key   (CugiCompileJob     *job);
 void                cugi_compile_job_run           (CugiCompileJob     *job,
                                                     GCancellable       *cancellable);
 
+/* ---- modules: what kernels need of them (cugi-module.c) ------------------- */
+
+/* The function of @self that @name names (an extern "C" name, a mangled
+ * name or a name expression of its program), and its @symbol in @self
+ * (owned by @self); NOT_FOUND when @self has none. */
+gboolean     cugi_module_find_function  (CugiModule  *self,
+                                         const char  *name,
+                                         CUfunction  *function,
+                                         const char **symbol,
+                                         GError     **error);
+/* The module for @source compiled for @context's device with @options, through
+ * the disk cache, and loaded once per context (later calls return the same
+ * module). @name_expressions (may be NULL) are registered before compiling. */
+CugiModule  *cugi_module_new_from_source_cached (CugiContext        *context,
+                                                 const char         *source,
+                                                 const char * const *options,
+                                                 const char * const *name_expressions,
+                                                 GError            **error);
+
 G_END_DECLS

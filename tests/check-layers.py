@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Checks cugi's layering (docs/overview.md, "Layers") from the built objects.
 
-    check-layers.py [--nm NM] [--layers LAYERS] [--known KNOWN] [--write-known]
-                    BINARY...
+    check-layers.py [--nm NM] [--layers LAYERS] BINARY...
 
 Each BINARY is a library or program Meson built (libcugi, cugi-info); its
 objects are read from BINARY.p/, where Meson's ninja backend puts them. For
@@ -16,12 +15,8 @@ of call break the layering:
           such calls (the loops left once upward calls are taken away: each
           loop of files holds at least one upward or one such call, so
           removing every listed call leaves no loop).
-KNOWN (tests/layers-known-violations.txt) lists the calls of both kinds that
-the code still makes, each one to be removed. The check fails on a call that
-is not listed, and on a listed call the code no longer makes, so the list
-only shrinks and stays true. --write-known rewrites KNOWN from the code:
-
-    meson test -C BUILDDIR layers --test-args=--write-known
+The check fails on any call of either kind, and prints each with the
+symbols it uses.
 """
 
 import argparse
@@ -185,60 +180,10 @@ def format_violation(key, symbols):
     return f'{kind} {caller} -> {callee} : {" ".join(sorted(symbols))}'
 
 
-def read_known(path):
-    known = {}
-    if not os.path.exists(path):
-        return known
-    with open(path, encoding='utf-8') as stream:
-        for number, line in enumerate(stream, 1):
-            line = line.split('#', 1)[0].strip()
-            if not line:
-                continue
-            try:
-                head, symbols = line.split(':', 1)
-                kind, caller, arrow, callee = head.split()
-            except ValueError:
-                kind = arrow = None
-            if kind not in ('upward', 'cycle') or arrow != '->':
-                raise LayerError(f'{path}:{number}: expected "upward|cycle FILE -> FILE : SYMBOLS"')
-            known.setdefault((kind, caller, callee), set()).update(symbols.split())
-    return known
-
-
-def write_known(path, violations):
-    with open(path, 'w', encoding='utf-8') as stream:
-        stream.write('# Calls that break cugi\'s layering (cugi/layers.txt), each to be removed:\n'
-                     '# the remaining work of issue 11, item 1. tests/check-layers.py fails on a\n'
-                     '# call missing here and on a line the code no longer needs; after removing\n'
-                     '# a call, regenerate with\n'
-                     '#   meson test -C BUILDDIR layers --test-args=--write-known\n'
-                     '# "upward A -> B": A calls B of a higher layer; "cycle A -> B": A calls B\n'
-                     '# of its own layer on a loop of such calls.\n')
-        for key in sorted(violations):
-            stream.write(format_violation(key, violations[key]) + '\n')
-
-
-def compare(violations, known):
-    """Lines for calls not in the list, and for listed calls no longer made."""
-    problems = []
-    for key in sorted(set(violations) | set(known)):
-        new = violations.get(key, set()) - known.get(key, set())
-        gone = known.get(key, set()) - violations.get(key, set())
-        if new:
-            problems.append('not allowed (remove the call): ' + format_violation(key, new))
-        if gone:
-            problems.append('gone from the code (remove it from the list): '
-                            + format_violation(key, gone))
-    return problems
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description='Checks that cugi\'s files call only their own and lower layers, in no loop.')
     parser.add_argument('--nm', default='nm')
     parser.add_argument('--layers', default=os.path.join(SOURCE_ROOT, 'cugi', 'layers.txt'))
-    parser.add_argument('--known', default=os.path.join(SOURCE_ROOT, 'tests', 'layers-known-violations.txt'))
-    parser.add_argument('--write-known', action='store_true',
-                        help='rewrite the list of known violations from the code')
     parser.add_argument('binaries', nargs='+', metavar='BINARY')
     args = parser.parse_args(argv[1:])
 
@@ -250,30 +195,21 @@ def main(argv):
             raise LayerError('in the layer table but built into none of the binaries: '
                              + ', '.join(entry_of[name] for name in missing))
         violations, loops = find_violations(edges, files, layer_of)
-        if args.write_known:
-            write_known(args.known, violations)
-        known = read_known(args.known)
     except LayerError as error:
         print(error, file=sys.stderr)
         return 1
 
     for key in sorted(violations):
-        print(format_violation(key, violations[key]))
+        print('not allowed (remove the call): ' + format_violation(key, violations[key]),
+              file=sys.stderr)
     for loop in loops:
-        print(f'loop of {len(loop)} files: {", ".join(sorted(loop))}')
-    problems = compare(violations, known)
-    for problem in problems:
-        print(problem, file=sys.stderr)
+        print(f'loop of {len(loop)} files: {", ".join(sorted(loop))}', file=sys.stderr)
     upward_calls = sum(len(symbols) for (kind, _, _), symbols in violations.items()
                        if kind == 'upward')
     files_in_loops = sum(len(loop) for loop in loops)
-    print(f'{upward_calls} upward calls, {files_in_loops} files in cycles '
-          f'({len(known)} known, to remove)')
-    if problems:
-        print(f'{args.known} and the code differ ({len(problems)} lines above): take new calls '
-              'out again; after removing listed ones, regenerate the list with --write-known',
-              file=sys.stderr)
-    return 1 if problems else 0
+    print(f'{upward_calls} upward calls, {files_in_loops} files in cycles, '
+          f'{len(layer_of)} files in {len(set(layer_of.values()))} layers')
+    return 1 if violations or loops else 0
 
 
 if __name__ == '__main__':
