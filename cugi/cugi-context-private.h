@@ -73,8 +73,83 @@ CugiStream  *cugi_context_get_null_stream (CugiContext *self,
                                            CugiStream *(*make) (CugiContext *context));
 
 /* Counts cugi_context_reset() calls on @self. Objects made in the context
- * remember it; when it has changed, their CUDA handles are gone and using
- * them must be an error (CUGI_ERROR_INVALID_STATE), never a driver call. */
+ * remember it in their CugiContextBinding; when it has changed, their CUDA
+ * handles are gone and using them must be an error, never a driver call. */
 guint     cugi_context_get_generation  (CugiContext *self);
+
+/* ---- binding to a context (cugi-context-binding.c) ------------------------ */
+
+typedef enum
+{
+  CUGI_CONTEXT_BINDING_NONE           = 0,
+  /* The object's handle is one of the driver's own (the legacy and
+   * per-thread streams): no reset destroys it. */
+  CUGI_CONTEXT_BINDING_SURVIVES_RESET = 1 << 0,
+  /* The context keeps the object (its null stream): no reference back. */
+  CUGI_CONTEXT_BINDING_UNOWNED        = 1 << 1,
+} CugiContextBindingFlags;
+
+/* What ties an object to the context its handles belong to, embedded by
+ * value in each class that holds such handles (streams, events, buffers,
+ * host buffers, modules, kernels, graphs, executable graphs): the context and
+ * its generation when the object was made. Using an object whose context was
+ * reset since, or with an object of another context, is one condition with
+ * one code: CUGI_ERROR_INVALID_CONTEXT. A zeroed binding (an object of
+ * g_object_new()) is bound to nothing; each class says itself, with
+ * CUGI_ERROR_INVALID_STATE, what such an object lacks. */
+typedef struct
+{
+  CugiContext             *context;     /* (nullable): a reference, unless UNOWNED */
+  guint                    generation;  /* the context's when bound */
+  CugiContextBindingFlags  flags;
+} CugiContextBinding;
+
+/* Binds to @context in its generation now. */
+void      cugi_context_binding_init    (CugiContextBinding      *self,
+                                        CugiContext             *context,
+                                        CugiContextBindingFlags  flags);
+/* From finalize: lets go of the context; the binding is zeroed. */
+void      cugi_context_binding_clear   (CugiContextBinding      *self);
+
+static inline CugiContext *
+cugi_context_binding_get_context (const CugiContextBinding *self)
+{
+  return self->context;
+}
+
+/* FALSE when the context was reset since the binding was made, which
+ * destroyed the object's handles; TRUE for a binding to nothing. Inline: the
+ * launch path asks. */
+static inline gboolean
+cugi_context_binding_is_current (const CugiContextBinding *self)
+{
+  return self->context == NULL || (self->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0 ||
+         cugi_context_get_generation (self->context) == self->generation;
+}
+
+/* FALSE with CUGI_ERROR_INVALID_CONTEXT and the class's own message when
+ * the context was reset since. @reset_format is untranslated (marked N_()):
+ * every call of the object checks, and only a failure translates. */
+gboolean  cugi_context_binding_check   (const CugiContextBinding *self,
+                                        GError                  **error,
+                                        const char               *reset_format,
+                                        ...) G_GNUC_PRINTF (3, 4);
+/* cugi_context_binding_check(), then makes the context current for the
+ * call (see cugi_context_enter()); @self must be bound to a context. */
+gboolean  cugi_context_binding_enter   (const CugiContextBinding *self,
+                                        CugiContextScope         *scope,
+                                        GError                  **error,
+                                        const char               *reset_format,
+                                        ...) G_GNUC_PRINTF (4, 5);
+/* Whether @other is the bound context: compared by CUDA context, so that
+ * two wrappers of one (cugi_context_new_for_handle()) are the same. */
+gboolean  cugi_context_binding_same_context (const CugiContextBinding *self,
+                                             CugiContext              *other);
+/* FALSE with CUGI_ERROR_INVALID_CONTEXT and @mismatch_message (untranslated,
+ * marked N_()) unless @other is the bound context. */
+gboolean  cugi_context_binding_check_same_context (const CugiContextBinding *self,
+                                                   CugiContext              *other,
+                                                   const char               *mismatch_message,
+                                                   GError                  **error);
 
 G_END_DECLS
