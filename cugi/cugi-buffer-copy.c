@@ -56,7 +56,7 @@ cugi_buffer_upload (CugiBuffer    *self,
     return FALSE;
   if (len == 0)
     return TRUE;
-  return cugi_context_enter (self->ownership.context, &scope, error) &&
+  return cugi_context_enter (self->ownership.binding.context, &scope, error) &&
          CUGI_CALL (cuMemcpyHtoD, (self->address + offset, data, len), error) &&
          cugi_buffer_wait_for_pageable_upload (error);
 }
@@ -133,7 +133,7 @@ cugi_buffer_download (CugiBuffer  *self,
   if (size == 0)
     return g_bytes_new (NULL, 0);
   if ((data = cugi_buffer_try_alloc_host (size, error)) == NULL ||
-      !cugi_context_enter (self->ownership.context, &scope, error) ||
+      !cugi_context_enter (self->ownership.binding.context, &scope, error) ||
       !CUGI_CALL (cuMemcpyDtoH, (data, self->address + offset, size), error))
     return NULL;
   return g_bytes_new_take (g_steal_pointer (&data), size);
@@ -143,7 +143,7 @@ gboolean
 cugi_buffer_same_context (CugiBuffer *a,
                           CugiBuffer *b)
 {
-  return cugi_context_get_handle (a->ownership.context) == cugi_context_get_handle (b->ownership.context);
+  return cugi_context_equal (a->ownership.binding.context, b->ownership.binding.context);
 }
 
 /**
@@ -191,7 +191,7 @@ cugi_buffer_copy (CugiBuffer  *dst,
     return FALSE;
   if (size == 0)
     return TRUE;
-  if (!cugi_buffer_enter_for_stream (dst->ownership.context, stream, &scope, &target, error))
+  if (!cugi_buffer_enter_for_stream (dst, stream, &scope, &target, error))
     return FALSE;
 
   to = dst->address + dst_offset;
@@ -199,8 +199,8 @@ cugi_buffer_copy (CugiBuffer  *dst,
   if (cugi_buffer_same_context (dst, src))
     ok = CUGI_CALL (cuMemcpyDtoDAsync, (to, from, size, cugi_stream_get_handle (target)), error);
   else
-    ok = CUGI_CALL (cuMemcpyPeerAsync, (to, cugi_context_get_handle (dst->ownership.context),
-                                        from, cugi_context_get_handle (src->ownership.context),
+    ok = CUGI_CALL (cuMemcpyPeerAsync, (to, cugi_context_get_handle (dst->ownership.binding.context),
+                                        from, cugi_context_get_handle (src->ownership.binding.context),
                                         size, cugi_stream_get_handle (target)), error);
   if (ok)
     cugi_buffer_track_work (target, dst, src, NULL, NULL);
@@ -234,7 +234,7 @@ copy_with_host_buffer (CugiBuffer         *self,
     return FALSE;
   if (size == 0)
     return TRUE;
-  if (!cugi_buffer_enter_for_stream (self->ownership.context, stream, &scope, &target, error))
+  if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, error))
     return FALSE;
 
   host_data = (guint8 *) host_address + host_offset;
@@ -387,7 +387,7 @@ cugi_buffer_download_to_host_async (CugiBuffer          *self,
     return;
   /* Without a stream, the default one: copy_with_host_buffer() would copy at
    * once, blocking, where it is given none. */
-  target = cugi_stream_resolve (stream, self->ownership.context);
+  target = cugi_stream_resolve (stream, self->ownership.binding.context);
   if (!copy_with_host_buffer (self, offset, host, host_offset, size, target, CUGI_COPY_TO_HOST, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -461,7 +461,7 @@ buffer_memset (CugiBuffer  *self,
     }
   if (count == 0)
     return TRUE;
-  if (!cugi_buffer_enter_for_stream (self->ownership.context, stream, &scope, &target, error))
+  if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, error))
     return FALSE;
 
   handle = cugi_stream_get_handle (target);

@@ -63,9 +63,10 @@ void        cugi_buffer_track_work       (CugiStream     *stream,
                                           CugiBuffer     *other_buffer,
                                           CugiHostBuffer *host_buffer,
                                           GBytes         *bytes);
-/* Makes @context current for work enqueued on @stream, which must belong to
- * it; *@target is where the work goes (@stream, or the default stream). */
-gboolean    cugi_buffer_enter_for_stream (CugiContext       *context,
+/* Makes @self's context current for work enqueued on @stream, which must
+ * belong to it; *@target is where the work goes (@stream, or the default
+ * stream). */
+gboolean    cugi_buffer_enter_for_stream (CugiBuffer        *self,
                                           CugiStream        *stream,
                                           CugiContextScope  *scope,
                                           CugiStream       **target,

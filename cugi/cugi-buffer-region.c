@@ -98,7 +98,7 @@ copy_region (const PitchedRegion  *dst,
     return FALSE;
   if (width == 0 || height == 0 || depth == 0)
     return TRUE;
-  if (!cugi_buffer_enter_for_stream (dst->buffer->ownership.context, stream, &scope, &target, error))
+  if (!cugi_buffer_enter_for_stream (dst->buffer, stream, &scope, &target, error))
     return FALSE;
 
   set_device_source (&copy, src);
@@ -108,8 +108,8 @@ copy_region (const PitchedRegion  *dst,
     ok = CUGI_CALL (cuMemcpy3DAsync, (&copy, handle), error);
   else
     {
-      CUDA_MEMCPY3D_PEER peer = peer_copy (&copy, cugi_context_get_handle (src->buffer->ownership.context),
-                                           cugi_context_get_handle (dst->buffer->ownership.context));
+      CUDA_MEMCPY3D_PEER peer = peer_copy (&copy, cugi_context_get_handle (src->buffer->ownership.binding.context),
+                                           cugi_context_get_handle (dst->buffer->ownership.binding.context));
       ok = CUGI_CALL (cuMemcpy3DPeerAsync, (&peer, handle), error);
     }
   if (ok)
@@ -161,7 +161,7 @@ upload_region (const PitchedRegion  *dst,
   if (len == 0)
     return TRUE;
   set_device_destination (&copy, dst);
-  return cugi_context_enter (dst->buffer->ownership.context, &scope, error) &&
+  return cugi_context_enter (dst->buffer->ownership.binding.context, &scope, error) &&
          CUGI_CALL (cuMemcpy3D, (&copy), error) &&
          cugi_buffer_wait_for_pageable_upload (error);
 }
@@ -195,7 +195,7 @@ download_region (const PitchedRegion  *src,
     return NULL;
   copy.dstHost = data;
   set_device_source (&copy, src);
-  if (!cugi_context_enter (src->buffer->ownership.context, &scope, error) ||
+  if (!cugi_context_enter (src->buffer->ownership.binding.context, &scope, error) ||
       !CUGI_CALL (cuMemcpy3D, (&copy), error))
     return NULL;
   return g_bytes_new_take (g_steal_pointer (&data), size);
@@ -471,7 +471,7 @@ copy_2d_with_host_buffer (const PitchedRegion  *device,
     return FALSE;
   if (width == 0 || height == 0)
     return TRUE;
-  if (!cugi_buffer_enter_for_stream (self->ownership.context, stream, &scope, &target, error))
+  if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, error))
     return FALSE;
 
   host_data = (guint8 *) host_address + host_offset;

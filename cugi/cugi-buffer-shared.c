@@ -143,7 +143,7 @@ cugi_buffer_prefetch (CugiBuffer  *self,
     return FALSE;
   if (self->size == 0)
     return TRUE;
-  if (!cugi_buffer_enter_for_stream (self->ownership.context, stream, &scope, &target, error))
+  if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, error))
     return FALSE;
   if (!CUGI_CALL (cuMemPrefetchAsync, (self->address, self->size, location_of (device), 0,
                                        cugi_stream_get_handle (target)), error))
@@ -190,7 +190,7 @@ cugi_buffer_advise (CugiBuffer     *self,
     return FALSE;
   if (self->size == 0)
     return TRUE;
-  return cugi_context_enter (self->ownership.context, &scope, error) &&
+  return cugi_context_enter (self->ownership.binding.context, &scope, error) &&
          CUGI_CALL (cuMemAdvise, (self->address, self->size, (CUmem_advise) advice,
                                   location_of (device)), error);
 }
@@ -314,7 +314,7 @@ cugi_buffer_get_ipc_handle (CugiBuffer  *self,
                            _("This driver does not support IPC memory handles"));
       return NULL;
     }
-  if (!cugi_context_enter (self->ownership.context, &scope, error) ||
+  if (!cugi_context_enter (self->ownership.binding.context, &scope, error) ||
       !CUGI_CALL (cuIpcGetMemHandle, (&handle, self->address), error))
     return NULL;
   return g_bytes_new (&handle, sizeof handle);

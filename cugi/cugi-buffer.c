@@ -46,7 +46,8 @@
  * %CUGI_ERROR_INVALID_STATE ("the buffer was freed"), freeing again included,
  * and #CugiBuffer:device-pointer reads 0. Views keep their parent alive, but
  * freeing the parent makes its views unusable in the same way. After
- * cugi_context_reset() the memory is gone and the buffer fails the same way.
+ * cugi_context_reset() the memory is gone and every method fails with
+ * %CUGI_ERROR_INVALID_CONTEXT.
  *
  * ## Zero-size buffers
  *
@@ -104,9 +105,9 @@ release_memory (gpointer   owner,
     case BUFFER_MEMORY_DEVICE:
     case BUFFER_MEMORY_IPC:
       /* A reset context took the memory with it. */
-      if (cugi_memory_ownership_context_was_reset (&self->ownership))
+      if (!cugi_context_binding_is_current (&self->ownership.binding))
         return TRUE;
-      if (!cugi_context_enter (self->ownership.context, &scope, error))
+      if (!cugi_context_enter (self->ownership.binding.context, &scope, error))
         return FALSE;
       if (self->memory == BUFFER_MEMORY_IPC)
         return CUGI_CALL (cuIpcCloseMemHandle, (self->address), error);
@@ -199,22 +200,19 @@ cugi_buffer_track_work (CugiStream     *stream,
 }
 
 gboolean
-cugi_buffer_enter_for_stream (CugiContext       *context,
+cugi_buffer_enter_for_stream (CugiBuffer        *self,
                               CugiStream        *stream,
                               CugiContextScope  *scope,
                               CugiStream       **target,
                               GError           **error)
 {
-  CugiContext *stream_context = stream != NULL ? cugi_stream_get_context (stream) : context;
+  CugiContext *context = self->ownership.binding.context;
 
-  if (stream_context == NULL ||
-      cugi_context_get_handle (stream_context) != cugi_context_get_handle (context))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
-                           _("The stream belongs to another context than the buffer"));
-      return FALSE;
-    }
-  if (!cugi_context_enter (context, scope, error))
+  if (!cugi_context_binding_check_same_context (&self->ownership.binding,
+                                                stream != NULL ? cugi_stream_get_context (stream) : context,
+                                                N_("The stream belongs to another context than the buffer"),
+                                                error) ||
+      !cugi_context_enter (context, scope, error))
     return FALSE;
   *target = cugi_stream_resolve (stream, context);
   return TRUE;
@@ -287,7 +285,7 @@ cugi_buffer_get_context (CugiBuffer *self)
 {
   g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
 
-  return self->ownership.context;
+  return self->ownership.binding.context;
 }
 
 /* ---- GObject -------------------------------------------------------------- */
@@ -314,7 +312,7 @@ cugi_buffer_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->ownership.context);
+      g_value_set_object (value, self->ownership.binding.context);
       break;
     case PROP_SIZE:
       g_value_set_uint64 (value, self->size);
@@ -573,9 +571,10 @@ cugi_buffer_new_view (CugiBuffer  *self,
     return NULL;
 
   view = g_object_new (CUGI_TYPE_BUFFER, NULL);
-  if (self->ownership.context != NULL)
-    view->ownership.context = g_object_ref (self->ownership.context);
-  view->ownership.generation = self->ownership.generation;
+  /* Bound as its parent is, to the generation its memory was made in. */
+  view->ownership.binding = self->ownership.binding;
+  if (view->ownership.binding.context != NULL)
+    g_object_ref (view->ownership.binding.context);
   view->address = self->address + offset;
   view->size = size;
   view->pitch = self->pitch;

@@ -26,62 +26,46 @@ cugi_context_binding_clear (CugiContextBinding *self)
   *self = (CugiContextBinding) { NULL, 0, CUGI_CONTEXT_BINDING_NONE };
 }
 
-static G_GNUC_NO_INLINE void
-set_reset_error (GError     **error,
-                 const char  *reset_format,
-                 va_list      args)
+/* Out of line: the common case, no reset, stays compact. */
+static G_GNUC_NO_INLINE gboolean
+reset_error (GError     **error,
+             const char  *reset_message)
 {
-  g_autofree char *message = g_strdup_vprintf (_(reset_format), args);
-
-  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT, message);
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT, _(reset_message));
+  return FALSE;
 }
 
 CUGI_LAUNCH_PATH gboolean
 cugi_context_binding_check (const CugiContextBinding *self,
-                            GError                  **error,
-                            const char               *reset_format,
-                            ...)
+                            const char               *reset_message,
+                            GError                  **error)
 {
-  va_list args;
-
-  if (G_LIKELY (cugi_context_binding_is_current (self)))
-    return TRUE;
-  va_start (args, reset_format);
-  set_reset_error (error, reset_format, args);
-  va_end (args);
-  return FALSE;
+  return G_LIKELY (cugi_context_binding_is_current (self)) || reset_error (error, reset_message);
 }
 
 CUGI_LAUNCH_PATH gboolean
 cugi_context_binding_enter (const CugiContextBinding *self,
                             CugiContextScope         *scope,
-                            GError                  **error,
-                            const char               *reset_format,
-                            ...)
+                            const char               *reset_message,
+                            GError                  **error)
 {
-  va_list args;
-
-  if (G_LIKELY (cugi_context_binding_is_current (self)))
-    return cugi_context_enter (self->context, scope, error);
-  va_start (args, reset_format);
-  set_reset_error (error, reset_format, args);
-  va_end (args);
-  return FALSE;
+  return cugi_context_binding_check (self, reset_message, error) &&
+         cugi_context_enter (self->context, scope, error);
 }
 
 CUGI_LAUNCH_PATH gboolean
-cugi_context_binding_same_context (const CugiContextBinding *self,
-                                   CugiContext              *other)
+cugi_context_equal (CugiContext *a,
+                    CugiContext *b)
 {
   CUcontext handle;
 
   /* The common case, one wrapper, before the CUDA contexts. */
-  if (self->context == other)
-    return self->context != NULL;
-  if (self->context == NULL || other == NULL)
+  if (a == b)
+    return a != NULL;
+  if (a == NULL || b == NULL)
     return FALSE;
-  handle = cugi_context_get_handle (self->context);
-  return handle != NULL && handle == cugi_context_get_handle (other);
+  handle = cugi_context_get_handle (a);
+  return handle != NULL && handle == cugi_context_get_handle (b);
 }
 
 gboolean
@@ -90,7 +74,7 @@ cugi_context_binding_check_same_context (const CugiContextBinding *self,
                                          const char               *mismatch_message,
                                          GError                  **error)
 {
-  if (G_LIKELY (cugi_context_binding_same_context (self, other)))
+  if (G_LIKELY (cugi_context_equal (self->context, other)))
     return TRUE;
   g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT, _(mismatch_message));
   return FALSE;

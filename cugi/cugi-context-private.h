@@ -111,12 +111,6 @@ void      cugi_context_binding_init    (CugiContextBinding      *self,
 /* From finalize: lets go of the context; the binding is zeroed. */
 void      cugi_context_binding_clear   (CugiContextBinding      *self);
 
-static inline CugiContext *
-cugi_context_binding_get_context (const CugiContextBinding *self)
-{
-  return self->context;
-}
-
 /* FALSE when the context was reset since the binding was made, which
  * destroyed the object's handles; TRUE for a binding to nothing. Inline: the
  * launch path asks. */
@@ -128,25 +122,23 @@ cugi_context_binding_is_current (const CugiContextBinding *self)
 }
 
 /* FALSE with CUGI_ERROR_INVALID_CONTEXT and the class's own message when
- * the context was reset since. @reset_format is untranslated (marked N_()):
+ * the context was reset since. @reset_message is untranslated (marked N_()):
  * every call of the object checks, and only a failure translates. */
 gboolean  cugi_context_binding_check   (const CugiContextBinding *self,
-                                        GError                  **error,
-                                        const char               *reset_format,
-                                        ...) G_GNUC_PRINTF (3, 4);
+                                        const char               *reset_message,
+                                        GError                  **error);
 /* cugi_context_binding_check(), then makes the context current for the
  * call (see cugi_context_enter()); @self must be bound to a context. */
 gboolean  cugi_context_binding_enter   (const CugiContextBinding *self,
                                         CugiContextScope         *scope,
-                                        GError                  **error,
-                                        const char               *reset_format,
-                                        ...) G_GNUC_PRINTF (4, 5);
-/* Whether @other is the bound context: compared by CUDA context, so that
- * two wrappers of one (cugi_context_new_for_handle()) are the same. */
-gboolean  cugi_context_binding_same_context (const CugiContextBinding *self,
-                                             CugiContext              *other);
+                                        const char               *reset_message,
+                                        GError                  **error);
+/* Whether @a and @b are one context: the one comparison of contexts, by
+ * CUDA context rather than by wrapper. Two NULLs are not. */
+gboolean  cugi_context_equal           (CugiContext *a,
+                                        CugiContext *b);
 /* FALSE with CUGI_ERROR_INVALID_CONTEXT and @mismatch_message (untranslated,
- * marked N_()) unless @other is the bound context. */
+ * marked N_()) unless @other is the bound context (cugi_context_equal()). */
 gboolean  cugi_context_binding_check_same_context (const CugiContextBinding *self,
                                                    CugiContext              *other,
                                                    const char               *mismatch_message,

@@ -987,7 +987,7 @@ cugi_context_synchronize_finish (CugiContext  *self,
  * Everything made in the context before the reset is gone on the GPU:
  * - device memory (#CugiBuffer, #CugiMemoryPool) and pinned host memory
  *   (#CugiHostBuffer): the contents are lost and using the objects is a
- *   %CUGI_ERROR_INVALID_STATE error;
+ *   %CUGI_ERROR_INVALID_CONTEXT error;
  * - modules and kernels (#CugiModule, #CugiKernel): load and look them up
  *   again; using the old ones is a %CUGI_ERROR_INVALID_STATE error;
  * - streams, events and graphs made with cugi_stream_new() and the like:

@@ -96,9 +96,9 @@ release_memory (gpointer   owner,
     case HOST_MEMORY_ALLOCATED:
     case HOST_MEMORY_REGISTERED:
       /* A reset context took the allocation (or the registration) with it. */
-      if (cugi_memory_ownership_context_was_reset (&self->ownership))
+      if (!cugi_context_binding_is_current (&self->ownership.binding))
         return TRUE;
-      if (!cugi_context_enter (self->ownership.context, &scope, error))
+      if (!cugi_context_enter (self->ownership.binding.context, &scope, error))
         return FALSE;
       if (self->memory == HOST_MEMORY_REGISTERED)
         return CUGI_CALL (cuMemHostUnregister, (self->data), error);
@@ -174,7 +174,7 @@ cugi_host_buffer_end_work (gpointer host_buffer)
 CugiContext *
 cugi_host_buffer_get_context (CugiHostBuffer *self)
 {
-  return self->ownership.context;
+  return self->ownership.binding.context;
 }
 
 gboolean
@@ -234,7 +234,7 @@ cugi_host_buffer_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->ownership.context);
+      g_value_set_object (value, self->ownership.binding.context);
       break;
     case PROP_SIZE:
       g_value_set_uint64 (value, self->size);

@@ -726,8 +726,7 @@ void
 cugi_memory_ownership_set_context (CugiMemoryOwnership *self,
                                    CugiContext         *context)
 {
-  self->context = g_object_ref (context);
-  self->generation = cugi_context_get_generation (context);
+  cugi_context_binding_init (&self->binding, context, CUGI_CONTEXT_BINDING_NONE);
 }
 
 void
@@ -736,13 +735,6 @@ cugi_memory_ownership_set_pool (CugiMemoryOwnership *self,
 {
   g_object_ref (pool->object);
   self->pool = pool;
-}
-
-gboolean
-cugi_memory_ownership_context_was_reset (CugiMemoryOwnership *self)
-{
-  return self->context != NULL &&
-         cugi_context_get_generation (self->context) != self->generation;
 }
 
 gboolean
@@ -756,12 +748,7 @@ cugi_memory_ownership_check (CugiMemoryOwnership  *self,
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _(freed_message));
       return FALSE;
     }
-  if (cugi_memory_ownership_context_was_reset (self))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _(reset_message));
-      return FALSE;
-    }
-  return TRUE;
+  return cugi_context_binding_check (&self->binding, reset_message, error);
 }
 
 gboolean
@@ -770,7 +757,7 @@ cugi_memory_ownership_give_back (CugiMemoryOwnership  *self,
                                  gsize                 size,
                                  GError              **error)
 {
-  return cugi_pool_core_give_back (self->pool, block, size, self->generation, error);
+  return cugi_pool_core_give_back (self->pool, block, size, self->binding.generation, error);
 }
 
 gboolean
@@ -800,7 +787,7 @@ cugi_memory_ownership_clear (CugiMemoryOwnership *self)
   if (self->pool != NULL)
     g_object_unref (self->pool->object);
   self->pool = NULL;
-  g_clear_object (&self->context);
+  cugi_context_binding_clear (&self->binding);
 }
 
 /* ---- resources of work in flight ------------------------------------------ */

@@ -2,6 +2,7 @@
  * buffers, host buffers and their pools) that other files use. Not installed. */
 #pragma once
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 
 G_BEGIN_DECLS
@@ -216,8 +217,7 @@ gboolean  cugi_pool_core_give_back     (CugiPoolCore  *self,
  * and finalize through it. */
 typedef struct
 {
-  CugiContext        *context;     /* (owned) (nullable): NULL in an object of g_object_new() */
-  guint               generation;
+  CugiContextBinding  binding;     /* unbound in an object of g_object_new() */
   CugiMemoryLifetime  lifetime;
   CugiPoolCore       *pool;        /* (nullable): a pooled block's; its pool is kept alive */
 } CugiMemoryOwnership;
@@ -232,10 +232,9 @@ void      cugi_memory_ownership_set_context (CugiMemoryOwnership *self,
 /* The memory is a block of @pool, for cugi_memory_ownership_give_back(). */
 void      cugi_memory_ownership_set_pool (CugiMemoryOwnership *self,
                                           CugiPoolCore        *pool);
-gboolean  cugi_memory_ownership_context_was_reset (CugiMemoryOwnership *self);
-/* INVALID_STATE with @freed_message once freed, with @reset_message once
- * the context was reset (both untranslated, marked N_(): every use of a
- * buffer checks, and only a failure translates). */
+/* INVALID_STATE with @freed_message once freed, INVALID_CONTEXT with
+ * @reset_message once the context was reset (both untranslated, marked
+ * N_(): every use of a buffer checks, and only a failure translates). */
 gboolean  cugi_memory_ownership_check  (CugiMemoryOwnership  *self,
                                         const char           *freed_message,
                                         const char           *reset_message,

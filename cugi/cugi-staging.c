@@ -231,8 +231,8 @@ cugi_buffer_download_async (CugiBuffer          *self,
       return;
     }
 
-  if (!cugi_buffer_enter_for_stream (self->ownership.context, stream, &scope, &target, &error) ||
-      (staging = staging_new (self->ownership.context, size, &error)) == NULL ||
+  if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error) ||
+      (staging = staging_new (self->ownership.binding.context, size, &error)) == NULL ||
       (result = cugi_host_buffer_get_bytes (staging, &error)) == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -412,9 +412,9 @@ upload_pageable (CugiBuffer   *self,
   gboolean ok = TRUE;
 
   /* The counter's bytes keep its memory for the stream's waits. */
-  if ((staging = staging_new (self->ownership.context, size, error)) == NULL ||
+  if ((staging = staging_new (self->ownership.binding.context, size, error)) == NULL ||
       (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL ||
-      (counter_memory = staging_new (self->ownership.context, sizeof (gint), error)) == NULL ||
+      (counter_memory = staging_new (self->ownership.binding.context, sizeof (gint), error)) == NULL ||
       (counter = (gint *) cugi_host_buffer_get_data (counter_memory, NULL, error)) == NULL ||
       (counter_bytes = cugi_host_buffer_get_bytes (counter_memory, error)) == NULL)
     return FALSE;
@@ -516,7 +516,7 @@ cugi_buffer_upload_bytes_async (CugiBuffer          *self,
   if (g_task_return_error_if_cancelled (task))
     return;
   if (!cugi_buffer_check_usable_range (self, offset, size, _("buffer"), &error) ||
-      (size > 0 && !cugi_buffer_enter_for_stream (self->ownership.context, stream, &scope, &target, &error)))
+      (size > 0 && !cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error)))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;

@@ -640,7 +640,7 @@ test_buffer_of_reset_context (void)
   g_assert_true (cugi_context_reset (other, &error));
   g_assert_no_error (error);
   g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
-  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT);
   g_assert_nonnull (strstr (error->message, "argument 1"));
 
   /* What the launch kept goes (once the stream is done), before the flags it

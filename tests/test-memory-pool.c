@@ -357,11 +357,11 @@ test_context_reset (void)
 
   /* Memory made before is gone. */
   g_assert_null (cugi_buffer_download (plain, 0, 16, &error));
-  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
   g_assert_null (cugi_buffer_download (active, 0, 16, &error));
-  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
   g_assert_null (cugi_host_buffer_get_data (host, NULL, &error));
-  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
 
   /* The pool drops what it held instead of handing it out, and works. */
   fresh = allocate (pool, 4096);
