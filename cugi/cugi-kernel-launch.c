@@ -107,7 +107,7 @@ check_config_fully (CugiKernel             *self,
     {
       if (!cugi_stream_check (config->stream, error))
         return FALSE;
-      if (cugi_stream_get_context (config->stream) != self->context)
+      if (!cugi_context_equal (cugi_stream_get_context (config->stream), self->binding.context))
         return config_error (error, CUGI_ERROR_INVALID_CONTEXT,
                              _("the stream belongs to another context than kernel “%s”"), self->name);
     }
@@ -282,7 +282,7 @@ cugi_kernel_launch (CugiKernel       *self,
       !cugi_kernel_args_resolve (args, error))
     return FALSE;
 
-  stream = cugi_stream_resolve (config->stream, self->context);
+  stream = cugi_stream_resolve (config->stream, self->binding.context);
   if (!enqueue (self, config, args->params, cugi_stream_get_handle (stream), error))
     return FALSE;
   track_launch (self, stream, args);

@@ -13,9 +13,8 @@ struct _CugiKernel
   GObject      parent_instance;
 
   /* What every launch reads comes first, in as few cache lines as can be. */
-  CugiContext *context;
+  CugiContextBinding binding;  /* to the generation the function was found in */
   CUfunction   function;
-  guint        generation;  /* the context's, when the function was found */
   /* The serial of the launch configuration that last passed
    * check_config_fully(), or a value that is no configuration's while one
    * is being checked: launching with it again is a comparison. Atomic. */
@@ -38,8 +37,9 @@ struct _CugiKernel
   char        *mangled_name;
 };
 
-/* INVALID_STATE for a kernel made with g_object_new() or one whose context
- * was reset since, or the error that kept it from being queried. */
+/* INVALID_STATE for a kernel made with g_object_new(), INVALID_CONTEXT for
+ * one whose context was reset since, or the error that kept it from being
+ * queried. */
 gboolean cugi_kernel_check_usable     (CugiKernel           *self,
                                        GError              **error);
 /* Stores an attribute's value as the driver reported it, and tells
@@ -54,7 +54,7 @@ static inline gboolean
 cugi_kernel_is_usable (CugiKernel *self)
 {
   return self->function != NULL && self->setup_error == NULL &&
-         cugi_context_get_generation (self->context) == self->generation;
+         cugi_context_binding_is_current (&self->binding);
 }
 
 /* Checks that the kernel is usable and makes its context current. Inline:
@@ -65,7 +65,7 @@ cugi_kernel_enter (CugiKernel       *self,
                    GError          **error)
 {
   return (G_LIKELY (cugi_kernel_is_usable (self)) || cugi_kernel_check_usable (self, error)) &&
-         cugi_context_enter (self->context, scope, error);
+         cugi_context_enter (self->binding.context, scope, error);
 }
 
 G_END_DECLS

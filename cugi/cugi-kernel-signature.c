@@ -11,6 +11,7 @@
 
 #include <glib/gi18n-lib.h>
 
+#include "cugi-context-private.h"
 #include "cugi-launch-private.h"
 
 /* The most bytes of parameters a kernel can take (32764 since CUDA 12.1 on
@@ -194,8 +195,10 @@ check_each_arg (const CugiKernelSignature *self,
                        self->name, i, cugi_kernel_args_get_arg_size (args, i), MAX_PARAMS_SIZE);
           return FALSE;
         }
-      if (arg->type != CUGI_ARG_BUFFER || self->context == NULL ||
-          (owner = cugi_buffer_get_context (arg->object)) == self->context)
+      if (arg->type != CUGI_ARG_BUFFER || self->context == NULL)
+        continue;
+      owner = cugi_buffer_get_context (arg->object);
+      if (cugi_context_equal (owner, self->context))
         continue;
       /* Another device's memory is there with peer access
        * (cugi_context_enable_peer_access()), and managed memory everywhere;

@@ -115,7 +115,7 @@ cugi_kernel_finalize (GObject *object)
   g_clear_error (&self->setup_error);
   g_free (self->name);
   g_free (self->mangled_name);
-  g_clear_object (&self->context);
+  cugi_context_binding_clear (&self->binding);
   g_clear_object (&self->module);
 
   G_OBJECT_CLASS (cugi_kernel_parent_class)->finalize (object);
@@ -354,7 +354,7 @@ read_signature (CugiKernel *self)
   self->signature = cugi_kernel_signature_new (self->name, self->mangled_name,
                                                (const gsize *) sizes->data,
                                                have_sizes ? (gint) sizes->len : -1);
-  self->signature->context = self->context;
+  self->signature->context = self->binding.context;
 }
 
 gboolean
@@ -379,7 +379,7 @@ query_kernel (CugiKernel *self,
   CUdevice device;
   guint major, cooperative;
 
-  if (!cugi_context_enter (self->context, &scope, error))
+  if (!cugi_context_enter (self->binding.context, &scope, error))
     return FALSE;
 
   for (int attribute = 0; attribute < CU_FUNC_ATTRIBUTE_MAX; attribute++)
@@ -428,11 +428,10 @@ kernel_new_for_function (CugiModule *module,
 
   self = g_object_new (CUGI_TYPE_KERNEL, NULL);
   self->module = g_object_ref (module);
-  self->context = g_object_ref (cugi_module_get_context (module));
+  cugi_context_binding_init (&self->binding, cugi_module_get_context (module), CUGI_CONTEXT_BINDING_NONE);
   self->function = function;
   self->name = g_strdup (name);
   self->mangled_name = g_strdup (mangled_name != NULL ? mangled_name : name);
-  self->generation = cugi_context_get_generation (self->context);
   if (!query_kernel (self, &error))
     self->setup_error = g_steal_pointer (&error);
   return self;
@@ -479,7 +478,7 @@ cugi_kernel_get_function (CugiKernel *self)
 CugiContext *
 cugi_kernel_get_context (CugiKernel *self)
 {
-  return self->context;
+  return self->binding.context;
 }
 
 /* Out of line: the launch path runs cugi_kernel_is_usable() alone. */
@@ -500,9 +499,9 @@ cugi_kernel_check_usable (CugiKernel *self,
       return FALSE;
     }
   /* After a reset, the function went with the context's old modules. */
-  if (G_UNLIKELY (cugi_context_get_generation (self->context) != self->generation))
+  if (G_UNLIKELY (!cugi_context_binding_is_current (&self->binding)))
     {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
                    _("Kernel “%s” is gone: its context was reset since; load its module again"),
                    self->name);
       return FALSE;

@@ -32,8 +32,7 @@ struct _CugiModule
 {
   GObject parent_instance;
 
-  CugiContext *context;
-  guint        generation;     /* the context's when the module was loaded */
+  CugiContextBinding binding;  /* to the generation the load began in */
   CUmodule     handle;         /* NULL in a module made with g_object_new() */
   GHashTable  *lowered_names;  /* name expression -> lowered name, or NULL */
   GHashTable  *param_counts;   /* kernel symbol -> parameter count, or NULL */
@@ -90,7 +89,7 @@ loaded_modules_lookup (CugiContext *context,
   G_UNLOCK (loaded_modules);
 
   /* Unreferenced outside the lock: finalizing takes it. */
-  if (module != NULL && module->generation != cugi_context_get_generation (context))
+  if (module != NULL && !cugi_context_binding_is_current (&module->binding))
     g_clear_object (&module);
   return module;
 }
@@ -121,7 +120,7 @@ loaded_modules_add (CugiContext *context,
   ref = g_hash_table_lookup (per_context, key);
   if (ref != NULL)
     existing = g_weak_ref_get (ref);
-  if (existing != NULL && existing->generation == module->generation)
+  if (existing != NULL && existing->binding.generation == module->binding.generation)
     {
       kept = existing;
       dropped = module;
@@ -150,7 +149,7 @@ loaded_modules_forget (CugiModule *self)
   CugiModule *current = NULL;
 
   G_LOCK (loaded_modules);
-  per_context = g_hash_table_lookup (loaded_modules, self->context);
+  per_context = g_hash_table_lookup (loaded_modules, self->binding.context);
   if (per_context != NULL)
     ref = g_hash_table_lookup (per_context, self->cache_key);
   if (ref != NULL)
@@ -160,7 +159,7 @@ loaded_modules_forget (CugiModule *self)
         g_hash_table_remove (per_context, self->cache_key);
     }
   if (per_context != NULL && g_hash_table_size (per_context) == 0)
-    g_hash_table_remove (loaded_modules, self->context);
+    g_hash_table_remove (loaded_modules, self->binding.context);
   G_UNLOCK (loaded_modules);
 
   g_clear_object (&current);
@@ -251,8 +250,8 @@ module_new (CugiContext *context_or_null,
             GError     **error)
 {
   g_autoptr(CugiContext) context = NULL;
+  CugiContextBinding binding;
   CugiModule *self;
-  guint generation;
   CUmodule handle;
 
   if (!cugi_ensure_driver (error))
@@ -260,15 +259,17 @@ module_new (CugiContext *context_or_null,
   context = cugi_context_resolve (context_or_null, error);
   if (context == NULL)
     return NULL;
-  /* Read first: a reset during the load then makes the module stale. */
-  generation = cugi_context_get_generation (context);
+  /* Bound first: a reset during the load then makes the module stale. */
+  cugi_context_binding_init (&binding, context, CUGI_CONTEXT_BINDING_NONE);
   handle = load_image (context, image, error);
   if (handle == NULL)
-    return NULL;
+    {
+      cugi_context_binding_clear (&binding);
+      return NULL;
+    }
 
   self = g_object_new (CUGI_TYPE_MODULE, NULL);
-  self->context = g_steal_pointer (&context);
-  self->generation = generation;
+  self->binding = binding;
   self->handle = handle;
   self->lowered_names = lowered_names != NULL ? g_hash_table_ref (lowered_names) : NULL;
   self->param_counts = cugi_image_read_param_counts (g_bytes_get_data (image, NULL),
@@ -276,9 +277,11 @@ module_new (CugiContext *context_or_null,
   return self;
 }
 
+/* Checks that the module is usable and makes its context current. */
 static gboolean
-module_check (CugiModule *self,
-              GError    **error)
+module_enter (CugiModule       *self,
+              CugiContextScope *scope,
+              GError          **error)
 {
   if (self->handle == NULL)
     {
@@ -287,13 +290,9 @@ module_check (CugiModule *self,
                              "cugi_module_new_from_file() or cugi_module_new_from_program()"));
       return FALSE;
     }
-  if (cugi_context_get_generation (self->context) != self->generation)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("This module was unloaded when its context was reset: load it again"));
-      return FALSE;
-    }
-  return TRUE;
+  return cugi_context_binding_enter (&self->binding, scope,
+                                     N_("This module was unloaded when its context was reset: load it again"),
+                                     error);
 }
 
 /* The symbol for @name: its lowered name when @name is a name expression of
@@ -327,19 +326,19 @@ cugi_module_finalize (GObject *object)
   if (self->cache_key != NULL)
     loaded_modules_forget (self);
   /* After a reset the driver has unloaded it already. */
-  if (self->handle != NULL && cugi_context_get_generation (self->context) == self->generation)
+  if (self->handle != NULL && cugi_context_binding_is_current (&self->binding))
     {
       g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
       g_autoptr(GError) error = NULL;
 
-      if (!cugi_context_enter (self->context, &scope, &error) ||
+      if (!cugi_context_enter (self->binding.context, &scope, &error) ||
           !CUGI_CALL (cuModuleUnload, (self->handle), &error))
         g_debug ("Cannot unload a module: %s", error->message);
     }
   g_clear_pointer (&self->lowered_names, g_hash_table_unref);
   g_clear_pointer (&self->param_counts, g_hash_table_unref);
   g_free (self->cache_key);
-  g_clear_object (&self->context);
+  cugi_context_binding_clear (&self->binding);
 
   G_OBJECT_CLASS (cugi_module_parent_class)->finalize (object);
 }
@@ -355,7 +354,7 @@ cugi_module_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->context);
+      g_value_set_object (value, self->binding.context);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -510,7 +509,7 @@ cugi_module_get_context (CugiModule *self)
 {
   g_return_val_if_fail (CUGI_IS_MODULE (self), NULL);
 
-  return self->context;
+  return self->binding.context;
 }
 
 /* The function of @self that cugi_module_get_kernel() (in the kernels
@@ -526,7 +525,7 @@ cugi_module_find_function (CugiModule  *self,
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   CUresult result;
 
-  if (!module_check (self, error) || !cugi_context_enter (self->context, &scope, error))
+  if (!module_enter (self, &scope, error))
     return FALSE;
   *symbol = symbol_for (self, name);
   result = cugi_cuda.cuModuleGetFunction (function, self->handle, *symbol);
@@ -572,7 +571,7 @@ cugi_module_get_global (CugiModule  *self,
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!module_check (self, error) || !cugi_context_enter (self->context, &scope, error))
+  if (!module_enter (self, &scope, error))
     return NULL;
   symbol = symbol_for (self, name);
   result = cugi_cuda.cuModuleGetGlobal (&address, &size, self->handle, symbol);
@@ -586,7 +585,7 @@ cugi_module_get_global (CugiModule  *self,
     }
   if (!cugi_check_result (result, "cuModuleGetGlobal", error))
     return NULL;
-  return cugi_buffer_new_wrapping (self->context, address, size, G_OBJECT (self));
+  return cugi_buffer_new_wrapping (self->binding.context, address, size, G_OBJECT (self));
 }
 
 /* ---- private API ---------------------------------------------------------- */
