@@ -991,7 +991,7 @@ cugi_context_synchronize_finish (CugiContext  *self,
  * - modules and kernels (#CugiModule, #CugiKernel): load and look them up
  *   again; using the old ones is a %CUGI_ERROR_INVALID_CONTEXT error;
  * - streams, events and graphs made with cugi_stream_new() and the like:
- *   make new ones; the old ones give %CUGI_ERROR_INVALID_STATE errors. The
+ *   make new ones; the old ones give %CUGI_ERROR_INVALID_CONTEXT errors. The
  *   context's default stream (the %NULL stream) stays usable.
  *
  * The old objects never crash and can be released at any time; releasing

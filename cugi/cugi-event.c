@@ -34,8 +34,7 @@ struct _CugiEvent
 {
   GObject         parent_instance;
 
-  CugiContext    *context;
-  guint           context_generation;  /* of the context when the event was made */
+  CugiContextBinding binding;
   CUevent         handle;
   CugiEventFlags  flags;
   GMainContext   *main_context;        /* where ::completed is emitted */
@@ -74,20 +73,16 @@ static gboolean
 event_check (CugiEvent *self,
              GError   **error)
 {
-  if (G_UNLIKELY (self->context == NULL))
+  if (G_UNLIKELY (self->binding.context == NULL))
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
                            _("This CugiEvent has no CUDA event: make events with cugi_event_new()"));
       return FALSE;
     }
-  if (G_UNLIKELY (cugi_context_get_generation (self->context) != self->context_generation))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("This event's context was reset since the event was made, which "
-                             "destroyed it: make a new event"));
-      return FALSE;
-    }
-  return TRUE;
+  return cugi_context_binding_check (&self->binding,
+                                     N_("This event's context was reset since the event was made, which "
+                                        "destroyed it: make a new event"),
+                                     error);
 }
 
 static gboolean
@@ -95,7 +90,7 @@ event_enter (CugiEvent        *self,
              CugiContextScope *scope,
              GError          **error)
 {
-  return event_check (self, error) && cugi_context_enter (self->context, scope, error);
+  return event_check (self, error) && cugi_context_enter (self->binding.context, scope, error);
 }
 
 CUevent
@@ -113,8 +108,7 @@ event_new (CugiContext   *context,
 {
   CugiEvent *self = g_object_new (CUGI_TYPE_EVENT, NULL);
 
-  self->context = g_object_ref (context);
-  self->context_generation = cugi_context_get_generation (context);
+  cugi_context_binding_init (&self->binding, context, CUGI_CONTEXT_BINDING_NONE);
   self->handle = handle;
   self->flags = flags;
   self->main_context = cugi_capture_main_context ();
@@ -244,7 +238,7 @@ cugi_event_get_context (CugiEvent *self)
 {
   g_return_val_if_fail (CUGI_IS_EVENT (self), NULL);
 
-  return self->context;
+  return self->binding.context;
 }
 
 /**
@@ -285,7 +279,7 @@ event_emit_completed (gpointer data)
  * recording, which a stream being captured into a graph cannot take: then the
  * event is recorded but this fails with %CUGI_ERROR_INVALID_STATE.
  *
- * A stream of another context is a %CUGI_ERROR_INVALID_ARGUMENT error.
+ * A stream of another context is a %CUGI_ERROR_INVALID_CONTEXT error.
  *
  * Returns: %TRUE on success, %FALSE with @error set
  *
@@ -305,15 +299,12 @@ cugi_event_record (CugiEvent  *self,
   if (!event_enter (self, &scope, error))
     return FALSE;
 
-  stream = cugi_stream_resolve (stream, self->context);
-  if (!cugi_stream_check (stream, error))
+  stream = cugi_stream_resolve (stream, self->binding.context);
+  if (!cugi_stream_check (stream, error) ||
+      !cugi_context_binding_check_same_context (&self->binding, cugi_stream_get_context (stream),
+                                                N_("Cannot record an event on a stream of another context"),
+                                                error))
     return FALSE;
-  if (cugi_context_get_handle (cugi_stream_get_context (stream)) != cugi_context_get_handle (self->context))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                           _("Cannot record an event on a stream of another context"));
-      return FALSE;
-    }
 
   if (!CUGI_CALL (cuEventRecord, (self->handle, cugi_stream_get_handle (stream)), error))
     return FALSE;
@@ -426,7 +417,7 @@ event_watch_locked (CugiEvent *self,
                     GError   **error)
 {
   if (self->watch_stream == NULL)
-    self->watch_stream = cugi_stream_new (self->context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, error);
+    self->watch_stream = cugi_stream_new (self->binding.context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, error);
   if (self->watch_stream == NULL ||
       !CUGI_CALL (cuStreamWaitEvent, (cugi_stream_get_handle (self->watch_stream), self->handle, 0), error))
     return NULL;
@@ -546,13 +537,8 @@ check_timeable (CugiEvent *start,
                            _("Cannot time events made with CUGI_EVENT_FLAGS_DISABLE_TIMING"));
       return FALSE;
     }
-  if (cugi_context_get_handle (start->context) != cugi_context_get_handle (end->context))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("Cannot time events of two different contexts"));
-      return FALSE;
-    }
-  return TRUE;
+  return cugi_context_binding_check_same_context (&start->binding, end->binding.context,
+                                                  N_("Cannot time events of two different contexts"), error);
 }
 
 /**
@@ -565,9 +551,9 @@ check_timeable (CugiEvent *start,
  * of about half a microsecond).
  *
  * Both events must have been recorded, must record timing (no
- * %CUGI_EVENT_FLAGS_DISABLE_TIMING), must belong to the same context and
- * must have completed; otherwise this is a %CUGI_ERROR_INVALID_STATE error,
- * never a meaningless number. Where the recordings may not have completed,
+ * %CUGI_EVENT_FLAGS_DISABLE_TIMING) and must have completed; otherwise this
+ * is a %CUGI_ERROR_INVALID_STATE error, never a meaningless number. Events
+ * of two contexts are a %CUGI_ERROR_INVALID_CONTEXT error. Where the recordings may not have completed,
  * cugi_event_elapsed_time_async() waits for them without blocking; where a
  * wait already covers them (a download_async() enqueued after @end on the
  * same stream has finished), this returns at once.
@@ -589,7 +575,7 @@ cugi_event_elapsed_time (CugiEvent *start,
   g_return_val_if_fail (CUGI_IS_EVENT (end), 0);
   g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
-  if (!check_timeable (start, end, error) || !cugi_context_enter (start->context, &scope, error))
+  if (!check_timeable (start, end, error) || !cugi_context_enter (start->binding.context, &scope, error))
     return 0;
   result = cugi_cuda.cuEventElapsedTime (&milliseconds, start->handle, end->handle);
   if (result == CUDA_ERROR_NOT_READY)
@@ -844,7 +830,7 @@ cugi_event_finalize (GObject *object)
 
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_mutex_clear (&self->watch_lock);
-  g_clear_object (&self->context);
+  cugi_context_binding_clear (&self->binding);
 
   G_OBJECT_CLASS (cugi_event_parent_class)->finalize (object);
 }
@@ -860,7 +846,7 @@ cugi_event_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->context);
+      g_value_set_object (value, self->binding.context);
       break;
     case PROP_FLAGS:
       g_value_set_flags (value, self->flags);

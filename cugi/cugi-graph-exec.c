@@ -28,8 +28,7 @@ struct _CugiGraphExec
 {
   GObject      parent_instance;
 
-  CugiContext *context;
-  guint        generation;      /* the context's, when instantiated */
+  CugiContextBinding binding;   /* to the generation it was instantiated in */
   /* The driver names nodes of an executable graph by the nodes of the graph
    * it was instantiated from, even after updates from other graphs. */
   CugiGraph   *instantiated;
@@ -60,19 +59,19 @@ cugi_graph_exec_finalize (GObject *object)
   CugiGraphExec *self = CUGI_GRAPH_EXEC (object);
 
   /* After a reset of the context the executable graph is gone already. */
-  if (self->handle != NULL && cugi_context_get_generation (self->context) == self->generation)
+  if (self->handle != NULL && cugi_context_binding_is_current (&self->binding))
     {
       g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
 
       /* An executable graph still running is freed when it completes. */
-      if (cugi_context_enter (self->context, &scope, NULL))
+      if (cugi_context_enter (self->binding.context, &scope, NULL))
         cugi_cuda.cuGraphExecDestroy (self->handle);
     }
   g_clear_pointer (&self->node_resources, g_hash_table_unref);
   g_clear_pointer (&self->resources, g_ptr_array_unref);
   g_clear_object (&self->graph);
   g_clear_object (&self->instantiated);
-  g_clear_object (&self->context);
+  cugi_context_binding_clear (&self->binding);
   g_mutex_clear (&self->lock);
 
   G_OBJECT_CLASS (cugi_graph_exec_parent_class)->finalize (object);
@@ -157,8 +156,7 @@ graph_exec_new (CugiGraph *graph,
     return NULL;
 
   self = g_object_new (CUGI_TYPE_GRAPH_EXEC, NULL);
-  self->context = g_object_ref (context);
-  self->generation = cugi_context_get_generation (context);
+  cugi_context_binding_init (&self->binding, context, CUGI_CONTEXT_BINDING_NONE);
   self->instantiated = g_object_ref (graph);
   self->graph = g_object_ref (graph);
   self->handle = handle;
@@ -206,13 +204,8 @@ enter (CugiGraphExec    *self,
                            _("This executable graph was not made by cugi_graph_instantiate()"));
       return FALSE;
     }
-  if (cugi_context_get_generation (self->context) != self->generation)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The executable graph is gone: its context was reset since"));
-      return FALSE;
-    }
-  return cugi_context_enter (self->context, scope, error);
+  return cugi_context_binding_enter (&self->binding, scope,
+                                     N_("The executable graph is gone: its context was reset since"), error);
 }
 
 /**
@@ -243,15 +236,13 @@ resolve_stream (CugiGraphExec *self,
                 CugiStream    *stream,
                 GError       **error)
 {
-  if (stream != NULL && !cugi_stream_check (stream, error))
+  if (stream != NULL &&
+      (!cugi_stream_check (stream, error) ||
+       !cugi_context_binding_check_same_context (&self->binding, cugi_stream_get_context (stream),
+                                                 N_("The stream belongs to another context than the graph"),
+                                                 error)))
     return NULL;
-  if (stream != NULL && cugi_stream_get_context (stream) != self->context)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
-                           _("The stream belongs to another context than the graph"));
-      return NULL;
-    }
-  return cugi_stream_resolve (stream, self->context);
+  return cugi_stream_resolve (stream, self->binding.context);
 }
 
 /**
@@ -455,14 +446,11 @@ cugi_graph_exec_update (CugiGraphExec *self,
   g_return_val_if_fail (CUGI_IS_GRAPH (graph), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!enter (self, &scope, error) || !cugi_graph_check (graph, error))
+  if (!enter (self, &scope, error) || !cugi_graph_check (graph, error) ||
+      !cugi_context_binding_check_same_context (&self->binding, cugi_graph_get_context (graph),
+                                                N_("The graph belongs to another context than the executable graph"),
+                                                error))
     return FALSE;
-  if (cugi_graph_get_context (graph) != self->context)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
-                           _("The graph belongs to another context than the executable graph"));
-      return FALSE;
-    }
   if (!CUGI_CALL (cuGraphExecUpdate, (self->handle, cugi_graph_get_handle (graph), &info), &local_error))
     {
       if ((reason = describe_update_failure (info.result)) == NULL)

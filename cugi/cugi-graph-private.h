@@ -6,8 +6,8 @@
 
 G_BEGIN_DECLS
 
-/* INVALID_STATE for a graph made with g_object_new() or one whose context
- * was reset since. */
+/* INVALID_STATE for a graph made with g_object_new(), INVALID_CONTEXT for
+ * one whose context was reset since. */
 gboolean     cugi_graph_check               (CugiGraph      *self,
                                              GError        **error);
 CUgraph      cugi_graph_get_handle          (CugiGraph      *self);

@@ -39,8 +39,7 @@ struct _CugiGraph
 {
   GObject      parent_instance;
 
-  CugiContext *context;
-  guint        generation;    /* the context's, when the graph was made */
+  CugiContextBinding binding;
   CUgraph      handle;
   guint        node_count;
   GArray      *kernel_nodes;  /* CUgraphNode, in the driver's order */
@@ -72,17 +71,17 @@ cugi_graph_finalize (GObject *object)
   CugiGraph *self = CUGI_GRAPH (object);
 
   /* After a reset of the context the graph is gone already. */
-  if (self->handle != NULL && cugi_context_get_generation (self->context) == self->generation)
+  if (self->handle != NULL && cugi_context_binding_is_current (&self->binding))
     {
       g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
 
       /* A graph is independent of its executable graphs: nothing waits. */
-      if (cugi_context_enter (self->context, &scope, NULL))
+      if (cugi_context_enter (self->binding.context, &scope, NULL))
         cugi_cuda.cuGraphDestroy (self->handle);
     }
   g_clear_pointer (&self->kernel_nodes, g_array_unref);
   g_clear_pointer (&self->work, cugi_captured_work_free);
-  g_clear_object (&self->context);
+  cugi_context_binding_clear (&self->binding);
 
   G_OBJECT_CLASS (cugi_graph_parent_class)->finalize (object);
 }
@@ -98,7 +97,7 @@ cugi_graph_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->context);
+      g_value_set_object (value, self->binding.context);
       break;
     case PROP_NODE_COUNT:
       g_value_set_uint (value, self->node_count);
@@ -283,8 +282,7 @@ cugi_graph_capture_end (CugiStream *stream,
     return NULL;
 
   graph = g_object_new (CUGI_TYPE_GRAPH, NULL);
-  graph->context = g_object_ref (context);
-  graph->generation = cugi_context_get_generation (context);
+  cugi_context_binding_init (&graph->binding, context, CUGI_CONTEXT_BINDING_NONE);
   graph->handle = recorded;
   graph->work = g_steal_pointer (&work);
   if (!read_nodes (graph, error))
@@ -305,7 +303,7 @@ cugi_graph_get_context (CugiGraph *self)
 {
   g_return_val_if_fail (CUGI_IS_GRAPH (self), NULL);
 
-  return self->context;
+  return self->binding.context;
 }
 
 /**
@@ -351,13 +349,7 @@ cugi_graph_check (CugiGraph *self,
                            _("This graph was not made by cugi_graph_capture_end()"));
       return FALSE;
     }
-  if (cugi_context_get_generation (self->context) != self->generation)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The graph is gone: its context was reset since"));
-      return FALSE;
-    }
-  return TRUE;
+  return cugi_context_binding_check (&self->binding, N_("The graph is gone: its context was reset since"), error);
 }
 
 CUgraph

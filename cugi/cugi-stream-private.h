@@ -80,14 +80,10 @@ void        cugi_stream_unpin             (CugiStream *self,
                                            GPtrArray  *resources);
 
 /* FALSE with CUGI_ERROR_INVALID_STATE for an object a binding made with
- * g_object_new() instead of a constructor, or one whose context was reset
- * since (its CUDA handle is gone). */
+ * g_object_new() instead of a constructor, with CUGI_ERROR_INVALID_CONTEXT
+ * for one whose context was reset since (its CUDA handle is gone). */
 gboolean    cugi_stream_check             (CugiStream *self,
                                            GError    **error);
-/* Without an error, for the common case of launches: TRUE when
- * cugi_stream_check() passes and @self belongs to @context (not NULL). */
-gboolean    cugi_stream_is_usable_in      (CugiStream  *self,
-                                           CugiContext *context);
 
 /* Called in the task's context, once the work the task waits for completed:
  * it returns @task (g_task_return_*()). */

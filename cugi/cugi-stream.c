@@ -70,12 +70,9 @@ struct _CugiStream
 {
   GObject          parent_instance;
 
-  CugiContext     *context;            /* a reference, unless context_unowned */
-  gboolean         context_unowned;    /* the null stream: its context keeps it */
-  guint            context_generation; /* of the context when the stream was made */
+  CugiContextBinding binding;         /* no reference in the null stream: its context keeps it */
   CUstream         handle;
   gboolean         owns_handle;
-  gboolean         survives_reset;     /* the handle is one of the driver's own */
   CugiStreamFlags  flags;
   gint             priority;
   GMainContext    *main_context;       /* where ::idle is emitted and bursts are flushed */
@@ -122,29 +119,16 @@ gboolean
 cugi_stream_check (CugiStream *self,
                    GError    **error)
 {
-  if (G_UNLIKELY (self->context == NULL))
+  if (G_UNLIKELY (self->binding.context == NULL))
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
                            _("This CugiStream has no CUDA stream: make streams with cugi_stream_new()"));
       return FALSE;
     }
-  if (G_UNLIKELY (!self->survives_reset &&
-                  cugi_context_get_generation (self->context) != self->context_generation))
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("This stream's context was reset since the stream was made, which "
-                             "destroyed it: make a new stream"));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-CUGI_LAUNCH_PATH gboolean
-cugi_stream_is_usable_in (CugiStream  *self,
-                          CugiContext *context)
-{
-  return self->context == context &&
-         (self->survives_reset || cugi_context_get_generation (context) == self->context_generation);
+  return cugi_context_binding_check (&self->binding,
+                                     N_("This stream's context was reset since the stream was made, which "
+                                        "destroyed it: make a new stream"),
+                                     error);
 }
 
 static gboolean
@@ -152,7 +136,7 @@ stream_enter (CugiStream       *self,
               CugiContextScope *scope,
               GError          **error)
 {
-  return cugi_stream_check (self, error) && cugi_context_enter (self->context, scope, error);
+  return cugi_stream_check (self, error) && cugi_context_enter (self->binding.context, scope, error);
 }
 
 /* A reference on @self that also keeps its context alive, for what outlives
@@ -161,7 +145,7 @@ stream_enter (CugiStream       *self,
 static CugiStream *
 stream_ref_with_context (CugiStream *self)
 {
-  g_object_ref (self->context);
+  g_object_ref (self->binding.context);
   return g_object_ref (self);
 }
 
@@ -169,7 +153,7 @@ static void
 stream_unref_with_context (gpointer data)
 {
   CugiStream *self = data;
-  CugiContext *context = self->context;
+  CugiContext *context = self->binding.context;
 
   g_object_unref (self);
   g_object_unref (context);
@@ -293,7 +277,7 @@ stream_check_released (CugiStream *self)
 
   if (stream_enter (self, &scope, NULL) && !stream_is_capturing (self, NULL))
     {
-      guint generation = cugi_context_get_generation (self->context);
+      guint generation = cugi_context_get_generation (self->binding.context);
 
       /* A reset of the context (which the null stream survives) destroyed
        * the event, and the work it stood behind. */
@@ -666,13 +650,16 @@ stream_new (CugiContext    *context,
             GMainContext   *main_context)
 {
   CugiStream *self = g_object_new (CUGI_TYPE_STREAM, NULL);
+  CugiContextBindingFlags binding_flags = CUGI_CONTEXT_BINDING_NONE;
 
-  self->context = context_unowned ? context : g_object_ref (context);
-  self->context_unowned = context_unowned;
-  self->context_generation = cugi_context_get_generation (context);
+  if (context_unowned)
+    binding_flags |= CUGI_CONTEXT_BINDING_UNOWNED;
+  /* The driver's own streams survive a reset. */
+  if (handle == NULL || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD)
+    binding_flags |= CUGI_CONTEXT_BINDING_SURVIVES_RESET;
+  cugi_context_binding_init (&self->binding, context, binding_flags);
   self->handle = handle;
   self->owns_handle = owns_handle;
-  self->survives_reset = handle == NULL || handle == CU_STREAM_LEGACY || handle == CU_STREAM_PER_THREAD;
   self->flags = flags;
   self->priority = priority;
   self->main_context = main_context;
@@ -835,7 +822,7 @@ cugi_stream_get_context (CugiStream *self)
 {
   g_return_val_if_fail (CUGI_IS_STREAM (self), NULL);
 
-  return self->context;
+  return self->binding.context;
 }
 
 /**
@@ -1010,7 +997,7 @@ cugi_stream_finalize (GObject *object)
 {
   CugiStream *self = CUGI_STREAM (object);
 
-  if (self->context != NULL)
+  if (self->binding.context != NULL)
     {
       g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
       gboolean entered = stream_enter (self, &scope, NULL);
@@ -1021,7 +1008,7 @@ cugi_stream_finalize (GObject *object)
       if (entered && self->pending->len > 0)
         cugi_cuda.cuStreamSynchronize (self->handle);
       if (entered && self->check_event != NULL &&
-          self->check_generation == cugi_context_get_generation (self->context))
+          self->check_generation == cugi_context_get_generation (self->binding.context))
         cugi_cuda.cuEventDestroy (self->check_event);
       /* Work still in flight completes before the driver frees the stream. */
       if (entered && self->owns_handle)
@@ -1032,8 +1019,7 @@ cugi_stream_finalize (GObject *object)
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_mutex_clear (&self->lock);
   g_mutex_clear (&self->check_lock);
-  if (!self->context_unowned)
-    g_clear_object (&self->context);
+  cugi_context_binding_clear (&self->binding);
 
   G_OBJECT_CLASS (cugi_stream_parent_class)->finalize (object);
 }
@@ -1049,7 +1035,7 @@ cugi_stream_get_property (GObject    *object,
   switch (prop_id)
     {
     case PROP_CONTEXT:
-      g_value_set_object (value, self->context);
+      g_value_set_object (value, self->binding.context);
       break;
     case PROP_FLAGS:
       g_value_set_flags (value, self->flags);

@@ -455,9 +455,9 @@ test_context_reset (void)
   g_assert_no_error (error);
 
   g_assert_false (cugi_stream_query (stream, &error));
-  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
   g_assert_false (cugi_event_record (event, NULL, &error));
-  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
 
   null_stream = cugi_stream_resolve (NULL, context);
   work (null_stream, 10, NULL);
