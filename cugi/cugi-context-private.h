@@ -117,8 +117,8 @@ void      cugi_context_binding_clear   (CugiContextBinding      *self);
 static inline gboolean
 cugi_context_binding_is_current (const CugiContextBinding *self)
 {
-  return self->context == NULL || (self->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0 ||
-         cugi_context_get_generation (self->context) == self->generation;
+  return self->context == NULL || cugi_context_get_generation (self->context) == self->generation ||
+         (self->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0;
 }
 
 /* FALSE with CUGI_ERROR_INVALID_CONTEXT and the class's own message when
