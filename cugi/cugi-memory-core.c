@@ -1,6 +1,6 @@
 /* cugi-memory-core.c: the logic the memory classes share: range checks, the
  * lifetime of owned memory, pool bins and bookkeeping, the common parts of
- * the two pools and of the two buffers, resources of work in flight. What
+ * the two pools and of the two buffers. What
  * needs no driver is tested without a GPU in tests/test-memory-core.c. */
 #include "config.h"
 
@@ -788,39 +788,4 @@ cugi_memory_ownership_clear (CugiMemoryOwnership *self)
     g_object_unref (self->pool->object);
   self->pool = NULL;
   cugi_context_binding_clear (&self->binding);
-}
-
-/* ---- resources of work in flight ------------------------------------------ */
-
-typedef struct
-{
-  gpointer       data;
-  GDestroyNotify release;
-} WorkResource;
-
-static void
-work_resource_free (gpointer data)
-{
-  WorkResource *resource = data;
-
-  resource->release (resource->data);
-  g_free (resource);
-}
-
-GPtrArray *
-cugi_work_resources_new (void)
-{
-  return g_ptr_array_new_with_free_func (work_resource_free);
-}
-
-void
-cugi_work_resources_add (GPtrArray      *resources,
-                         gpointer        data,
-                         GDestroyNotify  release)
-{
-  WorkResource *resource = g_new (WorkResource, 1);
-
-  resource->data = data;
-  resource->release = release;
-  g_ptr_array_add (resources, resource);
 }

@@ -256,13 +256,6 @@ gboolean  cugi_memory_ownership_free   (CugiMemoryOwnership  *self,
  * pool and the context. */
 void      cugi_memory_ownership_clear  (CugiMemoryOwnership  *self);
 
-/* Resources for cugi_stream_track_work(): each element is released with its
- * own function, so one array holds buffers, host buffers and GBytes. */
-GPtrArray *cugi_work_resources_new     (void);
-void       cugi_work_resources_add     (GPtrArray      *resources,
-                                        gpointer        data,
-                                        GDestroyNotify  release);
-
 /* Work in flight on a buffer: keeps it alive, and holds back the release of
  * its memory by cugi_buffer_free() until cugi_buffer_end_work(). Returns
  * @self, for cugi_work_resources_add (res, cugi_buffer_begin_work (b),

@@ -111,6 +111,13 @@ CUevent   cugi_event_get_handle        (CugiEvent *self);
 
 /* ---- work lifetimes (cugi-work.c) ----------------------------------------- */
 
+/* Resources for cugi_work_track(): each element is released with its
+ * own function, so one array holds buffers, host buffers and GBytes. */
+GPtrArray *cugi_work_resources_new     (void);
+void       cugi_work_resources_add     (GPtrArray      *resources,
+                                        gpointer        data,
+                                        GDestroyNotify  release);
+
 /* What work just enqueued on @stream (a launch, a copy, a memset, a graph
  * launch) uses must outlive it; every such operation records it here.
  * On a stream that is being captured the work runs only when the graph

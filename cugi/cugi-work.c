@@ -7,7 +7,9 @@
  * does, as often as it is launched: what it uses goes to the capture, and
  * the graph made of it keeps that as long as it lives. (Argument lists
  * launched again and again keep their buffers themselves, pinned to their
- * stream: cugi_kernel_args_track_launch(), outside captures only.)
+ * stream: cugi_kernel_args_track_launch(), outside captures only.) The
+ * lists of what work uses, with a release function per element, are made
+ * here too (cugi_work_resources_new()).
  */
 #include "config.h"
 
@@ -138,4 +140,39 @@ cugi_work_track (CugiStream *stream,
     }
   g_mutex_unlock (&captures_lock);
   g_clear_pointer (&resources, g_ptr_array_unref);
+}
+
+/* ---- resources ------------------------------------------------------------ */
+
+typedef struct
+{
+  gpointer       data;
+  GDestroyNotify release;
+} WorkResource;
+
+static void
+work_resource_free (gpointer data)
+{
+  WorkResource *resource = data;
+
+  resource->release (resource->data);
+  g_free (resource);
+}
+
+GPtrArray *
+cugi_work_resources_new (void)
+{
+  return g_ptr_array_new_with_free_func (work_resource_free);
+}
+
+void
+cugi_work_resources_add (GPtrArray      *resources,
+                         gpointer        data,
+                         GDestroyNotify  release)
+{
+  WorkResource *resource = g_new (WorkResource, 1);
+
+  resource->data = data;
+  resource->release = release;
+  g_ptr_array_add (resources, resource);
 }

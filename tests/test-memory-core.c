@@ -5,6 +5,7 @@
 
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
+#include "cugi-stream-private.h"
 #include "cugi-test-utils.h"
 
 /* ---- range checks --------------------------------------------------------- */
