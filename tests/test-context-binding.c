@@ -11,19 +11,42 @@
 /* The stand-in driver's module format: a kernel and its parameters' sizes. */
 static const char image[] = "fill 4 8\n";
 
-/* Memory for the stand-in, which has none: device memory is host memory. */
+/* Memory for the stand-in, which has none: device memory is host memory.
+ * The stand-in holds each allocation until it is freed, as a driver does: a
+ * reset takes a context's memory with it, so cugi frees none of it after
+ * one, and what the reset took stays here, where leak checkers see it held
+ * (the streams' threads may still be writing it). */
+static GHashTable *live_memory;  /* the allocations not freed yet */
+
+static gpointer
+allocate (size_t size)
+{
+  gpointer data = g_malloc0 (size);
+
+  if (live_memory == NULL)
+    live_memory = g_hash_table_new_full (NULL, NULL, g_free, NULL);
+  g_hash_table_add (live_memory, data);
+  return data;
+}
+
+static void
+release (gpointer data)
+{
+  g_assert_true (g_hash_table_remove (live_memory, data));
+}
+
 static CUresult CUDAAPI
 fake_mem_alloc (CUdeviceptr *address,
                 size_t       size)
 {
-  *address = (CUdeviceptr) (guintptr) g_malloc0 (size);
+  *address = (CUdeviceptr) (guintptr) allocate (size);
   return CUDA_SUCCESS;
 }
 
 static CUresult CUDAAPI
 fake_mem_free (CUdeviceptr address)
 {
-  g_free ((gpointer) (guintptr) address);
+  release ((gpointer) (guintptr) address);
   return CUDA_SUCCESS;
 }
 
@@ -32,14 +55,14 @@ fake_mem_host_alloc (void         **data,
                      size_t         size,
                      unsigned int   flags)
 {
-  *data = g_malloc0 (size);
+  *data = allocate (size);
   return CUDA_SUCCESS;
 }
 
 static CUresult CUDAAPI
 fake_mem_free_host (void *data)
 {
-  g_free (data);
+  release (data);
   return CUDA_SUCCESS;
 }
 
