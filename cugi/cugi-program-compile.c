@@ -199,7 +199,7 @@ cugi_compile_job_compute_key (CugiCompileJob *job)
     .name_expressions = (const char * const *) job->name_expressions,
     .options = (const char * const *) job->options,
     .target = job->target,
-    .nvrtc_version = cugi_loader_get_nvrtc_version (),
+    .nvrtc_identity = cugi_loader_get_nvrtc_identity (NULL),
   };
 
   return cugi_program_cache_compute_key (&inputs);

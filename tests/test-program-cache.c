@@ -241,7 +241,7 @@ test_key_inputs (void)
   const char *shifted_options[] = { "a", "bc", NULL };
   const char *more_options[] = { "ab", "c", "-lineinfo", NULL };
   const CugiProgramCacheKeyInputs base = {
-    "source", "name.cu", header_names, header_sources, 2, expressions, options, "sm_90", 13000,
+    "source", "name.cu", header_names, header_sources, 2, expressions, options, "sm_90", "an NVRTC",
   };
   CugiProgramCacheKeyInputs variants[18];
   g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -276,7 +276,7 @@ test_key_inputs (void)
   variants[n++].options = NULL;
   variants[n++].target = "sm_89";
   variants[n++].target = "";
-  variants[n++].nvrtc_version = 12080;
+  variants[n++].nvrtc_identity = "another NVRTC";
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (variants));
 
   g_hash_table_add (keys, g_steal_pointer (&base_key));
@@ -824,7 +824,7 @@ static char *
 store_synthetic (const char *label,
                  gsize       log_size)
 {
-  CugiProgramCacheKeyInputs inputs = { .source = label, .target = "", .nvrtc_version = 1 };
+  CugiProgramCacheKeyInputs inputs = { .source = label, .target = "", .nvrtc_identity = "an NVRTC" };
   char *key = cugi_program_cache_compute_key (&inputs);
   g_autofree char *log = g_strnfill (log_size, 'x');
   g_autoptr(CugiProgramResult) result = cugi_program_result_new (log, NULL, NULL, NULL);
