@@ -4,9 +4,17 @@
  * through cuGetProcAddress, asking for the versions of the cuda.h cugi was
  * built against, so each pointer has the ABI of the type it is stored as.
  */
+/* dladdr(), which tells the file a symbol was loaded from. */
+#define _GNU_SOURCE
 #include "config.h"
 
+#include <dlfcn.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <gmodule.h>
 
 #include "cugi-loader.h"
@@ -31,6 +39,8 @@ typedef struct
 
 static CugiLibrary driver_library;
 static CugiLibrary nvrtc_library;
+/* cugi_loader_get_nvrtc_identity() of the NVRTC loaded, set with it. */
+static char *loaded_nvrtc_identity;
 
 static GModule *
 open_first (const char * const *candidates,
@@ -178,6 +188,133 @@ nvrtc_candidates (void)
   return candidates;
 }
 
+/* ---- NVRTC's identity, without loading it -------------------------------- */
+
+/* What tells one NVRTC from another: the file the path resolves to, its
+ * size and modification time (a reinstall in place changes them), and the
+ * version its name carries (libnvrtc.so.13.0.88: "13.0.88"). NULL when
+ * @path is not a regular file. */
+static char *
+identify_file (const char *path)
+{
+  g_autofree char *resolved = realpath (path, NULL);
+  const char *version;
+  GStatBuf info;
+
+  if (resolved == NULL || g_stat (resolved, &info) != 0 || !S_ISREG (info.st_mode))
+    return NULL;
+  version = strstr (strrchr (resolved, '/'), ".so.");
+  return g_strdup_printf ("%s\nsize %" G_GINT64_FORMAT "\nmodified %" G_GINT64_FORMAT ".%09ld\nversion %s",
+                          resolved, (gint64) info.st_size, (gint64) info.st_mtim.tv_sec,
+                          (long) info.st_mtim.tv_nsec, version != NULL ? version + strlen (".so.") : "");
+}
+
+/* The file the dynamic linker took, asked of one of its symbols; its path
+ * and version when that cannot be told. */
+static char *
+identify_loaded_nvrtc (CugiLibrary *lib)
+{
+  Dl_info info = { 0 };
+  char *identity = NULL;
+
+  if (dladdr ((void *) cugi_nvrtc.nvrtcVersion, &info) != 0 && info.dli_fname != NULL)
+    identity = identify_file (info.dli_fname);
+  if (identity == NULL)
+    identity = g_strdup_printf ("%s\nversion %d", lib->path, lib->version);
+  return identity;
+}
+
+/* The directories of the ld.so.conf file at @conf_path's lines, and of the
+ * files its `include` lines name, nested at most a few deep. */
+static void
+add_ld_so_conf_dirs (GPtrArray  *dirs,
+                     const char *conf_path,
+                     guint       depth)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (conf_path, &text, NULL, NULL))
+    return;
+  lines = g_strsplit (text, "\n", -1);
+  for (gsize i = 0; lines[i] != NULL; i++)
+    {
+      char *comment = strchr (lines[i], '#');
+      const char *line;
+      glob_t matches = { 0 };
+
+      if (comment != NULL)
+        *comment = '\0';
+      line = g_strstrip (lines[i]);
+      if (g_str_has_prefix (line, "include") && g_ascii_isspace (line[strlen ("include")]))
+        {
+          g_autofree char *pattern = g_strstrip (g_strdup (line + strlen ("include")));
+
+          if (depth < 4 && glob (pattern, 0, NULL, &matches) == 0)
+            for (gsize m = 0; m < matches.gl_pathc; m++)
+              add_ld_so_conf_dirs (dirs, matches.gl_pathv[m], depth + 1);
+          globfree (&matches);
+        }
+      else if (g_path_is_absolute (line))
+        g_ptr_array_add (dirs, g_strdup (line));
+    }
+}
+
+/* Where the dynamic linker looks for a bare name, in its order:
+ * LD_LIBRARY_PATH, the directories its cache is built from, the defaults. */
+static GPtrArray *
+library_search_dirs (void)
+{
+  GPtrArray *dirs = g_ptr_array_new_with_free_func (g_free);
+  const char *defaults[] = { "/lib64", "/usr/lib64", "/lib", "/usr/lib" };
+  const char *ld_library_path = g_getenv ("LD_LIBRARY_PATH");
+
+  if (ld_library_path != NULL)
+    {
+      g_auto(GStrv) listed = g_strsplit_set (ld_library_path, ":;", -1);
+
+      for (gsize i = 0; listed[i] != NULL; i++)
+        if (*listed[i] != '\0')
+          g_ptr_array_add (dirs, g_strdup (listed[i]));
+    }
+  add_ld_so_conf_dirs (dirs, "/etc/ld.so.conf", 0);
+  for (gsize i = 0; i < G_N_ELEMENTS (defaults); i++)
+    g_ptr_array_add (dirs, g_strdup (defaults[i]));
+  return dirs;
+}
+
+/* The identity of the first candidate the dynamic linker would find: a name
+ * with a slash is a path, a bare one is searched for. */
+static char *
+find_nvrtc_identity (void)
+{
+  g_autoptr(GPtrArray) candidates = nvrtc_candidates ();
+  g_autoptr(GPtrArray) dirs = NULL;
+
+  for (guint i = 0; i < candidates->len && candidates->pdata[i] != NULL; i++)
+    {
+      const char *candidate = candidates->pdata[i];
+      char *identity = NULL;
+
+      if (strchr (candidate, '/') != NULL)
+        identity = identify_file (candidate);
+      else
+        {
+          if (dirs == NULL)
+            dirs = library_search_dirs ();
+          for (guint d = 0; identity == NULL && d < dirs->len; d++)
+            {
+              g_autofree char *path = g_build_filename (dirs->pdata[d], candidate, NULL);
+
+              identity = identify_file (path);
+            }
+        }
+      if (identity != NULL)
+        return identity;
+    }
+  return NULL;
+}
+
 static gboolean
 load_nvrtc_once (CugiLibrary *lib)
 {
@@ -208,6 +345,8 @@ load_nvrtc_once (CugiLibrary *lib)
 
   cugi_nvrtc.nvrtcVersion (&major, &minor);
   lib->version = major * 1000 + minor * 10;
+  /* Read without a lock by cugi_loader_get_nvrtc_identity(). */
+  g_atomic_pointer_set (&loaded_nvrtc_identity, identify_loaded_nvrtc (lib));
   return TRUE;
 }
 
@@ -251,6 +390,37 @@ gboolean
 cugi_loader_load_nvrtc (GError **error)
 {
   return load_library (&nvrtc_library, load_nvrtc_once, error);
+}
+
+/**
+ * cugi_loader_get_nvrtc_identity:
+ *
+ * What tells the NVRTC cugi compiles with from any other: once loaded, the
+ * file the dynamic linker took; before, the file it would take, found as it
+ * would without loading it (100 MB, tens of milliseconds), so that a cached
+ * compile needs no NVRTC. When no file is found the library is loaded,
+ * failing as cugi_loader_load_nvrtc() does. The first identity found is kept
+ * for the process until NVRTC is loaded.
+ */
+const char *
+cugi_loader_get_nvrtc_identity (GError **error)
+{
+  static gsize searched;
+  static char *found_identity;
+  const char *loaded_identity = g_atomic_pointer_get (&loaded_nvrtc_identity);
+
+  if (loaded_identity != NULL)
+    return loaded_identity;
+  if (g_once_init_enter (&searched))
+    {
+      found_identity = find_nvrtc_identity ();
+      g_once_init_leave (&searched, 1);
+    }
+  if (found_identity != NULL)
+    return found_identity;
+  if (!cugi_loader_load_nvrtc (error))
+    return NULL;
+  return loaded_nvrtc_identity;
 }
 
 int

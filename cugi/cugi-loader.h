@@ -189,6 +189,7 @@ int          cugi_loader_get_driver_version (void);
 int          cugi_loader_get_nvrtc_version (void);
 const char  *cugi_loader_get_driver_path  (void);
 const char  *cugi_loader_get_nvrtc_path   (void);
+const char  *cugi_loader_get_nvrtc_identity (GError **error);
 
 /* The driver's own name and text for a result, or NULL when the driver is not
  * loaded (cugi-error.c then falls back on its table). */

@@ -340,7 +340,7 @@ cugi_program_cache_compute_key (const CugiProgramCacheKeyInputs *inputs)
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
 
   /* Names the scheme, so a future change of it cannot reuse old keys. */
-  hash_string (checksum, "cugi NVRTC cache key 2");
+  hash_string (checksum, "cugi NVRTC cache key 3");
   hash_string (checksum, inputs->source);
   hash_string (checksum, inputs->name);
   hash_count (checksum, inputs->n_headers);
@@ -352,7 +352,7 @@ cugi_program_cache_compute_key (const CugiProgramCacheKeyInputs *inputs)
   hash_strv (checksum, inputs->name_expressions);
   hash_strv (checksum, inputs->options);
   hash_string (checksum, inputs->target);
-  hash_count (checksum, (guint64) inputs->nvrtc_version);
+  hash_string (checksum, inputs->nvrtc_identity);
   if (!hash_included_files (checksum, inputs))
     return NULL;
   return g_strdup (g_checksum_get_string (checksum));

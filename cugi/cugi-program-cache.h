@@ -29,7 +29,7 @@ typedef struct
   const char * const *name_expressions;  /* NULL-terminated, may be NULL */
   const char * const *options;           /* NULL-terminated, may be NULL */
   const char         *target;            /* e.g. "sm_90"; "" when the options pick it */
-  gint                nvrtc_version;
+  const char         *nvrtc_identity;    /* cugi_loader_get_nvrtc_identity() */
 } CugiProgramCacheKeyInputs;
 
 /* A SHA-256 (64 hex digits) over @inputs, each field framed by its length so

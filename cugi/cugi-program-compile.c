@@ -61,37 +61,110 @@ cugi_program_choose_target (const int *supported,
   return g_strdup_printf ("compute_%d", newest_below);
 }
 
-/* nvrtcGetSupportedArchs, asked once: NVRTC is loaded once per process. */
-static gboolean
-get_supported_archs (const int **archs,
-                     gsize      *n_archs,
-                     GError    **error)
+/* The architectures the NVRTC of @identity supports, as a cache entry of
+ * their own whose log is their list ("50 52 ..."): a warm start chooses its
+ * target without loading NVRTC. */
+static char *
+supported_archs_key (const char *identity)
 {
-  static gsize queried;
-  static int *supported;
-  static gsize n_supported;
-  static nvrtcResult failure;
+  g_autofree char *text = g_strconcat ("cugi NVRTC supported architectures 1\n", identity, NULL);
 
-  if (g_once_init_enter (&queried))
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA256, text, -1);
+}
+
+static GArray *
+lookup_supported_archs (const char *key)
+{
+  CugiProgramCacheHit hit = CUGI_PROGRAM_CACHE_MISS;
+  g_autoptr(CugiProgramResult) entry = cugi_program_cache_lookup (key, &hit);
+  g_autoptr(GArray) archs = g_array_new (FALSE, FALSE, sizeof (int));
+  g_auto(GStrv) words = NULL;
+
+  if (entry == NULL)
+    return NULL;
+  words = g_strsplit (entry->log, " ", -1);
+  for (gsize i = 0; words[i] != NULL; i++)
     {
-      int count = 0;
+      gint64 parsed = 0;
+      int arch;
 
-      failure = cugi_nvrtc.nvrtcGetNumSupportedArchs (&count);
-      if (failure == NVRTC_SUCCESS)
-        {
-          supported = g_new0 (int, MAX (count, 1));
-          failure = cugi_nvrtc.nvrtcGetSupportedArchs (supported);
-          n_supported = failure == NVRTC_SUCCESS ? (gsize) count : 0;
-        }
-      g_once_init_leave (&queried, 1);
+      if (!g_ascii_string_to_signed (words[i], 10, 1, G_MAXINT, &parsed, NULL))
+        return NULL;
+      arch = (int) parsed;
+      g_array_append_val (archs, arch);
+    }
+  return archs->len > 0 ? g_steal_pointer (&archs) : NULL;
+}
+
+static void
+store_supported_archs (const char   *key,
+                       const GArray *archs)
+{
+  g_autoptr(GString) list = g_string_new (NULL);
+  g_autoptr(CugiProgramResult) entry = NULL;
+
+  for (guint i = 0; i < archs->len; i++)
+    g_string_append_printf (list, "%s%d", i > 0 ? " " : "", g_array_index (archs, int, i));
+  entry = cugi_program_result_new (list->str, NULL, NULL, NULL);
+  cugi_program_cache_store (key, entry);
+}
+
+static GArray *
+query_supported_archs (GError **error)
+{
+  g_autoptr(GArray) archs = g_array_new (FALSE, TRUE, sizeof (int));
+  nvrtcResult failure;
+  int count = 0;
+
+  failure = cugi_nvrtc.nvrtcGetNumSupportedArchs (&count);
+  if (failure == NVRTC_SUCCESS)
+    {
+      g_array_set_size (archs, count);
+      failure = cugi_nvrtc.nvrtcGetSupportedArchs ((int *) archs->data);
     }
   if (failure != NVRTC_SUCCESS)
     {
       cugi_set_nvrtc_error (error, failure, "nvrtcGetSupportedArchs");
+      return NULL;
+    }
+  return g_steal_pointer (&archs);
+}
+
+/* Found once per process: in the cache, else asked of NVRTC, which is
+ * loaded for it. */
+static gboolean
+get_supported_archs (const char *identity,
+                     const int **archs,
+                     gsize      *n_archs,
+                     GError    **error)
+{
+  static gsize found;
+  static GArray *supported;
+  static GError *failure;
+
+  if (g_once_init_enter (&found))
+    {
+      g_autofree char *key = supported_archs_key (identity);
+
+      supported = lookup_supported_archs (key);
+      if (supported == NULL && cugi_ensure_nvrtc (&failure) &&
+          (supported = query_supported_archs (&failure)) != NULL)
+        {
+          /* Under the loaded NVRTC's identity, should it not be the one
+           * found without loading it. */
+          g_autofree char *loaded_key = supported_archs_key (cugi_loader_get_nvrtc_identity (NULL));
+
+          store_supported_archs (loaded_key, supported);
+        }
+      g_once_init_leave (&found, 1);
+    }
+  if (supported == NULL)
+    {
+      g_propagate_error (error, g_error_copy (failure));
       return FALSE;
     }
-  *archs = supported;
-  *n_archs = n_supported;
+  *archs = (const int *) supported->data;
+  *n_archs = supported->len;
   return TRUE;
 }
 
@@ -131,12 +204,13 @@ cugi_program_target_for_arch (const char * const *options,
 {
   const int *supported = NULL;
   gsize n_supported = 0;
+  const char *identity = cugi_loader_get_nvrtc_identity (error);
 
-  if (!cugi_ensure_nvrtc (error))
+  if (identity == NULL)
     return NULL;
   if (chooses_architecture (options))
     return g_strdup ("");
-  if (!get_supported_archs (&supported, &n_supported, error))
+  if (!get_supported_archs (identity, &supported, &n_supported, error))
     return NULL;
   return cugi_program_choose_target (supported, n_supported, major, minor, error);
 }
@@ -199,7 +273,7 @@ cugi_compile_job_compute_key (CugiCompileJob *job)
     .name_expressions = (const char * const *) job->name_expressions,
     .options = (const char * const *) job->options,
     .target = job->target,
-    .nvrtc_version = cugi_loader_get_nvrtc_version (),
+    .nvrtc_identity = cugi_loader_get_nvrtc_identity (NULL),
   };
 
   return cugi_program_cache_compute_key (&inputs);
@@ -353,6 +427,8 @@ cugi_compile_job_run (CugiCompileJob *job,
           return;
         }
     }
+  if (!cugi_ensure_nvrtc (&job->error))
+    return;
   job->result = run_nvrtc (job, &job->log, &job->error);
   if (job->result != NULL && key != NULL)
     {

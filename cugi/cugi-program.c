@@ -119,7 +119,8 @@ compile_job_start (CugiProgram        *self,
                    const char         *target,
                    GError            **error)
 {
-  if (!cugi_ensure_nvrtc (error))
+  /* NVRTC itself is loaded only when the cache has no result for the job. */
+  if (cugi_loader_get_nvrtc_identity (error) == NULL)
     return NULL;
   if (self->source == NULL)
     {

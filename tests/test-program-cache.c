@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -143,6 +144,36 @@ list_dir (const char *path)
   return names;
 }
 
+/* The names in @dir of entries with compiled code: a compile also keeps
+ * the architectures its NVRTC supports, in an entry without any. */
+static GPtrArray *
+list_compile_entries (const char *path)
+{
+  g_autoptr(GPtrArray) names = list_dir (path);
+  GPtrArray *compiled = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autofree char *entry_path = g_build_filename (path, name, NULL);
+      g_autofree char *key = g_strndup (name, strcspn (name, "."));
+      g_autoptr(GBytes) contents = NULL;
+      g_autoptr(CugiProgramResult) result = NULL;
+      g_autofree char *data = NULL;
+      const char *reason = NULL;
+      gsize length = 0;
+
+      if (g_file_get_contents (entry_path, &data, &length, NULL))
+        {
+          contents = g_bytes_new_take (g_steal_pointer (&data), length);
+          result = cugi_program_cache_parse_entry (contents, key, &reason);
+        }
+      if (result == NULL || result->ptx != NULL || result->cubin != NULL)
+        g_ptr_array_add (compiled, g_strdup (name));
+    }
+  return compiled;
+}
+
 static void
 assert_same_bytes (GBytes *a,
                    GBytes *b)
@@ -241,7 +272,7 @@ test_key_inputs (void)
   const char *shifted_options[] = { "a", "bc", NULL };
   const char *more_options[] = { "ab", "c", "-lineinfo", NULL };
   const CugiProgramCacheKeyInputs base = {
-    "source", "name.cu", header_names, header_sources, 2, expressions, options, "sm_90", 13000,
+    "source", "name.cu", header_names, header_sources, 2, expressions, options, "sm_90", "an NVRTC",
   };
   CugiProgramCacheKeyInputs variants[18];
   g_autoptr(GHashTable) keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -276,7 +307,7 @@ test_key_inputs (void)
   variants[n++].options = NULL;
   variants[n++].target = "sm_89";
   variants[n++].target = "";
-  variants[n++].nvrtc_version = 12080;
+  variants[n++].nvrtc_identity = "another NVRTC";
   g_assert_cmpuint (n, ==, G_N_ELEMENTS (variants));
 
   g_hash_table_add (keys, g_steal_pointer (&base_key));
@@ -324,7 +355,7 @@ test_key_entries (Fixture       *fixture,
   g_assert_cmpint (compile_for_sm90 (other_header, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
   g_assert_cmpint (compile_for_sm90 (other_text, NULL), ==, CUGI_PROGRAM_CACHE_MISS);
 
-  names = list_dir (fixture->cache_dir);
+  names = list_compile_entries (fixture->cache_dir);
   g_assert_cmpuint (names->len, ==, 6);
 
   cugi_program_cache_clear_memory ();
@@ -824,7 +855,7 @@ static char *
 store_synthetic (const char *label,
                  gsize       log_size)
 {
-  CugiProgramCacheKeyInputs inputs = { .source = label, .target = "", .nvrtc_version = 1 };
+  CugiProgramCacheKeyInputs inputs = { .source = label, .target = "", .nvrtc_identity = "an NVRTC" };
   char *key = cugi_program_cache_compute_key (&inputs);
   g_autofree char *log = g_strnfill (log_size, 'x');
   g_autoptr(CugiProgramResult) result = cugi_program_result_new (log, NULL, NULL, NULL);
@@ -1213,7 +1244,7 @@ test_concurrent_processes (Fixture       *fixture,
     }
 
   /* One entry, no temporary file left, and it is valid. */
-  names = list_dir (fixture->cache_dir);
+  names = list_compile_entries (fixture->cache_dir);
   g_assert_cmpuint (names->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (names, 0), ==, entry_name);
   g_assert_cmpint (compile_for_sm90 (program, NULL), ==, CUGI_PROGRAM_CACHE_HIT_DISK);
@@ -1221,6 +1252,108 @@ test_concurrent_processes (Fixture       *fixture,
 
 #define add_fixture_test(path, func, data) \
   g_test_add ((path), Fixture, (data), fixture_set_up, (func), fixture_tear_down)
+
+/* ---- warm starts ----------------------------------------------------------- */
+
+#define WARM_START_WORKER_ARGUMENT "--warm-start-worker"
+
+/* The path of the first mapping of this process whose file name contains
+ * @name, or NULL. */
+static char *
+find_mapped_file (const char *name)
+{
+  g_autofree char *maps = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  g_assert_true (g_file_get_contents ("/proc/self/maps", &maps, NULL, NULL));
+  lines = g_strsplit (maps, "\n", -1);
+  for (gsize i = 0; lines[i] != NULL; i++)
+    {
+      const char *path = strchr (lines[i], '/');
+
+      if (path != NULL && strstr (path, name) != NULL)
+        return g_strdup (path);
+    }
+  return NULL;
+}
+
+/* Compiles the kernel in a fresh process, as test_warm_start's child, and
+ * prints where the result came from and whether any of NVRTC is mapped. */
+static int
+run_warm_start_worker (void)
+{
+  g_autoptr(CugiProgram) program = new_kernel_program (kernel_source);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *nvrtc = NULL;
+
+  if (!cugi_program_compile_for_arch (program, 9, 0, NULL, &error))
+    {
+      g_printerr ("warm-start worker: %s\n", error->message);
+      return 1;
+    }
+  nvrtc = find_mapped_file ("libnvrtc");
+  g_print ("%d %s\n", cugi_program_get_cache_hit (program), nvrtc != NULL ? "nvrtc-mapped" : "nvrtc-unmapped");
+  return 0;
+}
+
+/* Runs run_warm_start_worker() in a fresh process, with @libnvrtc as
+ * CUGI_LIBNVRTC unless it is NULL, and checks what it printed. */
+static void
+assert_warm_start_process (Fixture            *fixture,
+                           const char         *libnvrtc,
+                           CugiProgramCacheHit hit,
+                           gboolean            nvrtc_mapped)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr(GSubprocess) worker = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *self_path = g_file_read_link ("/proc/self/exe", &error);
+  g_autofree char *expected = g_strdup_printf ("%d %s", hit, nvrtc_mapped ? "nvrtc-mapped" : "nvrtc-unmapped");
+  g_autofree char *output = NULL;
+
+  g_assert_no_error (error);
+  g_subprocess_launcher_setenv (launcher, "CUGI_CACHE_DIR", fixture->cache_dir, TRUE);
+  if (libnvrtc != NULL)
+    g_subprocess_launcher_setenv (launcher, "CUGI_LIBNVRTC", libnvrtc, TRUE);
+  worker = g_subprocess_launcher_spawn (launcher, &error, self_path, WARM_START_WORKER_ARGUMENT, NULL);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (worker, NULL, NULL, &output, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (worker));
+  g_assert_cmpint (g_subprocess_get_exit_status (worker), ==, 0);
+  g_assert_cmpstr (g_strchomp (output), ==, expected);
+}
+
+/* A cached compile in a fresh process leaves NVRTC unloaded; another NVRTC
+ * file, with another name, misses the entries of the first. */
+static void
+test_warm_start (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *installed = NULL;
+  g_autofree char *renamed = g_build_filename (fixture->root, "libnvrtc.so.99.9.1", NULL);
+
+  g_assert_true (cugi_ensure_nvrtc (&error));
+  g_assert_no_error (error);
+  installed = find_mapped_file ("/libnvrtc.so");
+  g_assert_nonnull (installed);
+
+  assert_warm_start_process (fixture, NULL, CUGI_PROGRAM_CACHE_MISS, TRUE);
+  assert_warm_start_process (fixture, NULL, CUGI_PROGRAM_CACHE_HIT_DISK, FALSE);
+
+  /* A hard link where the file system allows one, a copy elsewhere. */
+  if (link (installed, renamed) != 0)
+    {
+      g_autoptr(GFile) source = g_file_new_for_path (installed);
+      g_autoptr(GFile) copy = g_file_new_for_path (renamed);
+
+      g_assert_true (g_file_copy (source, copy, G_FILE_COPY_NONE, NULL, NULL, NULL, &error));
+      g_assert_no_error (error);
+    }
+  assert_warm_start_process (fixture, renamed, CUGI_PROGRAM_CACHE_MISS, TRUE);
+  assert_warm_start_process (fixture, renamed, CUGI_PROGRAM_CACHE_HIT_DISK, FALSE);
+}
 
 int
 main (int argc, char **argv)
@@ -1248,6 +1381,8 @@ main (int argc, char **argv)
     return run_compile_worker ();
   if (argc == 3 && strcmp (argv[1], INCLUDE_WORKER_ARGUMENT) == 0)
     return run_include_worker (argv[2]);
+  if (argc == 2 && strcmp (argv[1], WARM_START_WORKER_ARGUMENT) == 0)
+    return run_warm_start_worker ();
 
   cugi_test_init (&argc, &argv);
   add_fixture_test ("/program-cache/hit", test_hit, NULL);
@@ -1276,5 +1411,6 @@ main (int argc, char **argv)
   add_fixture_test ("/program-cache/include/directory", test_include_directory, NULL);
   add_fixture_test ("/program-cache/include/macro", test_include_macro, NULL);
   add_fixture_test ("/program-cache/include/processes", test_include_processes, NULL);
+  add_fixture_test ("/program-cache/warm-start", test_warm_start, NULL);
   return g_test_run ();
 }
