@@ -599,6 +599,12 @@ pool_core_free_block (gpointer   user_data,
          self->free (self, block, error);
 }
 
+static guint
+pool_core_get_generation (CugiPoolCore *self)
+{
+  return cugi_context_get_generation (self->context);
+}
+
 void
 cugi_pool_core_init (CugiPoolCore          *self,
                      GObject               *object,
@@ -614,22 +620,16 @@ cugi_pool_core_init (CugiPoolCore          *self,
   self->free = free;
   self->blocks = cugi_block_pool_new (pool_core_alloc_block, pool_core_free_block,
                                       pool_core_blocks_changed, self,
-                                      cugi_pool_core_get_generation (self));
+                                      pool_core_get_generation (self));
 }
 
 void
 cugi_pool_core_clear (CugiPoolCore *self)
 {
   if (self->blocks != NULL)
-    cugi_block_pool_destroy (self->blocks, cugi_pool_core_get_generation (self));
+    cugi_block_pool_destroy (self->blocks, pool_core_get_generation (self));
   self->blocks = NULL;
   g_clear_object (&self->context);
-}
-
-guint
-cugi_pool_core_get_generation (CugiPoolCore *self)
-{
-  return cugi_context_get_generation (self->context);
 }
 
 gboolean
@@ -664,7 +664,7 @@ cugi_pool_core_allocate (CugiPoolCore      *self,
     }
   if (size == 0)
     return make (self, 0, 0, error);
-  generation = cugi_pool_core_get_generation (self);
+  generation = pool_core_get_generation (self);
   if (!cugi_block_pool_take (self->blocks, generation, size, &block, error))
     return NULL;
   made = make (self, block, size, error);
@@ -673,14 +673,17 @@ cugi_pool_core_allocate (CugiPoolCore      *self,
   return made;
 }
 
-gboolean
-cugi_pool_core_give_back (CugiPoolCore  *self,
-                          guint64        block,
-                          gsize          size,
-                          guint          generation,
-                          GError       **error)
+/* @block, of a take() of @size bytes in the context's @generation, comes
+ * back to @self (a reset since then means the memory is gone and is only
+ * counted off). */
+static gboolean
+pool_core_give_back (CugiPoolCore  *self,
+                     guint64        block,
+                     gsize          size,
+                     guint          generation,
+                     GError       **error)
 {
-  return cugi_block_pool_give_back (self->blocks, cugi_pool_core_get_generation (self),
+  return cugi_block_pool_give_back (self->blocks, pool_core_get_generation (self),
                                     block, size, generation, error);
 }
 
@@ -701,7 +704,7 @@ cugi_pool_core_free_held (CugiPoolCore  *self,
                           GError       **error)
 {
   return self->blocks == NULL ||
-         cugi_block_pool_free_held (self->blocks, cugi_pool_core_get_generation (self), error);
+         cugi_block_pool_free_held (self->blocks, pool_core_get_generation (self), error);
 }
 
 gboolean
@@ -709,7 +712,7 @@ cugi_pool_core_stop_holding (CugiPoolCore  *self,
                              GError       **error)
 {
   return self->blocks == NULL ||
-         cugi_block_pool_stop_holding (self->blocks, cugi_pool_core_get_generation (self), error);
+         cugi_block_pool_stop_holding (self->blocks, pool_core_get_generation (self), error);
 }
 
 /* ---- ownership of memory -------------------------------------------------- */
@@ -757,7 +760,7 @@ cugi_memory_ownership_give_back (CugiMemoryOwnership  *self,
                                  gsize                 size,
                                  GError              **error)
 {
-  return cugi_pool_core_give_back (self->pool, block, size, self->binding.generation, error);
+  return pool_core_give_back (self->pool, block, size, self->binding.generation, error);
 }
 
 gboolean

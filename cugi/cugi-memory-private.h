@@ -180,7 +180,6 @@ void      cugi_pool_core_init          (CugiPoolCore        *self,
                                         CugiPoolFreeFunc     free);
 /* From finalize. */
 void      cugi_pool_core_clear         (CugiPoolCore  *self);
-guint     cugi_pool_core_get_generation (CugiPoolCore *self);
 /* From get_property: TRUE when @pspec is a count property, set in @value. */
 gboolean  cugi_pool_core_get_property  (CugiPoolCore  *self,
                                         GParamSpec    *pspec,
@@ -201,14 +200,6 @@ gpointer  cugi_pool_core_allocate      (CugiPoolCore      *self,
                                         CugiPoolMakeFunc   make,
                                         const char        *no_context_message,
                                         GError           **error);
-/* @block, of a take() of @size bytes in the context's @generation, comes
- * back to @self (a reset since then means the memory is gone and is only
- * counted off). */
-gboolean  cugi_pool_core_give_back     (CugiPoolCore  *self,
-                                        guint64        block,
-                                        gsize          size,
-                                        guint          generation,
-                                        GError       **error);
 
 /* What a buffer and a host buffer know of the memory they stand for: the
  * context it belongs to and that context's generation when it was made (a
