@@ -6,7 +6,8 @@
  *
  * Goals (issue 4): a warm hit takes at most 2 ms and is at least 50 times
  * faster than the cold compile; (issue 12) so does the first one in a fresh
- * process, with NVRTC left unloaded. Exits 1 when they are missed. */
+ * process, with NVRTC left unloaded. Exits 1 when they are missed.
+ * `--json FILE` writes the figures for docs/performance.md. */
 #include "config.h"
 
 #include <locale.h>
@@ -16,6 +17,7 @@
 
 #include <glib/gstdio.h>
 
+#include "bench-json.h"
 #include "cugi-private.h"
 #include "cugi-program-cache.h"
 
@@ -150,11 +152,18 @@ summarize (double *samples,
   return summary;
 }
 
+/* Prints a row of the table, and records it as @phase of "compile". */
 static void
-print_row (const char *what,
+print_row (BenchJson  *json,
+           const char *phase,
+           const char *what,
            Summary     summary)
 {
   g_print ("%-28s %12.1f %12.1f %12.1f\n", what, summary.median, summary.min, summary.p90);
+  bench_json_record (json, "compile", "phase", phase, NULL);
+  bench_json_number (json, "median_us", summary.median);
+  bench_json_number (json, "min_us", summary.min);
+  bench_json_number (json, "p90_us", summary.p90);
 }
 
 static void
@@ -184,6 +193,7 @@ main (int argc, char **argv)
   double ratio;
   gboolean fresh_without_nvrtc;
   gboolean met;
+  BenchJson *json = bench_json_new (&argc, argv);
 
   setlocale (LC_ALL, "C.UTF-8");
   if (argc == 2 && strcmp (argv[1], FRESH_PROCESS_ARGUMENT) == 0)
@@ -232,10 +242,12 @@ main (int argc, char **argv)
   g_print ("NVRTC %d.%d, sm_90 CUBIN of a saxpy kernel; times in microseconds\n",
            cugi_loader_get_nvrtc_version () / 1000, (cugi_loader_get_nvrtc_version () % 1000) / 10);
   g_print ("%-28s %12s %12s %12s\n", "", "median", "min", "p90");
-  print_row ("cold compile (NVRTC)", cold_summary);
-  print_row ("warm hit, disk cache", disk_summary);
-  print_row ("warm hit, in process", memory_summary);
-  print_row ("first hit, fresh process", fresh_summary);
+  print_row (json, "cold", "cold compile (NVRTC)", cold_summary);
+  print_row (json, "disk", "warm hit, disk cache", disk_summary);
+  print_row (json, "memory", "warm hit, in process", memory_summary);
+  print_row (json, "fresh-process", "first hit, fresh process", fresh_summary);
+  bench_json_number (json, "nvrtc_loaded", !fresh_without_nvrtc);
+  bench_json_finish (json);
   g_print ("cold / warm disk hit: %.0fx (goal >= %.0fx); warm disk hit %.3f ms (goal <= %.0f ms)\n",
            ratio, GOAL_RATIO, disk_summary.median / 1000.0, GOAL_WARM_US / 1000.0);
   g_print ("first hit in a fresh process %.3f ms (goal <= %.0f ms), NVRTC %s (goal: not loaded)\n",
