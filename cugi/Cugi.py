@@ -5,6 +5,7 @@
 # kernels called like functions: kernel(a, x, y, n, grid=..., block=...).
 # NumPy is imported only when a NumPy feature is used.
 
+import contextlib
 import ctypes
 import operator
 import sys
@@ -58,14 +59,33 @@ __all__.append('Context')
 # the typelib, gives the idle ones back.
 
 
+def _host_view(host, size):
+    """A writable ctypes view of the first @size bytes of @host, a
+    Cugi.HostBuffer, that keeps it alive (as view.host_buffer)."""
+    view = (ctypes.c_uint8 * size).from_address(host.get_host_address())
+    view.host_buffer = host
+    return view
+
+
 def _staging_view(context, size):
     """A pinned block of at least @size bytes from the staging pool of
     @context's device, and a writable ctypes view of its first @size bytes
     that keeps it alive."""
     host = Cugi.HostBuffer.new_staging(context, size)
-    view = (ctypes.c_uint8 * size).from_address(host.get_host_address())
-    view.host_buffer = host
-    return host, view
+    return host, _host_view(host, size)
+
+
+def _check_contiguous(shape, strides, itemsize):
+    """ValueError unless @strides (in bytes; None: C order) are those of a
+    C-contiguous array of @shape."""
+    if strides is None:
+        return
+    expected = itemsize
+    for length, stride in reversed(list(zip(shape, strides))):
+        if length > 1 and stride != expected:
+            raise ValueError(f'the array is not C-contiguous (strides {tuple(strides)}); '
+                             'make a contiguous copy first')
+        expected *= length
 
 
 class Buffer(Cugi.Buffer):
@@ -115,19 +135,28 @@ class Buffer(Cugi.Buffer):
             self._download_into(result.view(numpy.uint8))
         return result.reshape(shape)
 
-    def _download_into(self, destination):
+    def _download_into(self, destination, stream=None):
         """Fills @destination, a writable uint8 NumPy array of the buffer's
-        size: one DMA into pinned staging memory, then one copy out of it."""
+        size: one DMA into pinned staging memory, then one copy out of it.
+        The DMA runs on @stream, else on the scoped stream of `with stream:`,
+        else on the legacy default stream."""
         host, view = _staging_view(self.props.context, destination.nbytes)
-        self.download_to_host(0, host, 0, destination.nbytes, None)
+        stream = stream or _scoped_stream()
+        self.download_to_host(0, host, 0, destination.nbytes, stream)
+        if stream is not None:
+            stream.synchronize()
         destination[:] = _numpy().frombuffer(view, dtype=_numpy().uint8)
 
     def _upload_from(self, source):
         """Uploads @source, a uint8 NumPy array of the buffer's size: one copy
-        into pinned staging memory, then one DMA. Done when this returns."""
+        into pinned staging memory, then one DMA (on the scoped stream of
+        `with stream:`, if any). Done when this returns."""
         host, view = _staging_view(self.props.context, source.nbytes)
         _numpy().frombuffer(view, dtype=_numpy().uint8)[:] = source
-        self.upload_from_host(0, host, 0, source.nbytes, None)
+        stream = _scoped_stream()
+        self.upload_from_host(0, host, 0, source.nbytes, stream)
+        if stream is not None:
+            stream.synchronize()
 
     @classmethod
     def from_cuda_array(cls, array, context=None):
@@ -147,14 +176,7 @@ class Buffer(Cugi.Buffer):
         address = interface['data'][0]
         dtype = numpy.dtype(interface['typestr'])
         shape = tuple(interface['shape'])
-        strides = interface.get('strides')
-        if strides is not None:
-            expected = dtype.itemsize
-            for length, stride in reversed(list(zip(shape, strides))):
-                if length > 1 and stride != expected:
-                    raise ValueError(f'the array is not C-contiguous (strides {tuple(strides)}); '
-                                     'make a contiguous copy first')
-                expected *= length
+        _check_contiguous(shape, interface.get('strides'), dtype.itemsize)
         # In Python ints: NumPy's int64 products wrap around, and a huge
         # shape would make a small buffer that exports the huge shape.
         size = dtype.itemsize
@@ -203,7 +225,7 @@ def to_device(array, context=None):
     contiguous (C order) first."""
     numpy = _numpy()
     array = numpy.ascontiguousarray(array)
-    buffer = Buffer.new(context, array.nbytes)
+    buffer = Buffer.new(_scoped_context(context), array.nbytes)
     if array.nbytes:
         buffer._upload_from(array.reshape(-1).view(numpy.uint8))
     buffer._remember_layout(array.dtype, array.shape)
@@ -296,6 +318,8 @@ def _append_other(kernel, args, value, index):
         return _append_int(kernel, args, int(value))
     if isinstance(value, float):
         return _append_double(kernel, args, float(value))
+    if isinstance(value, _HostArgument):
+        return value._pass(kernel, args)
     numpy = sys.modules.get('numpy')
     if numpy is not None and isinstance(value, numpy.generic):
         name = value.dtype.name
@@ -331,6 +355,8 @@ class Kernel(Cugi.Kernel):
     returns once the launch is enqueued."""
 
     def __call__(self, *args, grid, block, stream=None, shared_mem=0):
+        if stream is None:
+            stream = _scoped_stream()
         config = self._launch_config(grid, block, stream, shared_mem)
         for value in args:
             if type(value) not in _DIRECT_TYPES:
@@ -352,11 +378,13 @@ class Kernel(Cugi.Kernel):
                 else:
                     _append_other(self, kernel_args, value, index)
             self.launch(config, kernel_args)
+            _copy_out_host_arguments(stream)
         finally:
             # Emptied, so that it keeps no buffer alive; the launch keeps what
             # it needs.
             kernel_args.clear()
             _this_thread.spare_args = kernel_args
+            _this_thread.copies_out = None
 
     def launch_values(self, config, values):
         """Kernel.launch_values(), refusing None and unset GObject.Values,
@@ -401,3 +429,701 @@ class Kernel(Cugi.Kernel):
 
 Kernel = override(Kernel)
 __all__.append('Kernel')
+
+
+# ---- scoped streams, devices and peer access ---------------------------------
+
+# What `with stream:` made the default, per thread: a stack of streams.
+_scopes = threading.local()
+
+
+def _scoped_stream():
+    """The stream of the innermost `with stream:` block of this thread, or
+    None."""
+    streams = getattr(_scopes, 'streams', None)
+    return streams[-1] if streams else None
+
+
+def _scoped_context(context):
+    """@context, else the context of the scoped stream, else None (cugi's
+    default context)."""
+    if context is not None:
+        return context
+    stream = _scoped_stream()
+    return stream.props.context if stream is not None else None
+
+
+class Stream(Cugi.Stream):
+    """`with stream:` makes the stream the default, in this thread, for
+    kernel calls, Cugi.to_device() and copy_to_host() made through these
+    overrides in the block (Warp's ScopedStream); blocks nest.
+    stream.auto_synchronize() synchronizes it at the end of a block
+    (numba's)."""
+
+    def __enter__(self):
+        _scopes.__dict__.setdefault('streams', []).append(self)
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        _scopes.streams.pop()
+        return False
+
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """A context manager that waits for the stream's work when the block
+        ends, also when it raises:
+
+            with stream.auto_synchronize():
+                kernel(x, n, grid=..., block=..., stream=stream)
+        """
+        try:
+            yield self
+        finally:
+            self.synchronize()
+
+
+Stream = override(Stream)
+__all__.append('Stream')
+
+
+class ScopedDevice:
+    """`with Cugi.ScopedDevice('cuda:1'):` makes the primary context of that
+    device the default context in this thread for the block: cugi calls
+    given no context (None) use it, in C as from Python (Warp's
+    ScopedDevice). The device is an alias ('cuda', 'cuda:N'), an ordinal or
+    a Cugi.Device; blocks nest."""
+
+    def __init__(self, device):
+        if isinstance(device, Cugi.Device):
+            self.device = device
+        elif isinstance(device, str):
+            self.device = Cugi.Device.get_by_alias(device)
+        else:
+            self.device = Cugi.Device.get(operator.index(device))
+        self.context = self.device.get_primary_context()
+
+    def __enter__(self):
+        self.context.push_thread_default()
+        return self.device
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.context.pop_thread_default()
+        return False
+
+
+__all__.append('ScopedDevice')
+
+
+def _primary_context(device):
+    if isinstance(device, Cugi.Context):
+        return device
+    if isinstance(device, str):
+        device = Cugi.Device.get_by_alias(device)
+    elif not isinstance(device, Cugi.Device):
+        device = Cugi.Device.get(operator.index(device))
+    return device.get_primary_context()
+
+
+class ScopedPeerAccess:
+    """`with Cugi.ScopedPeerAccess(a, b):` lets kernels and copies of @a
+    reach the memory of @b for the block (Warp's ScopedPeerAccess), where
+    the devices can be peers; both are devices (or aliases, ordinals) or
+    contexts (a device stands for its primary context). Access that was
+    already enabled stays as it was, and is not disabled on the way out.
+    Access is one-way: nest a second block for the other way."""
+
+    def __init__(self, a, b):
+        self.context = _primary_context(a)
+        self.peer = _primary_context(b)
+        self.enabled = False
+
+    def __enter__(self):
+        try:
+            self.context.enable_peer_access(self.peer)
+            self.enabled = True
+        except GLib.Error as error:
+            if error.code != Cugi.Error.PEER_ACCESS or not _peer_access_is_enabled(error):
+                raise
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        if self.enabled:
+            self.enabled = False
+            self.context.disable_peer_access(self.peer)
+        return False
+
+
+def _peer_access_is_enabled(error):
+    """Whether a CUGI_ERROR_PEER_ACCESS error says that access was enabled
+    already (CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, which cugi names)."""
+    return 'ALREADY_ENABLED' in error.message
+
+
+__all__.append('ScopedPeerAccess')
+
+
+# ---- device arrays, as numba has them ------------------------------------------
+
+def _layout(shape, dtype):
+    """(shape as a tuple of ints, NumPy dtype, size in bytes)."""
+    numpy = _numpy()
+    dtype = numpy.dtype(dtype)
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    shape = tuple(operator.index(length) for length in shape)
+    size = dtype.itemsize
+    for length in shape:
+        if length < 0:
+            raise ValueError(f'shape {shape} has a negative length')
+        size *= length
+    return shape, dtype, size
+
+
+def device_array(shape, dtype=float, context=None):
+    """A new Cugi.Buffer of @shape and @dtype (numba's
+    cuda.device_array()), not initialized, in @context (None: the scoped or
+    default context). C order."""
+    shape, dtype, size = _layout(shape, dtype)
+    buffer = Buffer.new(_scoped_context(context), size)
+    buffer._remember_layout(dtype, shape)
+    return buffer
+
+
+def device_array_like(array, context=None):
+    """A new, uninitialized Cugi.Buffer of @array's shape and dtype (numba's
+    cuda.device_array_like())."""
+    return device_array(array.shape, array.dtype, context)
+
+
+__all__ += ['device_array', 'device_array_like']
+
+
+def _buffer_length(buffer):
+    shape = buffer.shape
+    if shape is None:
+        return buffer.props.size
+    if not shape:
+        raise TypeError('a buffer of shape () has no length')
+    return shape[0]
+
+
+def _buffer_layout(buffer):
+    """The buffer's dtype and shape, bytes in one dimension if unknown."""
+    numpy = _numpy()
+    if buffer.dtype is None:
+        return numpy.dtype(numpy.uint8), (buffer.props.size,)
+    return buffer.dtype, buffer.shape
+
+
+def _buffer_getitem(self, key):
+    """buffer[i:j] is a view of rows i to j (a Cugi.Buffer sharing the
+    memory, as numba's device arrays slice); buffer[i] is row i of a buffer
+    of two dimensions or more, and the value of item i (copied to the host)
+    of one of one dimension. Only the first axis, and steps of 1."""
+    dtype, shape = _buffer_layout(self)
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if not shape:
+        raise TypeError('a buffer of shape () cannot be indexed')
+    row_size = dtype.itemsize
+    for length in shape[1:]:
+        row_size *= length
+    if isinstance(key, slice):
+        start, stop, step = key.indices(shape[0])
+        if step != 1:
+            raise ValueError(f'a slice with step {step} is not contiguous memory: '
+                             'only steps of 1 make views of device memory')
+        count = max(stop - start, 0)
+        view = self.new_view(start * row_size, count * row_size)
+        view._remember_layout(dtype, (count,) + shape[1:])
+        return view
+    try:
+        index = operator.index(key)
+    except TypeError:
+        raise TypeError('device buffers take an int or a slice of the first axis, '
+                        f'not {key!r}') from None
+    if not -shape[0] <= index < shape[0]:
+        raise IndexError(f'index {index} is out of range for a first axis of {shape[0]}')
+    row = self[index % shape[0]:index % shape[0] + 1]
+    if len(shape) == 1:
+        return row.copy_to_host()[0]
+    row._remember_layout(dtype, shape[1:])
+    return row
+
+
+def _buffer_reshape(self, *shape):
+    """A view of the whole buffer in another shape (numba's and NumPy's
+    reshape(), one -1 allowed), sharing the memory: nothing is copied."""
+    dtype, old_shape = _buffer_layout(self)
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    shape = tuple(operator.index(length) for length in shape)
+    count = self.props.size // dtype.itemsize
+    known = 1
+    for length in shape:
+        if length != -1:
+            known *= length
+    if shape.count(-1) > 1 or any(length < -1 for length in shape):
+        raise ValueError(f'cannot reshape to {shape}: one -1 at most, no other negative length')
+    if -1 in shape and known and count % known == 0:
+        shape = tuple(count // known if length == -1 else length for length in shape)
+        known = count
+    if known != count:
+        raise ValueError(f'cannot reshape {count} {dtype} items of shape {old_shape} to {shape}')
+    view = self.new_view(0, self.props.size)
+    view._remember_layout(dtype, shape)
+    return view
+
+
+Buffer.__getitem__ = _buffer_getitem
+Buffer.__len__ = _buffer_length
+Buffer.reshape = _buffer_reshape
+
+
+# ---- pinned and mapped host arrays ------------------------------------------------
+
+def _host_array(host, shape, dtype):
+    """A NumPy array over @host's memory, which it keeps alive (through its
+    base, a ctypes view that holds the host buffer)."""
+    numpy = _numpy()
+    size = host.props.size
+    if size == 0:
+        return numpy.empty(shape, dtype)
+    return numpy.frombuffer(_host_view(host, size), dtype=dtype).reshape(shape)
+
+
+def pinned_array(shape, dtype=float, context=None):
+    """A NumPy array in new pinned (page-locked) host memory, a
+    Cugi.HostBuffer that the array keeps alive (numba's
+    cuda.pinned_array(), PyCUDA's pagelocked_empty()). Copies between it and
+    the device go at full speed; Cugi.host_buffer_of() finds the host
+    buffer."""
+    shape, dtype, size = _layout(shape, dtype)
+    host = Cugi.HostBuffer.new(_scoped_context(context), size, Cugi.HostBufferFlags.NONE)
+    return _host_array(host, shape, dtype)
+
+
+def mapped_array(shape, dtype=float, context=None, portable=False, wc=False):
+    """pinned_array(), mapped into the device's address space (numba's
+    cuda.mapped_array()): kernels read and write it through
+    Cugi.device_view(array). @portable pins it for every context, @wc makes
+    it write-combined (fast for the host to write, slow to read)."""
+    shape, dtype, size = _layout(shape, dtype)
+    flags = Cugi.HostBufferFlags.MAPPED
+    if portable:
+        flags |= Cugi.HostBufferFlags.PORTABLE
+    if wc:
+        flags |= Cugi.HostBufferFlags.WRITE_COMBINED
+    host = Cugi.HostBuffer.new(_scoped_context(context), size, flags)
+    return _host_array(host, shape, dtype)
+
+
+def host_buffer_of(array):
+    """The Cugi.HostBuffer whose memory @array (made by pinned_array() or
+    mapped_array(), or a view of one) is, or None."""
+    base = array
+    while base is not None:
+        host = getattr(base, 'host_buffer', None)
+        if isinstance(host, Cugi.HostBuffer):
+            return host
+        base = getattr(base, 'base', None)
+    return None
+
+
+def device_view(array):
+    """A Cugi.Buffer over the device's mapping of @array, an array of
+    mapped_array() (whole, as made), for kernels: the same bytes, no copy.
+    It remembers the array's dtype and shape."""
+    host = host_buffer_of(array)
+    if host is None:
+        raise ValueError('the array is not in a Cugi.HostBuffer: make it with Cugi.mapped_array()')
+    if array.nbytes != host.props.size or array.ctypes.data != host.get_host_address():
+        raise ValueError('device_view() takes the whole array that mapped_array() made')
+    buffer = host.get_device_buffer()
+    buffer._remember_layout(array.dtype, array.shape)
+    return buffer
+
+
+__all__ += ['pinned_array', 'mapped_array', 'host_buffer_of', 'device_view']
+
+
+def _registered(array, flags, context):
+    """Registers @array's memory as a Cugi.HostBuffer for a block."""
+    numpy = _numpy()
+    if not isinstance(array, numpy.ndarray):
+        raise TypeError(f'a {type(array).__name__} is not a NumPy array')
+    if not array.flags.c_contiguous or not array.flags.writeable:
+        raise ValueError('only a writable, C-contiguous NumPy array can be registered')
+    return Cugi.HostBuffer.new_registered_address(_scoped_context(context), array.ctypes.data,
+                                                  array.nbytes, flags)
+
+
+@contextlib.contextmanager
+def pinned(array, context=None):
+    """`with Cugi.pinned(array) as host:` pins an existing NumPy array for
+    the block (numba's cuda.pinned(), cuMemHostRegister): @host is a
+    Cugi.HostBuffer over its memory, for fast copies. The registration
+    ends with the block; the block keeps @array alive."""
+    host = _registered(array, Cugi.HostBufferFlags.NONE, context)
+    try:
+        yield host
+    finally:
+        host.free()
+
+
+@contextlib.contextmanager
+def mapped(array, context=None):
+    """`with Cugi.mapped(array) as buffer:` pins an existing NumPy array and
+    maps it into the device for the block (numba's cuda.mapped()): @buffer
+    is a Cugi.Buffer over the mapping, with the array's dtype and shape,
+    that kernels read and write."""
+    host = _registered(array, Cugi.HostBufferFlags.MAPPED, context)
+    try:
+        buffer = host.get_device_buffer()
+        buffer._remember_layout(array.dtype, array.shape)
+        yield buffer
+    finally:
+        host.free()
+
+
+__all__ += ['pinned', 'mapped']
+
+
+# ---- host arrays as kernel arguments, as PyCUDA has them -------------------------
+
+class _HostArgument:
+    """A NumPy array passed to a kernel call through device memory made for
+    the call: copied in before the launch (In, InOut), and out after it
+    (Out, InOut), once the launch has run."""
+
+    copy_in = False
+    copy_out = False
+
+    def __init__(self, array):
+        numpy = _numpy()
+        if self.copy_out:
+            if not isinstance(array, numpy.ndarray):
+                raise TypeError(f'{type(self).__name__} takes a NumPy array, not a '
+                                f'{type(array).__name__}')
+            if not array.flags.c_contiguous or not array.flags.writeable:
+                raise ValueError(f'{type(self).__name__} takes a writable, C-contiguous array')
+        else:
+            array = numpy.ascontiguousarray(array)
+        self.array = array
+
+    def _pass(self, kernel, args):
+        context = kernel.props.module.props.context
+        if self.copy_in:
+            buffer = to_device(self.array, context)
+        else:
+            buffer = device_array(self.array.shape, self.array.dtype, context)
+        args.add_buffer(buffer)
+        if self.copy_out:
+            if getattr(_this_thread, 'copies_out', None) is None:
+                _this_thread.copies_out = []
+            _this_thread.copies_out.append((self, buffer))
+
+
+class In(_HostArgument):
+    """kernel(Cugi.In(array), ...): @array is copied to the device before
+    the launch (PyCUDA's drv.In)."""
+    copy_in = True
+
+
+class Out(_HostArgument):
+    """kernel(Cugi.Out(array), ...): the kernel writes device memory of
+    @array's size, copied into @array after the launch, when the call
+    returns (PyCUDA's drv.Out)."""
+    copy_out = True
+
+
+class InOut(_HostArgument):
+    """kernel(Cugi.InOut(array), ...): In and Out (PyCUDA's drv.InOut)."""
+    copy_in = True
+    copy_out = True
+
+
+def _copy_out_host_arguments(stream):
+    """After a launch on @stream: copies the device memory of its Out and
+    InOut arguments into their arrays, once the launch has run."""
+    copies = getattr(_this_thread, 'copies_out', None)
+    if not copies:
+        return
+    _this_thread.copies_out = None
+    numpy = _numpy()
+    for argument, buffer in copies:
+        if argument.array.nbytes:
+            buffer._download_into(argument.array.reshape(-1).view(numpy.uint8), stream)
+
+
+__all__ += ['In', 'Out', 'InOut']
+
+
+def time_kernel(kernel, *args, grid, block, stream=None, shared_mem=0):
+    """Launches kernel(*args, grid=..., ...) between two events and returns
+    the milliseconds the GPU took, once the launch has run (PyCUDA's
+    time_kernel=True, which gives seconds)."""
+    context = kernel.props.module.props.context
+    stream = stream or _scoped_stream()
+    start = Cugi.Event.new(context, Cugi.EventFlags.NONE)
+    end = Cugi.Event.new(context, Cugi.EventFlags.NONE)
+    start.record(stream)
+    kernel(*args, grid=grid, block=block, stream=stream, shared_mem=shared_mem)
+    end.record(stream)
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+__all__.append('time_kernel')
+
+
+# ---- DLPack --------------------------------------------------------------------
+
+# The structures of dlpack.h (version 1.0), to build and read the tensors
+# that DLPack's capsules carry.
+class _DLDevice(ctypes.Structure):
+    _fields_ = [('device_type', ctypes.c_int32), ('device_id', ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [('code', ctypes.c_uint8), ('bits', ctypes.c_uint8), ('lanes', ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [('data', ctypes.c_void_p), ('device', _DLDevice), ('ndim', ctypes.c_int32),
+                ('dtype', _DLDataType), ('shape', ctypes.POINTER(ctypes.c_int64)),
+                ('strides', ctypes.POINTER(ctypes.c_int64)), ('byte_offset', ctypes.c_uint64)]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [('dl_tensor', _DLTensor), ('manager_ctx', ctypes.c_void_p),
+                ('deleter', ctypes.c_void_p)]
+
+
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [('major', ctypes.c_uint32), ('minor', ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [('version', _DLPackVersion), ('manager_ctx', ctypes.c_void_p),
+                ('deleter', ctypes.c_void_p), ('flags', ctypes.c_uint64),
+                ('dl_tensor', _DLTensor)]
+
+
+_KDL_CUDA = 2
+_KDL_CUDA_MANAGED = 13
+_DLPACK_READ_ONLY = 1 << 0
+_DLPACK_IS_COPIED = 1 << 1
+# DLDataTypeCode by NumPy kind, and back.
+_DLPACK_CODES = {'i': 0, 'u': 1, 'f': 2, 'c': 5, 'b': 6}
+_NUMPY_KINDS = {code: kind for kind, code in _DLPACK_CODES.items()}
+# Capsule names: module constants, since a capsule keeps a pointer to its name.
+_DLTENSOR = b'dltensor'
+_USED_DLTENSOR = b'used_dltensor'
+_DLTENSOR_VERSIONED = b'dltensor_versioned'
+_USED_DLTENSOR_VERSIONED = b'used_dltensor_versioned'
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def _python_api(name, restype, *argtypes):
+    """A function of Python's C API, as an object of our own (not
+    ctypes.pythonapi's, whose argtypes other code may set)."""
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
+
+
+_capsule_new = _python_api('PyCapsule_New', ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p,
+                           ctypes.c_void_p)
+_capsule_is_valid = _python_api('PyCapsule_IsValid', ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
+_capsule_get_pointer = _python_api('PyCapsule_GetPointer', ctypes.c_void_p, ctypes.c_void_p,
+                                   ctypes.c_char_p)
+_capsule_set_name = _python_api('PyCapsule_SetName', ctypes.c_int, ctypes.py_object, ctypes.c_char_p)
+
+# The tensors exported and not yet deleted, by address: each with what it
+# points to (its shape and strides) and the buffer it keeps alive.
+_dlpack_exports = {}
+
+
+@_DELETER
+def _dlpack_deleter(address):
+    """The deleter of cugi's tensors, called by their consumer when done,
+    from any thread."""
+    _dlpack_exports.pop(address, None)
+
+
+@_DELETER
+def _dlpack_capsule_destructor(capsule):
+    """Deletes the tensor of a capsule that no consumer took (one that did
+    renamed it used_dltensor). Known limit: where the consumer dropped the
+    capsule with an exception set (NumPy refusing CUDA memory), ctypes
+    cannot run this (it finds the exception pending): the tensor, and its
+    buffer, stay, and the consumer's exception turns into a SystemError."""
+    for name in (_DLTENSOR, _DLTENSOR_VERSIONED):
+        if _capsule_is_valid(capsule, name):
+            _dlpack_exports.pop(_capsule_get_pointer(capsule, name), None)
+
+
+def _dlpack_device(self):
+    """(kDLCUDA, ordinal), or (kDLCUDAManaged, ordinal) for managed memory:
+    the DLPack device of the buffer's memory."""
+    kind = _KDL_CUDA_MANAGED if self.is_managed() else _KDL_CUDA
+    return kind, self.props.context.props.device.props.ordinal
+
+
+def _dlpack_wait(self, consumer):
+    """Makes the stream whose handle is @consumer (DLPack's numbering)
+    wait for the work enqueued so far on the legacy default stream of the
+    buffer's context, or on the scoped stream of `with stream:`."""
+    if consumer == -1:
+        return
+    if consumer == 0 or not isinstance(consumer, int):
+        raise ValueError(f'stream={consumer!r}: DLPack names CUDA streams by an int, 1 for the '
+                         'legacy default stream, 2 for the per-thread one, never 0')
+    context = self.props.context
+    producer = _scoped_stream()
+    if consumer == 1 and producer is None:
+        return  # the same stream: in order already
+    event = Cugi.Event.new(context, Cugi.EventFlags.DISABLE_TIMING)
+    event.record(producer)
+    Cugi.Stream.new_for_handle(context, consumer).wait_event(event)
+
+
+def _dlpack_export(self, stream=None, max_version=None, dl_device=None, copy=None):
+    """The buffer's memory as a DLPack capsule, without a copy unless
+    @copy is True (the array API's __dlpack__). @stream is the consumer's
+    stream (None: the legacy default stream, -1: no synchronization): it
+    is made to wait for the buffer's work. The tensor has the buffer's dtype
+    and shape (bytes in one dimension where unknown) and keeps the buffer
+    alive until the consumer deletes it."""
+    numpy = _numpy()
+    device = self.__dlpack_device__()
+    if dl_device is not None and tuple(dl_device) != device:
+        raise BufferError(f'the buffer is on DLPack device {device}, not {tuple(dl_device)}; '
+                          'cugi exports no copies to other devices')
+    dtype, shape = _buffer_layout(self)
+    code = _DLPACK_CODES.get(dtype.kind)
+    if code is None or dtype.fields is not None or dtype.subdtype is not None:
+        raise BufferError(f'DLPack has no type for {dtype}')
+    source = self
+    if copy:
+        source = Buffer.new(self.props.context, self.props.size)
+        source.copy(0, self, 0, self.props.size, _scoped_stream())
+    _dlpack_wait(self, 1 if stream is None else stream)
+    versioned = max_version is not None and tuple(max_version) >= (1, 0)
+    managed = _DLManagedTensorVersioned() if versioned else _DLManagedTensor()
+    if versioned:
+        managed.version = _DLPackVersion(1, 0)
+        managed.flags = _DLPACK_IS_COPIED if copy else 0
+    shape_array = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+    strides = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        strides[i] = strides[i + 1] * shape[i + 1]
+    strides_array = (ctypes.c_int64 * max(len(shape), 1))(*strides)
+    tensor = managed.dl_tensor
+    tensor.data = source.props.device_pointer or None
+    tensor.device = _DLDevice(*device)
+    tensor.ndim = len(shape)
+    tensor.dtype = _DLDataType(code, dtype.itemsize * 8, 1)
+    tensor.shape = ctypes.cast(shape_array, ctypes.POINTER(ctypes.c_int64))
+    tensor.strides = ctypes.cast(strides_array, ctypes.POINTER(ctypes.c_int64))
+    tensor.byte_offset = 0
+    managed.deleter = ctypes.cast(_dlpack_deleter, ctypes.c_void_p)
+    address = ctypes.addressof(managed)
+    _dlpack_exports[address] = (managed, shape_array, strides_array, source)
+    return _capsule_new(address, _DLTENSOR_VERSIONED if versioned else _DLTENSOR,
+                        ctypes.cast(_dlpack_capsule_destructor, ctypes.c_void_p))
+
+
+Buffer.__dlpack__ = _dlpack_export
+Buffer.__dlpack_device__ = _dlpack_device
+
+
+class _DLPackOwner:
+    """Holds a consumed DLPack tensor for the buffer that wraps its memory,
+    and calls its deleter when the buffer is done with it."""
+
+    def __init__(self, address, deleter):
+        self.address = address
+        self.deleter = deleter
+
+    def __del__(self):
+        if self.deleter:
+            _DELETER(self.deleter)(self.address)
+
+
+def _dlpack_layout(tensor):
+    """The NumPy dtype, shape and size in bytes of a DLTensor, which must be
+    C-contiguous."""
+    numpy = _numpy()
+    kind = _NUMPY_KINDS.get(tensor.dtype.code)
+    bits = tensor.dtype.bits
+    if kind is None or tensor.dtype.lanes != 1 or bits % 8 or (kind == 'b' and bits != 8):
+        raise BufferError(f'DLPack type (code {tensor.dtype.code}, {bits} bits, '
+                          f'{tensor.dtype.lanes} lanes) has no NumPy dtype')
+    dtype = numpy.dtype(f'{kind}{bits // 8}')
+    shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
+    if tensor.strides:
+        _check_contiguous(shape, [tensor.strides[i] * dtype.itemsize for i in range(tensor.ndim)],
+                          dtype.itemsize)
+    size = dtype.itemsize
+    for length in shape:
+        size *= length
+    return dtype, shape, size
+
+
+def from_dlpack(obj, context=None):
+    """Wraps the CUDA memory of @obj, any object with __dlpack__ (a CuPy
+    array, a PyTorch CUDA tensor, a Cugi.Buffer), as a Cugi.Buffer, without
+    a copy (the array API's from_dlpack). The buffer keeps the memory, and
+    @obj's producer, alive until it and the work on it are done, and
+    remembers the dtype and shape. The producer's work is ordered before
+    work on cugi's stream (the scoped stream of `with stream:`, else the
+    legacy default stream). The tensor must be C-contiguous and on a CUDA
+    device: that of @context if given, else the primary context of its
+    device is used."""
+    try:
+        device_type, device_id = obj.__dlpack_device__()
+    except AttributeError:
+        raise TypeError(f'a {type(obj).__name__} does not support DLPack') from None
+    if device_type not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
+        raise BufferError(f'the {type(obj).__name__} is on DLPack device type {device_type}, '
+                          'not in CUDA memory: use Cugi.to_device() to copy host memory')
+    context = _scoped_context(context)
+    if context is None:
+        context = Cugi.Device.get(device_id).get_primary_context()
+    elif context.props.device.props.ordinal != device_id:
+        raise ValueError(f'the tensor is on cuda:{device_id}, the context on '
+                         f'cuda:{context.props.device.props.ordinal}')
+    stream = _scoped_stream()
+    handle = stream.props.handle if stream is not None else 0
+    try:
+        capsule = obj.__dlpack__(stream=handle or 1, max_version=(1, 0))
+    except TypeError:
+        capsule = obj.__dlpack__(stream=handle or 1)  # a producer before DLPack 1.0
+    capsule_address = id(capsule)
+    if _capsule_is_valid(capsule_address, _DLTENSOR_VERSIONED):
+        name, used, structure = _DLTENSOR_VERSIONED, _USED_DLTENSOR_VERSIONED, _DLManagedTensorVersioned
+    elif _capsule_is_valid(capsule_address, _DLTENSOR):
+        name, used, structure = _DLTENSOR, _USED_DLTENSOR, _DLManagedTensor
+    else:
+        raise BufferError('__dlpack__ returned no unconsumed DLPack capsule')
+    address = _capsule_get_pointer(capsule_address, name)
+    managed = structure.from_address(address)
+    _capsule_set_name(capsule, used)
+    # Consumed: from here the owner deletes the tensor, also on failure.
+    owner = _DLPackOwner(address, managed.deleter)
+    if structure is _DLManagedTensorVersioned:
+        if managed.version.major != 1:
+            raise BufferError(f'DLPack {managed.version.major}.{managed.version.minor} is not '
+                              'known to cugi (1.x is)')
+        if managed.flags & _DLPACK_READ_ONLY:
+            raise BufferError('the tensor is read-only, and cugi buffers are writable')
+    tensor = managed.dl_tensor
+    dtype, shape, size = _dlpack_layout(tensor)
+    buffer = Buffer.new_for_address(context, (tensor.data or 0) + tensor.byte_offset, size)
+    buffer._remember_layout(dtype, shape)
+    # On the wrapper, which PyGObject keeps as long as the buffer.
+    buffer._cugi_owner = owner
+    return buffer
+
+
+__all__.append('from_dlpack')

@@ -513,12 +513,23 @@ cugi_context_new (CugiDevice      *device,
   return g_steal_pointer (&self);
 }
 
+static void
+thread_defaults_free (gpointer data)
+{
+  g_queue_free_full (data, g_object_unref);
+}
+
+/* Per thread: the contexts pushed as its default, innermost first. */
+static GPrivate thread_defaults = G_PRIVATE_INIT (thread_defaults_free);
+
 /**
  * cugi_context_get_default:
  * @error: return location for a #GError
  *
- * The context cugi uses when none is given: the primary context of the
- * default device (see cugi_device_get_default()), as the CUDA runtime uses.
+ * The context cugi uses when none is given: the one that
+ * cugi_context_push_thread_default() last made the calling thread's
+ * default, else the primary context of the default device (see
+ * cugi_device_get_default()), as the CUDA runtime uses.
  *
  * Returns: (transfer full): the default context, or %NULL with @error set
  *
@@ -527,11 +538,60 @@ cugi_context_new (CugiDevice      *device,
 CugiContext *
 cugi_context_get_default (GError **error)
 {
-  g_autoptr(CugiDevice) device = cugi_device_get_default (error);
+  GQueue *defaults = g_private_get (&thread_defaults);
+  g_autoptr(CugiDevice) device = NULL;
 
-  if (device == NULL)
+  if (defaults != NULL && !g_queue_is_empty (defaults))
+    return g_object_ref (g_queue_peek_head (defaults));
+  if ((device = cugi_device_get_default (error)) == NULL)
     return NULL;
   return cugi_device_get_primary_context (device, error);
+}
+
+/**
+ * cugi_context_push_thread_default:
+ * @self: a #CugiContext
+ *
+ * Makes @self the default context of the calling thread, which cugi calls
+ * given no context (%NULL) use, until the matching
+ * cugi_context_pop_thread_default(), as g_main_context_push_thread_default()
+ * does for main contexts: Python's `with Cugi.ScopedDevice("cuda:1"):` is
+ * this. Pushes nest; @self is kept alive until it is popped. Unlike
+ * cugi_context_push(), this does not make @self the driver's current
+ * context.
+ *
+ * Since: 0.1
+ */
+void
+cugi_context_push_thread_default (CugiContext *self)
+{
+  GQueue *defaults;
+
+  g_return_if_fail (CUGI_IS_CONTEXT (self));
+
+  if ((defaults = g_private_get (&thread_defaults)) == NULL)
+    g_private_set (&thread_defaults, (defaults = g_queue_new ()));
+  g_queue_push_head (defaults, g_object_ref (self));
+}
+
+/**
+ * cugi_context_pop_thread_default:
+ * @self: the #CugiContext that the last cugi_context_push_thread_default()
+ *   of the calling thread pushed
+ *
+ * Undoes that push: the thread's default is the one before it again.
+ *
+ * Since: 0.1
+ */
+void
+cugi_context_pop_thread_default (CugiContext *self)
+{
+  GQueue *defaults = g_private_get (&thread_defaults);
+
+  g_return_if_fail (CUGI_IS_CONTEXT (self));
+  g_return_if_fail (defaults != NULL && g_queue_peek_head (defaults) == self);
+
+  g_object_unref (g_queue_pop_head (defaults));
 }
 
 /* The device whose driver handle is @device_handle. */

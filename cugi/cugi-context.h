@@ -117,6 +117,10 @@ CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_get_default      (GError          **error);
 CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_get_current      (GError          **error);
+CUGI_AVAILABLE_IN_0_1
+void             cugi_context_push_thread_default (CugiContext *self);
+CUGI_AVAILABLE_IN_0_1
+void             cugi_context_pop_thread_default  (CugiContext *self);
 
 CUGI_AVAILABLE_IN_0_1
 CugiDevice      *cugi_context_get_device       (CugiContext      *self);

@@ -15,9 +15,15 @@
  *
  * Stream capture records what is enqueued on a capturing stream into a
  * graph instead of the stream's queue; an executable graph is a copy of
- * those operations, pushed onto a stream at each launch. A memset writes
- * the device address as host memory: only a test whose stand-in allocator
- * hands out host memory as device memory (test-transfer-logic) may run one. */
+ * those operations, pushed onto a stream at each launch.
+ *
+ * Memory: device, managed and pinned memory are host memory (calloc), so
+ * that a device address is a host address, as with unified addressing, and
+ * copies and memsets are memcpy and memset, in stream order where they are
+ * asynchronous. Registered host memory and the pointer queries of foreign
+ * memory are modelled too. A memset or copy trusts its addresses: a test
+ * whose own allocator replaces cuMemAlloc (test-transfer-logic) must hand
+ * out host memory too. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -48,6 +54,7 @@ typedef enum
   OP_RECORD,
   OP_WAIT,
   OP_MEMSET,
+  OP_COPY,
 } OpKind;
 
 typedef struct Op
@@ -57,7 +64,8 @@ typedef struct Op
   void          *data;
   FakeEvent     *event;
   unsigned long  recording;  /* RECORD: the one it completes; WAIT: the one it waits for */
-  unsigned char *start;      /* MEMSET: what it writes */
+  unsigned char *start;      /* MEMSET, COPY: what it writes */
+  const unsigned char *source;  /* COPY: what it reads */
   unsigned char  value;
   size_t         count;
   struct Op     *next;
@@ -172,6 +180,8 @@ serve (void *data)
         }
       else if (op->kind == OP_MEMSET)
         memset (op->start, op->value, op->count);
+      else if (op->kind == OP_COPY)
+        memmove (op->start, op->source, op->count);
       else if (op->kind == OP_RECORD && op->event->completed < op->recording)
         {
           op->event->completed = op->recording;
@@ -657,6 +667,322 @@ fake_cuStreamWaitEvent (CUstream stream, CUevent handle, unsigned int flags)
   return CUDA_SUCCESS;
 }
 
+/* Memory, as host memory: an allocation table that answers the pointer
+ * queries, and copies that are memcpy (in stream order when asynchronous). */
+typedef struct Allocation Allocation;
+
+struct Allocation
+{
+  Allocation    *next;
+  unsigned char *start;
+  size_t         size;
+  CUmemorytype   type;        /* DEVICE, UNIFIED (managed) or HOST */
+  int            ordinal;     /* DEVICE and UNIFIED: the device's */
+  int            registered;  /* HOST: the caller's memory, pinned */
+};
+
+static Allocation *allocations;
+static CUresult (*base_ctx_get_device) (CUdevice *);
+
+/* Called with the lock held. The allocation that holds @address, or NULL. */
+static Allocation *
+allocation_find (const void *address)
+{
+  const unsigned char *byte = address;
+
+  for (Allocation *allocation = allocations; allocation != NULL; allocation = allocation->next)
+    if (byte >= allocation->start && byte < allocation->start + allocation->size)
+      return allocation;
+  return NULL;
+}
+
+/* Called with the lock held: takes @allocation out of the table. */
+static void
+allocation_remove (Allocation *allocation)
+{
+  for (Allocation **link = &allocations; *link != NULL; link = &(*link)->next)
+    if (*link == allocation)
+      {
+        *link = allocation->next;
+        free (allocation);
+        return;
+      }
+}
+
+static CUresult
+allocation_add (unsigned char *start, size_t size, CUmemorytype type, int registered)
+{
+  Allocation *allocation;
+  CUdevice device = 0;
+  CUresult result;
+
+  if (type != CU_MEMORYTYPE_HOST && (result = base_ctx_get_device (&device)) != CUDA_SUCCESS)
+    return result;
+  allocation = calloc (1, sizeof *allocation);
+  allocation->start = start;
+  allocation->size = size;
+  allocation->type = type;
+  allocation->ordinal = type != CU_MEMORYTYPE_HOST ? device - 100 : -1;  /* fake-cuda-devices' handles */
+  allocation->registered = registered;
+  pthread_mutex_lock (&lock);
+  allocation->next = allocations;
+  allocations = allocation;
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+allocate (void **address, size_t size, CUmemorytype type)
+{
+  unsigned char *start;
+  CUresult result;
+
+  if (size == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if ((start = calloc (1, size)) == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  if ((result = allocation_add (start, size, type, 0)) != CUDA_SUCCESS)
+    {
+      free (start);
+      return result;
+    }
+  *address = start;
+  return CUDA_SUCCESS;
+}
+
+/* Frees the allocation that starts at @address if it is of @type. */
+static CUresult
+release (const void *address, CUmemorytype type)
+{
+  Allocation *allocation;
+  unsigned char *start = NULL;
+
+  pthread_mutex_lock (&lock);
+  allocation = allocation_find (address);
+  if (allocation != NULL && allocation->start == address && allocation->type == type &&
+      !allocation->registered)
+    {
+      start = allocation->start;
+      allocation_remove (allocation);
+    }
+  pthread_mutex_unlock (&lock);
+  free (start);
+  return start != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult
+fake_cuMemAlloc (CUdeviceptr *address, size_t size)
+{
+  void *start = NULL;
+  CUresult result = allocate (&start, size, CU_MEMORYTYPE_DEVICE);
+
+  *address = (CUdeviceptr) (uintptr_t) start;
+  return result;
+}
+
+static CUresult
+fake_cuMemAllocManaged (CUdeviceptr *address, size_t size, unsigned int flags)
+{
+  void *start = NULL;
+  CUresult result = flags == 0 ? CUDA_ERROR_INVALID_VALUE : allocate (&start, size, CU_MEMORYTYPE_UNIFIED);
+
+  *address = (CUdeviceptr) (uintptr_t) start;
+  return result;
+}
+
+static CUresult
+fake_cuMemFree (CUdeviceptr address)
+{
+  void *start = (void *) (uintptr_t) address;
+
+  return release (start, CU_MEMORYTYPE_DEVICE) == CUDA_SUCCESS ? CUDA_SUCCESS
+                                                               : release (start, CU_MEMORYTYPE_UNIFIED);
+}
+
+static CUresult
+fake_cuMemHostAlloc (void **address, size_t size, unsigned int flags)
+{
+  (void) flags;
+  return allocate (address, size, CU_MEMORYTYPE_HOST);
+}
+
+static CUresult
+fake_cuMemFreeHost (void *address)
+{
+  return release (address, CU_MEMORYTYPE_HOST);
+}
+
+static CUresult
+fake_cuMemHostRegister (void *address, size_t size, unsigned int flags)
+{
+  int overlaps;
+
+  (void) flags;
+  if (address == NULL || size == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock (&lock);
+  overlaps = allocation_find (address) != NULL ||
+             allocation_find ((unsigned char *) address + size - 1) != NULL;
+  pthread_mutex_unlock (&lock);
+  if (overlaps)
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  return allocation_add (address, size, CU_MEMORYTYPE_HOST, 1);
+}
+
+static CUresult
+fake_cuMemHostUnregister (void *address)
+{
+  Allocation *allocation;
+  CUresult result = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+
+  pthread_mutex_lock (&lock);
+  allocation = allocation_find (address);
+  if (allocation != NULL && allocation->start == address && allocation->registered)
+    {
+      allocation_remove (allocation);
+      result = CUDA_SUCCESS;
+    }
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+/* Pinned memory is mapped at its own address, as with unified addressing. */
+static CUresult
+fake_cuMemHostGetDevicePointer (CUdeviceptr *device_address, void *address, unsigned int flags)
+{
+  Allocation *allocation;
+
+  if (flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock (&lock);
+  allocation = allocation_find (address);
+  pthread_mutex_unlock (&lock);
+  if (allocation == NULL || allocation->type != CU_MEMORYTYPE_HOST)
+    return CUDA_ERROR_INVALID_VALUE;
+  *device_address = (CUdeviceptr) (uintptr_t) address;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemGetAddressRange (CUdeviceptr *start, size_t *size, CUdeviceptr address)
+{
+  Allocation *allocation;
+
+  pthread_mutex_lock (&lock);
+  allocation = allocation_find ((void *) (uintptr_t) address);
+  if (allocation != NULL)
+    {
+      if (start != NULL)
+        *start = (CUdeviceptr) (uintptr_t) allocation->start;
+      if (size != NULL)
+        *size = allocation->size;
+    }
+  pthread_mutex_unlock (&lock);
+  return allocation != NULL ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
+/* Memory the driver does not know reads as type 0 and ordinal -2, as
+ * CUDA's cuPointerGetAttributes reports it. */
+static CUresult
+fake_cuPointerGetAttributes (unsigned int n_attributes, CUpointer_attribute *attributes, void **data,
+                             CUdeviceptr address)
+{
+  Allocation *allocation;
+  CUresult result = CUDA_SUCCESS;
+
+  pthread_mutex_lock (&lock);
+  allocation = allocation_find ((void *) (uintptr_t) address);
+  for (unsigned int i = 0; i < n_attributes; i++)
+    if (attributes[i] == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+      *(unsigned int *) data[i] = allocation != NULL ? allocation->type : 0;
+    else if (attributes[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+      *(int *) data[i] = allocation != NULL ? allocation->ordinal : -2;
+    else
+      result = CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+/* CUDA_ERROR_INVALID_VALUE unless @size bytes from @address lie in one
+ * allocation (pinned host memory is mapped at its own address). */
+static CUresult
+check_device_range (CUdeviceptr address, size_t size)
+{
+  Allocation *allocation;
+  unsigned char *start = (unsigned char *) (uintptr_t) address;
+  int fits;
+
+  pthread_mutex_lock (&lock);
+  allocation = allocation_find (start);
+  fits = allocation != NULL && size <= allocation->size - (size_t) (start - allocation->start);
+  pthread_mutex_unlock (&lock);
+  return fits ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* A copy to or from the device: on @handle's queue, or (@synchronous) once
+ * the legacy stream is idle, before returning. */
+static CUresult
+copy (CUdeviceptr device_address, void *to, const void *from, size_t count, CUstream handle,
+      int synchronous)
+{
+  CUresult result;
+  Op *op;
+
+  if (failed)
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  if ((result = check_device_range (device_address, count)) != CUDA_SUCCESS)
+    return result;
+  if (synchronous)
+    {
+      if ((result = fake_cuStreamSynchronize (CU_STREAM_LEGACY)) == CUDA_SUCCESS)
+        memmove (to, from, count);
+      return result;
+    }
+  op = calloc (1, sizeof *op);
+  op->kind = OP_COPY;
+  op->start = to;
+  op->source = from;
+  op->count = count;
+  pthread_mutex_lock (&lock);
+  push (handle, op);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemcpyHtoD (CUdeviceptr to, const void *from, size_t count)
+{
+  return copy (to, (void *) (uintptr_t) to, from, count, CU_STREAM_LEGACY, 1);
+}
+
+static CUresult
+fake_cuMemcpyDtoH (void *to, CUdeviceptr from, size_t count)
+{
+  return copy (from, to, (const void *) (uintptr_t) from, count, CU_STREAM_LEGACY, 1);
+}
+
+static CUresult
+fake_cuMemcpyHtoDAsync (CUdeviceptr to, const void *from, size_t count, CUstream handle)
+{
+  return copy (to, (void *) (uintptr_t) to, from, count, handle, 0);
+}
+
+static CUresult
+fake_cuMemcpyDtoHAsync (void *to, CUdeviceptr from, size_t count, CUstream handle)
+{
+  return copy (from, to, (const void *) (uintptr_t) from, count, handle, 0);
+}
+
+static CUresult
+fake_cuMemcpyDtoDAsync (CUdeviceptr to, CUdeviceptr from, size_t count, CUstream handle)
+{
+  CUresult result = check_device_range (from, count);
+
+  if (result != CUDA_SUCCESS)
+    return result;
+  return copy (to, (void *) (uintptr_t) to, (const void *) (uintptr_t) from, count, handle, 0);
+}
+
 /* Modules and launches, as much as the launch path needs: a module image is
  * text, a line per kernel giving its name and its parameters' sizes
  * ("axpy4 4 8 8 4"). A kernel does nothing, at once: a launch checks its
@@ -834,6 +1160,21 @@ static const struct
   ENTRY (cuGraphExecDestroy)
   ENTRY (cuGraphLaunch)
   ENTRY (cuMemsetD8Async)
+  ENTRY (cuMemAlloc)
+  ENTRY (cuMemAllocManaged)
+  ENTRY (cuMemFree)
+  ENTRY (cuMemHostAlloc)
+  ENTRY (cuMemFreeHost)
+  ENTRY (cuMemHostRegister)
+  ENTRY (cuMemHostUnregister)
+  ENTRY (cuMemHostGetDevicePointer)
+  ENTRY (cuMemGetAddressRange)
+  ENTRY (cuPointerGetAttributes)
+  ENTRY (cuMemcpyHtoD)
+  ENTRY (cuMemcpyDtoH)
+  ENTRY (cuMemcpyHtoDAsync)
+  ENTRY (cuMemcpyDtoHAsync)
+  ENTRY (cuMemcpyDtoDAsync)
   ENTRY (cuStreamWaitEvent)
   ENTRY (cuLaunchHostFunc)
   ENTRY (cuEventCreate)
@@ -864,6 +1205,8 @@ cuInit (unsigned int flags)
   base_get_proc_address = (__typeof__ (base_get_proc_address)) dlsym (base, "cuGetProcAddress_v2");
   if (base_init == NULL || base_get_proc_address == NULL ||
       base_get_proc_address ("cuDevicePrimaryCtxReset", (void **) &base_primary_ctx_reset,
+                             CUDA_VERSION, 0, NULL) != CUDA_SUCCESS ||
+      base_get_proc_address ("cuCtxGetDevice", (void **) &base_ctx_get_device,
                              CUDA_VERSION, 0, NULL) != CUDA_SUCCESS)
     return CUDA_ERROR_NOT_INITIALIZED;
   return base_init (flags);

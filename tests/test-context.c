@@ -88,6 +88,54 @@ test_default_is_primary (void)
   g_assert_true (resolved_self == context);
 }
 
+static gpointer
+default_in_thread (gpointer data)
+{
+  (void) data;
+  return cugi_context_get_default (NULL);
+}
+
+/* A thread default is what NULL stands for in that thread alone, until it
+ * is popped; pushes nest. */
+static void
+test_thread_default (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) primary = cugi_test_default_context ();
+  g_autoptr(CugiContext) created = new_context (CUGI_CONTEXT_FLAGS_NONE);
+  g_autoptr(CugiContext) resolved = NULL;
+  g_autoptr(CugiContext) in_thread = NULL;
+  g_autoptr(CugiContext) after = NULL;
+  g_autoptr(CugiContext) nested = NULL;
+
+  cugi_context_push_thread_default (created);
+  resolved = cugi_context_resolve (NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (resolved == created);
+  in_thread = g_thread_join (g_thread_new ("other", default_in_thread, NULL));
+  g_assert_true (in_thread == primary);
+
+  cugi_context_push_thread_default (primary);
+  nested = cugi_context_get_default (&error);
+  g_assert_true (nested == primary);
+  cugi_context_pop_thread_default (primary);
+  g_clear_object (&resolved);
+  resolved = cugi_context_get_default (&error);
+  g_assert_true (resolved == created);
+
+  if (g_test_undefined ())
+    {
+      /* Popping what is not the innermost push is a programmer error. */
+      g_test_expect_message ("Cugi", G_LOG_LEVEL_CRITICAL, "*g_queue_peek_head*");
+      cugi_context_pop_thread_default (primary);
+      g_test_assert_expected_messages ();
+    }
+  cugi_context_pop_thread_default (created);
+  after = cugi_context_get_default (&error);
+  g_assert_no_error (error);
+  g_assert_true (after == primary);
+}
+
 static void
 test_created (void)
 {
@@ -724,6 +772,7 @@ main (int argc, char **argv)
   cugi_test_require_gpu ();
 
   g_test_add_func ("/context/default-is-primary", test_default_is_primary);
+  g_test_add_func ("/context/thread-default", test_thread_default);
   g_test_add_func ("/context/created", test_created);
   g_test_add_func ("/context/created-on-device", test_created_on_device);
   g_test_add_func ("/context/bad-flags", test_bad_flags);

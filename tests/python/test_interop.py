@@ -109,5 +109,59 @@ class InteropTest(unittest.TestCase):
             Cugi.Buffer.new_for_address(None, pinned.ptr, 4096)
 
 
+class DLPackInteropTest(unittest.TestCase):
+    """DLPack both ways, without copies; the producer lives on in the
+    consumer."""
+
+    def test_cupy_and_torch_into_cugi(self):
+        for array in (cupy.arange(N, dtype=cupy.float32), torch.arange(N, dtype=torch.float32, device='cuda')):
+            pointer = array.data.ptr if isinstance(array, cupy.ndarray) else array.data_ptr()
+            buffer = Cugi.from_dlpack(array)
+            self.assertEqual(buffer.props.device_pointer, pointer)
+            self.assertEqual((buffer.dtype, buffer.shape), (numpy.dtype(numpy.float32), (N,)))
+            del array
+            gc.collect()
+            numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.arange(N, dtype=numpy.float32))
+
+    def test_cugi_into_cupy_and_torch(self):
+        buffer = Cugi.to_device(numpy.arange(N, dtype=numpy.float32).reshape(256, -1))
+        view = cupy.from_dlpack(buffer)
+        tensor = torch.from_dlpack(buffer)
+        self.assertEqual((view.data.ptr, tensor.data_ptr()), (buffer.props.device_pointer,) * 2)
+        self.assertEqual((view.shape, tuple(tensor.shape)), ((256, N // 256),) * 2)
+        view *= 2
+        cupy.cuda.runtime.deviceSynchronize()
+        self.assertEqual(float(tensor[0, 5]), 10.0)
+        # The consumers keep the buffer alive.
+        del buffer
+        gc.collect()
+        self.assertEqual(float(tensor[0, 7]), 14.0)
+
+    def test_consumer_stream_waits(self):
+        stream = torch.cuda.Stream()
+        buffer = Cugi.to_device(numpy.ones(N, dtype=numpy.float32))
+        self.scale = Cugi.Kernel.new_from_source(None, SCALE, 'scale', None)
+        self.scale(buffer, 3.0, N, grid=N // 256, block=256)
+        with torch.cuda.stream(stream):
+            tensor = torch.from_dlpack(buffer)
+            total = float(tensor.sum())
+        self.assertEqual(total, 3.0 * N)
+
+    def test_slices_and_managed_memory(self):
+        buffer = Cugi.to_device(numpy.arange(N, dtype=numpy.int32))
+        tensor = torch.from_dlpack(buffer[100:200])
+        self.assertEqual(tensor.data_ptr(), buffer.props.device_pointer + 400)
+        self.assertEqual(int(tensor[0]), 100)
+        managed = Cugi.Buffer.new_managed(None, 4 * N, Cugi.MemAttach.GLOBAL)
+        self.assertEqual(managed.__dlpack_device__()[0], 13)
+
+    def test_refusals(self):
+        strided = cupy.arange(2 * N, dtype=cupy.float32)[::2]
+        with self.assertRaisesRegex(ValueError, 'not C-contiguous'):
+            Cugi.from_dlpack(strided)
+        with self.assertRaisesRegex(BufferError, 'device type 1'):
+            Cugi.from_dlpack(torch.arange(4))
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)
