@@ -450,6 +450,7 @@ fake_cuGraphNodeGetType (CUgraphNode node, CUgraphNodeType *type)
     case OP_RECORD: *type = CU_GRAPH_NODE_TYPE_EVENT_RECORD; break;
     case OP_WAIT: *type = CU_GRAPH_NODE_TYPE_WAIT_EVENT; break;
     case OP_MEMSET: *type = CU_GRAPH_NODE_TYPE_MEMSET; break;
+    case OP_COPY: *type = CU_GRAPH_NODE_TYPE_MEMCPY; break;
     }
   return CUDA_SUCCESS;
 }
