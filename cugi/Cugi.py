@@ -7,6 +7,7 @@
 
 import contextlib
 import ctypes
+import gc
 import operator
 import sys
 import threading
@@ -950,16 +951,29 @@ def _dlpack_deleter(address):
     _dlpack_exports.pop(address, None)
 
 
-@_DELETER
-def _dlpack_capsule_destructor(capsule):
-    """Deletes the tensor of a capsule that no consumer took (one that did
-    renamed it used_dltensor). Known limit: where the consumer dropped the
-    capsule with an exception set (NumPy refusing CUDA memory), ctypes
-    cannot run this (it finds the exception pending): the tensor, and its
-    buffer, stay, and the consumer's exception turns into a SystemError."""
-    for name in (_DLTENSOR, _DLTENSOR_VERSIONED):
-        if _capsule_is_valid(capsule, name):
-            _dlpack_exports.pop(_capsule_get_pointer(capsule, name), None)
+# The capsules handed out and not yet seen consumed or dropped, by tensor
+# address. They have no destructor: Python runs a capsule's destructor where
+# its consumer drops it, and a consumer that refuses one (NumPy, given CUDA
+# memory) drops it with its exception set, where a ctypes destructor cannot
+# run. Instead, each export and each garbage collection look them over: a
+# capsule renamed used_dltensor belongs to its consumer, which calls the
+# deleter; one that only this table still holds was dropped unconsumed, and
+# its tensor is deleted here.
+_dlpack_unconsumed = {}
+
+
+def _dlpack_sweep():
+    for address in list(_dlpack_unconsumed):
+        capsule = _dlpack_unconsumed[address]
+        if not (_capsule_is_valid(id(capsule), _DLTENSOR) or
+                _capsule_is_valid(id(capsule), _DLTENSOR_VERSIONED)):
+            del _dlpack_unconsumed[address]
+        elif sys.getrefcount(capsule) <= 3:  # the table, this frame, the call
+            del _dlpack_unconsumed[address]
+            _dlpack_exports.pop(address, None)
+
+
+gc.callbacks.append(lambda phase, info: phase == 'stop' and _dlpack_sweep())
 
 
 def _dlpack_device(self):
@@ -1028,9 +1042,11 @@ def _dlpack_export(self, stream=None, max_version=None, dl_device=None, copy=Non
     tensor.byte_offset = 0
     managed.deleter = ctypes.cast(_dlpack_deleter, ctypes.c_void_p)
     address = ctypes.addressof(managed)
+    _dlpack_sweep()
     _dlpack_exports[address] = (managed, shape_array, strides_array, source)
-    return _capsule_new(address, _DLTENSOR_VERSIONED if versioned else _DLTENSOR,
-                        ctypes.cast(_dlpack_capsule_destructor, ctypes.c_void_p))
+    capsule = _capsule_new(address, _DLTENSOR_VERSIONED if versioned else _DLTENSOR, None)
+    _dlpack_unconsumed[address] = capsule
+    return capsule
 
 
 Buffer.__dlpack__ = _dlpack_export
