@@ -17,7 +17,9 @@
  * graph instead of the stream's queue; an executable graph is a copy of
  * those operations, pushed onto a stream at each launch. A memset writes
  * the device address as host memory: only a test whose stand-in allocator
- * hands out host memory as device memory (test-transfer-logic) may run one. */
+ * hands out host memory as device memory (test-transfer-logic) may run one.
+ * Host memory can be registered (cuMemHostRegister), and tests can ask what
+ * was registered with which flags. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -801,6 +803,135 @@ fake_cuda_streams_last_params (void *out, size_t capacity)
   return size;
 }
 
+/* Registered host memory: what cuMemHostRegister pinned, with its flags, so
+ * that tests can see what cugi asked for (fake_cuda_streams_registration())
+ * and that it unregisters what it registered. Mapped memory's device address
+ * is its host address. READ_ONLY is supported unless a test says otherwise
+ * (fake_cuda_streams_support_read_only()). */
+#define FAKE_MAX_REGISTRATIONS 64
+
+typedef struct
+{
+  const char   *start;
+  size_t        size;
+  unsigned int  flags;
+} Registration;
+
+static Registration registrations[FAKE_MAX_REGISTRATIONS];
+static int read_only_unsupported;
+
+/* Called with the lock held. */
+static Registration *
+registration_find (const void *address, size_t size)
+{
+  const char *start = address;
+
+  for (int i = 0; i < FAKE_MAX_REGISTRATIONS; i++)
+    if (registrations[i].start != NULL && start < registrations[i].start + registrations[i].size &&
+        registrations[i].start < start + size)
+      return &registrations[i];
+  return NULL;
+}
+
+static CUresult
+fake_cuMemHostRegister (void *address, size_t size, unsigned int flags)
+{
+  const unsigned int known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                             CU_MEMHOSTREGISTER_READ_ONLY;
+  CUresult result = CUDA_ERROR_OUT_OF_MEMORY;
+
+  if (address == NULL || size == 0 || (flags & ~known) != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if ((flags & CU_MEMHOSTREGISTER_READ_ONLY) && read_only_unsupported)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  pthread_mutex_lock (&lock);
+  if (registration_find (address, size) != NULL)
+    result = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  else
+    for (int i = 0; i < FAKE_MAX_REGISTRATIONS; i++)
+      if (registrations[i].start == NULL)
+        {
+          registrations[i] = (Registration) { address, size, flags };
+          result = CUDA_SUCCESS;
+          break;
+        }
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuMemHostUnregister (void *address)
+{
+  CUresult result = CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  Registration *registration;
+
+  pthread_mutex_lock (&lock);
+  registration = registration_find (address, 1);
+  if (registration != NULL && registration->start == address)
+    {
+      registration->start = NULL;
+      result = CUDA_SUCCESS;
+    }
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuMemHostGetDevicePointer (CUdeviceptr *device, void *address, unsigned int flags)
+{
+  CUresult result = CUDA_ERROR_INVALID_VALUE;
+  Registration *registration;
+
+  pthread_mutex_lock (&lock);
+  registration = registration_find (address, 1);
+  if (flags == 0 && registration != NULL && (registration->flags & CU_MEMHOSTREGISTER_DEVICEMAP))
+    {
+      *device = (CUdeviceptr) (uintptr_t) address;
+      result = CUDA_SUCCESS;
+    }
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult (*base_device_get_attribute) (int *, CUdevice_attribute, CUdevice);
+
+static CUresult
+fake_cuDeviceGetAttribute (int *value, CUdevice_attribute attribute, CUdevice device)
+{
+  CUresult result = base_device_get_attribute (value, attribute, device);
+
+  if (result == CUDA_SUCCESS && attribute == CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED)
+    *value = !__atomic_load_n (&read_only_unsupported, __ATOMIC_ACQUIRE);
+  return result;
+}
+
+/* Whether the memory at @address is registered: 1 with its size and flags
+ * (each optional), else 0. */
+EXPORT int
+fake_cuda_streams_registration (const void *address, size_t *size, unsigned int *flags)
+{
+  Registration *registration;
+  int found;
+
+  pthread_mutex_lock (&lock);
+  registration = registration_find (address, 1);
+  found = registration != NULL;
+  if (found && size != NULL)
+    *size = registration->size;
+  if (found && flags != NULL)
+    *flags = registration->flags;
+  pthread_mutex_unlock (&lock);
+  return found;
+}
+
+/* Makes devices support CU_MEMHOSTREGISTER_READ_ONLY (@supported non-zero,
+ * the default) or not. */
+EXPORT void
+fake_cuda_streams_support_read_only (int supported)
+{
+  __atomic_store_n (&read_only_unsupported, !supported, __ATOMIC_RELEASE);
+}
+
 /* Makes the context fail (@fail non-zero) or recover. */
 EXPORT void
 fake_cuda_streams_fail (int fail)
@@ -849,6 +980,10 @@ static const struct
   ENTRY (cuFuncGetAttribute)
   ENTRY (cuFuncGetParamInfo)
   ENTRY (cuLaunchKernel)
+  ENTRY (cuMemHostRegister)
+  ENTRY (cuMemHostUnregister)
+  ENTRY (cuMemHostGetDevicePointer)
+  ENTRY (cuDeviceGetAttribute)
 #undef ENTRY
 };
 
@@ -864,6 +999,8 @@ cuInit (unsigned int flags)
   base_get_proc_address = (__typeof__ (base_get_proc_address)) dlsym (base, "cuGetProcAddress_v2");
   if (base_init == NULL || base_get_proc_address == NULL ||
       base_get_proc_address ("cuDevicePrimaryCtxReset", (void **) &base_primary_ctx_reset,
+                             CUDA_VERSION, 0, NULL) != CUDA_SUCCESS ||
+      base_get_proc_address ("cuDeviceGetAttribute", (void **) &base_device_get_attribute,
                              CUDA_VERSION, 0, NULL) != CUDA_SUCCESS)
     return CUDA_ERROR_NOT_INITIALIZED;
   return base_init (flags);
