@@ -500,8 +500,8 @@ cugi_host_buffer_new_registered_address (CugiContext          *context,
                    (guintptr) address > UINTPTR_MAX - size))
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("Cannot register %" G_GSIZE_FORMAT " bytes of host memory at address 0x%" G_GINT64_MODIFIER "x"),
-                   size, address);
+                   _("Cannot register %zu bytes of host memory at address 0x%llx"),
+                   size, (unsigned long long) address);
       return NULL;
     }
   return register_memory (context, (gpointer) (guintptr) address, size, flags, FALSE, error);
