@@ -89,6 +89,45 @@ def _check_contiguous(shape, strides, itemsize):
         expected *= length
 
 
+# ---- registered host memory ------------------------------------------------
+
+class HostBuffer(Cugi.HostBuffer):
+    """Pinned host memory."""
+
+    @classmethod
+    def register(cls, obj, flags=Cugi.HostBufferFlags.NONE, context=None):
+        """Pins the memory of @obj, any writable, C-contiguous object with the
+        buffer protocol (a NumPy array, a bytearray, an mmap), without a copy,
+        and returns it as a HostBuffer: copies from and to it then run
+        asynchronously on streams (Buffer.upload_from_host(),
+        Buffer.download_to_host()). @flags may be PORTABLE and MAPPED (the
+        device-map flag: the device reaches the memory at
+        props.device_pointer). The host buffer keeps @obj alive, and its
+        memory in place (a bytearray cannot be resized), until it is freed
+        or finalized; the registration ends then
+        (Cugi.HostBuffer.new_registered_address() underneath)."""
+        view = memoryview(obj)
+        if view.readonly:
+            raise TypeError('Cugi.HostBuffer.register() needs writable memory; '
+                            'for immutable data, use Cugi.HostBuffer.new_registered_bytes()')
+        if not view.c_contiguous:
+            raise ValueError('Cugi.HostBuffer.register() needs C-contiguous memory')
+        size = view.nbytes
+        # A ctypes array over the memory holds the buffer export, which keeps
+        # @obj alive and unmoved; its address is the memory's.
+        pinned = (ctypes.c_uint8 * size).from_buffer(view.cast('B')) if size else None
+        address = ctypes.addressof(pinned) if size else 0
+        host = Cugi.HostBuffer.new_registered_address(context, address, size, flags)
+        # Kept on the Python wrapper, which PyGObject keeps as long as the
+        # host buffer itself.
+        host._cugi_registered = pinned
+        return host
+
+
+HostBuffer = override(HostBuffer)
+__all__.append('HostBuffer')
+
+
 class Buffer(Cugi.Buffer):
     """Device memory. A buffer made by Cugi.to_device() or
     Buffer.from_cuda_array() remembers the NumPy dtype and shape it was made
@@ -752,10 +791,7 @@ def _registered(array, flags, context):
     numpy = _numpy()
     if not isinstance(array, numpy.ndarray):
         raise TypeError(f'a {type(array).__name__} is not a NumPy array')
-    if not array.flags.c_contiguous or not array.flags.writeable:
-        raise ValueError('only a writable, C-contiguous NumPy array can be registered')
-    return Cugi.HostBuffer.new_registered_address(_scoped_context(context), array.ctypes.data,
-                                                  array.nbytes, flags)
+    return HostBuffer.register(array, flags, _scoped_context(context))
 
 
 @contextlib.contextmanager

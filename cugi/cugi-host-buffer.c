@@ -1,6 +1,7 @@
 /* cugi-host-buffer.c: page-locked (pinned) host memory */
 #include "config.h"
 
+#include <stdint.h>
 #include <string.h>
 #include <glib/gi18n-lib.h>
 
@@ -16,8 +17,12 @@
  * (cugi_buffer_upload_from_host(), cugi_buffer_download_to_host()) and are
  * faster than from pageable memory. Allocate it with cugi_host_buffer_new(),
  * pin existing memory with cugi_host_buffer_new_registered() (C only), or
- * take it from a #CugiHostMemoryPool. With %CUGI_HOST_BUFFER_FLAGS_MAPPED the
- * device reaches it too, at #CugiHostBuffer:device-pointer.
+ * take it from a #CugiHostMemoryPool. Language bindings pin their own memory
+ * with cugi_host_buffer_new_registered_address() (Python's overrides have
+ * `Cugi.HostBuffer.register()` for NumPy arrays) or
+ * cugi_host_buffer_new_registered_bytes(). With
+ * %CUGI_HOST_BUFFER_FLAGS_MAPPED the device reaches it too, at
+ * #CugiHostBuffer:device-pointer.
  *
  * Reach the memory with cugi_host_buffer_get_data() (C) or without copying
  * through cugi_host_buffer_get_bytes(), and fill it with
@@ -52,6 +57,7 @@ struct _CugiHostBuffer
   CugiHostBufferFlags  flags;
   CUdeviceptr          device_pointer; /* MAPPED only */
   HostMemory           memory;
+  GBytes              *registered_bytes; /* (nullable): what REGISTERED memory belongs to */
 };
 
 G_DEFINE_FINAL_TYPE (CugiHostBuffer, cugi_host_buffer, G_TYPE_OBJECT)
@@ -219,6 +225,8 @@ cugi_host_buffer_finalize (GObject *object)
   CugiHostBuffer *self = CUGI_HOST_BUFFER (object);
 
   cugi_memory_ownership_clear (&self->ownership);
+  /* Unregistered by now: the bytes may go. */
+  g_clear_pointer (&self->registered_bytes, g_bytes_unref);
 
   G_OBJECT_CLASS (cugi_host_buffer_parent_class)->finalize (object);
 }
@@ -377,6 +385,44 @@ cugi_host_buffer_new (CugiContext          *context,
   return g_steal_pointer (&self);
 }
 
+/* Pins @data with cuMemHostRegister: the constructors' common part, after
+ * their own checks. @read_only asks the driver to map the memory read-only
+ * (CU_MEMHOSTREGISTER_READ_ONLY) where the device supports it. */
+static CugiHostBuffer *
+register_memory (CugiContext          *context,
+                 gpointer              data,
+                 gsize                 size,
+                 CugiHostBufferFlags   flags,
+                 gboolean              read_only,
+                 GError              **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_autoptr(CugiHostBuffer) self = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  unsigned int driver_flags = flags;
+
+  if (!cugi_host_buffer_check_flags (flags, CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED,
+                                     error) ||
+      !cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (context, error)) == NULL)
+    return NULL;
+  if (size == 0)
+    return host_buffer_new (resolved, NULL, 0, flags, HOST_MEMORY_NONE);
+  if (!cugi_context_enter (resolved, &scope, error))
+    return NULL;
+  /* A usable context has its device. */
+  if (read_only &&
+      cugi_device_get_attribute (cugi_context_get_device (resolved),
+                                 CUGI_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED, NULL) > 0)
+    driver_flags |= CU_MEMHOSTREGISTER_READ_ONLY;
+  if (!CUGI_CALL (cuMemHostRegister, (data, size, driver_flags), error))
+    return NULL;
+  self = host_buffer_new (resolved, data, size, flags, HOST_MEMORY_REGISTERED);
+  if (!find_device_pointer (self, error))
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
 /**
  * cugi_host_buffer_new_registered: (skip)
  * @context: (nullable): the context to register in, or %NULL for the default
@@ -391,7 +437,9 @@ cugi_host_buffer_new (CugiContext          *context,
  * Pins memory the caller allocated (`cuMemHostRegister`), so that it can be
  * used like a #CugiHostBuffer's. The registration ends
  * (`cuMemHostUnregister`) when the host buffer is freed or finalized; @data
- * must stay valid until then and is not freed by cugi.
+ * must stay valid until then and is not freed by cugi. Bindings have
+ * cugi_host_buffer_new_registered_address() and
+ * cugi_host_buffer_new_registered_bytes().
  *
  * Returns: (transfer full): the host buffer, or %NULL with @error set
  *
@@ -404,28 +452,110 @@ cugi_host_buffer_new_registered (CugiContext          *context,
                                  CugiHostBufferFlags   flags,
                                  GError              **error)
 {
-  g_autoptr(CugiContext) resolved = NULL;
-  g_autoptr(CugiHostBuffer) self = NULL;
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-
   g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
   g_return_val_if_fail (data != NULL || size == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!cugi_host_buffer_check_flags (flags, CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED,
-                                     error) ||
-      !cugi_ensure_driver (error) ||
-      (resolved = cugi_context_resolve (context, error)) == NULL)
-    return NULL;
-  if (size == 0)
-    return host_buffer_new (resolved, NULL, 0, flags, HOST_MEMORY_NONE);
-  if (!cugi_context_enter (resolved, &scope, error) ||
-      !CUGI_CALL (cuMemHostRegister, (data, size, flags), error))
-    return NULL;
-  self = host_buffer_new (resolved, data, size, flags, HOST_MEMORY_REGISTERED);
-  if (!find_device_pointer (self, error))
-    return NULL;
-  return g_steal_pointer (&self);
+  return register_memory (context, data, size, flags, FALSE, error);
+}
+
+/**
+ * cugi_host_buffer_new_registered_address: (constructor)
+ * @context: (nullable): the context to register in, or %NULL for the default
+ *   context
+ * @address: the host address of the memory to pin, as an integer
+ * @size: the size of the memory in bytes; 0 registers nothing
+ * @flags: %CUGI_HOST_BUFFER_FLAGS_PORTABLE and %CUGI_HOST_BUFFER_FLAGS_MAPPED
+ *   are allowed
+ * @error: return location for a #GError
+ *
+ * cugi_host_buffer_new_registered() for language bindings, which know
+ * their memory by its address: a NumPy array's (`array.ctypes.data`), a
+ * GJS `ArrayBuffer`'s through a native helper, or memory from a C library.
+ * The @size bytes at @address are pinned (`cuMemHostRegister`) until the
+ * host buffer is freed or finalized (`cuMemHostUnregister`), and must stay
+ * allocated until then: the caller keeps their owner alive for as long as
+ * the host buffer (Python's `Cugi.HostBuffer.register()` does this for
+ * you). Page-aligned memory works on every driver; memory registered
+ * already, by cugi or anyone else, fails with the driver's
+ * `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`.
+ *
+ * Returns: (transfer full): the host buffer, or %NULL with @error set
+ *   (%CUGI_ERROR_INVALID_ARGUMENT for address 0 with a size, or an address
+ *   that the range wraps around from)
+ *
+ * Since: 0.1
+ */
+CugiHostBuffer *
+cugi_host_buffer_new_registered_address (CugiContext          *context,
+                                         guint64               address,
+                                         gsize                 size,
+                                         CugiHostBufferFlags   flags,
+                                         GError              **error)
+{
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (size > 0 && (address == 0 || (guint64) (guintptr) address != address ||
+                   (guintptr) address > UINTPTR_MAX - size))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Cannot register %zu bytes of host memory at address 0x%llx"),
+                   size, (unsigned long long) address);
+      return NULL;
+    }
+  return register_memory (context, (gpointer) (guintptr) address, size, flags, FALSE, error);
+}
+
+/**
+ * cugi_host_buffer_new_registered_bytes: (constructor)
+ * @context: (nullable): the context to register in, or %NULL for the default
+ *   context
+ * @bytes: the memory to pin
+ * @flags: %CUGI_HOST_BUFFER_FLAGS_PORTABLE and %CUGI_HOST_BUFFER_FLAGS_MAPPED
+ *   are allowed
+ * @error: return location for a #GError
+ *
+ * Pins the memory of @bytes (`cuMemHostRegister`) without copying it, so
+ * that uploads from it run asynchronously at full speed. The host buffer
+ * keeps @bytes alive until it is finalized; the registration ends when it is
+ * freed or finalized. A #GBytes is immutable, so the memory is registered
+ * read-only (`CU_MEMHOSTREGISTER_READ_ONLY`) on devices that support it
+ * (%CUGI_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED), and
+ * cugi_host_buffer_write() on the host buffer fails: upload from it, never
+ * download into it or write to its device pointer.
+ *
+ * Bytes that are pinned already (cugi_host_buffer_get_bytes() of another
+ * host buffer) fail with the driver's
+ * `CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED`, as do two registrations of
+ * bytes that share a page on drivers that register whole pages; bytes of
+ * page-aligned memory (g_bytes_new_take() of a `posix_memalign()` block,
+ * say) work everywhere.
+ *
+ * Returns: (transfer full): the host buffer, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+CugiHostBuffer *
+cugi_host_buffer_new_registered_bytes (CugiContext          *context,
+                                       GBytes               *bytes,
+                                       CugiHostBufferFlags   flags,
+                                       GError              **error)
+{
+  CugiHostBuffer *self;
+  gsize size = 0;
+  gconstpointer data;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  data = g_bytes_get_data (bytes, &size);
+  /* The driver takes a mutable pointer; READ_ONLY keeps the device from writing. */
+  self = register_memory (context, (gpointer) data, size, flags, TRUE, error);
+  if (self != NULL)
+    self->registered_bytes = g_bytes_ref (bytes);
+  return self;
 }
 
 /* ---- properties ----------------------------------------------------------- */
@@ -597,7 +727,9 @@ cugi_host_buffer_get_bytes (CugiHostBuffer  *self,
  * @error: return location for a #GError
  *
  * Copies @len bytes into @self at @offset, for languages that cannot write
- * to cugi_host_buffer_get_data() in place.
+ * to cugi_host_buffer_get_data() in place. A host buffer of
+ * cugi_host_buffer_new_registered_bytes() cannot be written: that fails with
+ * %CUGI_ERROR_INVALID_STATE.
  *
  * Returns: %TRUE on success
  *
@@ -617,6 +749,12 @@ cugi_host_buffer_write (CugiHostBuffer  *self,
   if (!check_usable (self, error) ||
       !cugi_memory_check_range (self->size, offset, len, _("host buffer"), error))
     return FALSE;
+  if (self->registered_bytes != NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The host buffer holds immutable bytes: it cannot be written"));
+      return FALSE;
+    }
   if (len > 0)
     memcpy (self->data + offset, data, len);
   return TRUE;

@@ -18,7 +18,9 @@ G_BEGIN_DECLS
  *   context, not only the one that allocated it (`CU_MEMHOSTALLOC_PORTABLE`)
  * @CUGI_HOST_BUFFER_FLAGS_MAPPED: the memory is also mapped into the device's
  *   address space: #CugiHostBuffer:device-pointer is where kernels and copies
- *   reach it (`CU_MEMHOSTALLOC_DEVICEMAP`)
+ *   reach it (`CU_MEMHOSTALLOC_DEVICEMAP`; for registered memory
+ *   `CU_MEMHOSTREGISTER_DEVICEMAP`, the same bit with the same meaning, so
+ *   this one flag is the "device-map" flag of both)
  * @CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED: write-combined memory, faster for the
  *   host to write and for the device to read across PCI Express, but very
  *   slow for the host to read (`CU_MEMHOSTALLOC_WRITECOMBINED`); not for
@@ -50,6 +52,17 @@ CugiHostBuffer     *cugi_host_buffer_new_registered    (CugiContext         *con
                                                         gsize                size,
                                                         CugiHostBufferFlags  flags,
                                                         GError             **error);
+CUGI_AVAILABLE_IN_0_1
+CugiHostBuffer     *cugi_host_buffer_new_registered_address (CugiContext    *context,
+                                                             guint64         address,
+                                                             gsize           size,
+                                                             CugiHostBufferFlags flags,
+                                                             GError        **error);
+CUGI_AVAILABLE_IN_0_1
+CugiHostBuffer     *cugi_host_buffer_new_registered_bytes (CugiContext      *context,
+                                                           GBytes           *bytes,
+                                                           CugiHostBufferFlags flags,
+                                                           GError          **error);
 
 /* Pinned staging memory, shared with cugi's own transfers (cugi-staging.c). */
 CUGI_AVAILABLE_IN_0_1

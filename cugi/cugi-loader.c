@@ -159,6 +159,37 @@ load_driver_once (CugiLibrary *lib)
   return TRUE;
 }
 
+/* The toolkit's library directories, in the order they are searched: those
+ * of the toolkit the environment names, then of the usual install location.
+ * NULL-terminated; free with g_strfreev(). */
+static GStrv
+toolkit_library_dirs (void)
+{
+  const char *roots[] = { g_getenv ("CUDA_HOME"), g_getenv ("CUDA_PATH"), "/usr/local/cuda" };
+  GPtrArray *dirs = g_ptr_array_new ();
+
+  for (gsize r = 0; r < G_N_ELEMENTS (roots); r++)
+    if (roots[r] != NULL && *roots[r] != '\0')
+      g_ptr_array_add (dirs, g_build_filename (roots[r], "lib64", NULL));
+  g_ptr_array_add (dirs, NULL);
+  return (GStrv) g_ptr_array_free (dirs, FALSE);
+}
+
+char *
+cugi_loader_find_toolkit_file (const char *file_name)
+{
+  g_auto(GStrv) dirs = toolkit_library_dirs ();
+
+  for (gsize i = 0; dirs[i] != NULL; i++)
+    {
+      g_autofree char *path = g_build_filename (dirs[i], file_name, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return g_steal_pointer (&path);
+    }
+  return NULL;
+}
+
 /* NVRTC is found by soname first, then in the toolkit the environment or the
  * usual install location names, as the runtime's own users expect. */
 static GPtrArray *
@@ -166,7 +197,7 @@ nvrtc_candidates (void)
 {
   GPtrArray *candidates = g_ptr_array_new_with_free_func (g_free);
   const char *sonames[] = { "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11", "libnvrtc.so" };
-  const char *roots[] = { g_getenv ("CUDA_HOME"), g_getenv ("CUDA_PATH"), "/usr/local/cuda" };
+  g_auto(GStrv) dirs = toolkit_library_dirs ();
   const char *override = g_getenv ("CUGI_LIBNVRTC");
 
   if (override != NULL)
@@ -177,13 +208,9 @@ nvrtc_candidates (void)
     }
   for (gsize i = 0; i < G_N_ELEMENTS (sonames); i++)
     g_ptr_array_add (candidates, g_strdup (sonames[i]));
-  for (gsize r = 0; r < G_N_ELEMENTS (roots); r++)
-    {
-      if (roots[r] == NULL || *roots[r] == '\0')
-        continue;
-      for (gsize i = 0; i < G_N_ELEMENTS (sonames); i++)
-        g_ptr_array_add (candidates, g_build_filename (roots[r], "lib64", sonames[i], NULL));
-    }
+  for (gsize d = 0; dirs[d] != NULL; d++)
+    for (gsize i = 0; i < G_N_ELEMENTS (sonames); i++)
+      g_ptr_array_add (candidates, g_build_filename (dirs[d], sonames[i], NULL));
   g_ptr_array_add (candidates, NULL);
   return candidates;
 }

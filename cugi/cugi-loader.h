@@ -121,6 +121,11 @@ G_BEGIN_DECLS
   X (cuMemAllocAsync, FALSE) \
   X (cuMemFreeAsync, FALSE) \
   X (cuModuleLoadDataEx, TRUE) \
+  X (cuLinkCreate, TRUE) \
+  X (cuLinkAddData, TRUE) \
+  X (cuLinkAddFile, TRUE) \
+  X (cuLinkComplete, TRUE) \
+  X (cuLinkDestroy, TRUE) \
   X (cuModuleUnload, TRUE) \
   X (cuModuleGetFunction, TRUE) \
   X (cuModuleGetGlobal, TRUE) \
@@ -190,6 +195,10 @@ int          cugi_loader_get_nvrtc_version (void);
 const char  *cugi_loader_get_driver_path  (void);
 const char  *cugi_loader_get_nvrtc_path   (void);
 const char  *cugi_loader_get_nvrtc_identity (GError **error);
+/* The path of @file_name in the CUDA toolkit's library directory, searched
+ * where NVRTC is ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda: lib64/), or NULL
+ * when none has it (libcudadevrt.a for the linker). */
+char        *cugi_loader_find_toolkit_file (const char *file_name);
 
 /* The driver's own name and text for a result, or NULL when the driver is not
  * loaded (cugi-error.c then falls back on its table). */

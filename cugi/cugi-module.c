@@ -37,6 +37,7 @@ struct _CugiModule
   GHashTable  *lowered_names;  /* name expression -> lowered name, or NULL */
   GHashTable  *param_counts;   /* kernel symbol -> parameter count, or NULL */
   char        *cache_key;      /* set while in the table of loaded modules */
+  char        *info_log;       /* what the JIT compiler or linker logged, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE (CugiModule, cugi_module, G_TYPE_OBJECT)
@@ -45,6 +46,7 @@ enum
 {
   PROP_0,
   PROP_CONTEXT,
+  PROP_INFO_LOG,
   N_PROPS
 };
 
@@ -167,8 +169,6 @@ loaded_modules_forget (CugiModule *self)
 
 /* ---- loading -------------------------------------------------------------- */
 
-#define JIT_LOG_SIZE (16 * 1024)
-
 static gboolean
 is_binary_image (const guint8 *data,
                  gsize         size)
@@ -196,25 +196,19 @@ terminated_image (GBytes *image)
   return g_bytes_new_take (copy, size + 1);
 }
 
+/* Loads @image with @options (may be NULL); the JIT's info log goes to
+ * @info_log (NULL when empty), its error log into @error. */
 static CUmodule
-load_image (CugiContext *context,
-            GBytes      *image,
-            GError     **error)
+load_image (CugiContext     *context,
+            GBytes          *image,
+            CugiJitOptions  *options,
+            char           **info_log,
+            GError         **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autoptr(GBytes) terminated = NULL;
   g_autoptr(GError) failure = NULL;
-  /* One byte more than the driver is told, so the logs stay terminated. */
-  g_autofree char *info_log = g_malloc0 (JIT_LOG_SIZE + 1);
-  g_autofree char *error_log = g_malloc0 (JIT_LOG_SIZE + 1);
-  CUjit_option options[] = {
-    CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
-    CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-  };
-  void *values[] = {
-    info_log, (void *) (guintptr) JIT_LOG_SIZE,
-    error_log, (void *) (guintptr) JIT_LOG_SIZE,
-  };
+  g_autofree CugiJitArrays *arrays = NULL;
   CUmodule module = NULL;
   CUresult result;
 
@@ -224,35 +218,49 @@ load_image (CugiContext *context,
                            _("The module image is empty"));
       return NULL;
     }
-  if (!cugi_context_enter (context, &scope, error))
+  arrays = cugi_jit_arrays_new (options, error);
+  if (arrays == NULL || !cugi_context_enter (context, &scope, error))
     return NULL;
 
   terminated = terminated_image (image);
   result = cugi_cuda.cuModuleLoadDataEx (&module, g_bytes_get_data (terminated, NULL),
-                                         G_N_ELEMENTS (options), options, values);
-  if (cugi_check_result (result, "cuModuleLoadDataEx", &failure))
+                                         arrays->n, arrays->options, arrays->values);
+  if (!cugi_check_result (result, "cuModuleLoadDataEx", &failure))
     {
-      if (*g_strchomp (info_log) != '\0')
-        g_debug ("JIT log: %s", info_log);
-      return module;
+      cugi_jit_arrays_propagate_error (arrays, g_steal_pointer (&failure), error);
+      return NULL;
     }
-  if (*g_strchomp (error_log) != '\0')
-    g_set_error (error, failure->domain, failure->code, _("%s\nJIT log:\n%s"), failure->message, error_log);
-  else
-    g_propagate_error (error, g_steal_pointer (&failure));
-  return NULL;
+  *info_log = cugi_jit_arrays_dup_info_log (arrays);
+  return module;
+}
+
+/* Joins what the linker and the loader logged, either of which may be NULL. */
+static char *
+join_logs (const char *first,
+           char       *second)
+{
+  g_autofree char *owned = second;
+
+  if (first == NULL)
+    return g_steal_pointer (&owned);
+  if (owned == NULL)
+    return g_strdup (first);
+  return g_strconcat (first, "\n", owned, NULL);
 }
 
 static CugiModule *
-module_new (CugiContext *context_or_null,
-            GBytes      *image,
-            GHashTable  *lowered_names,
-            GError     **error)
+module_new (CugiContext    *context_or_null,
+            GBytes         *image,
+            CugiJitOptions *options,
+            GHashTable     *lowered_names,
+            const char     *link_log,
+            GError        **error)
 {
   g_autoptr(CugiContext) context = NULL;
   CugiContextBinding binding;
   CugiModule *self;
   CUmodule handle;
+  char *info_log = NULL;
 
   if (!cugi_ensure_driver (error))
     return NULL;
@@ -261,7 +269,7 @@ module_new (CugiContext *context_or_null,
     return NULL;
   /* Bound first: a reset during the load then makes the module stale. */
   cugi_context_binding_init (&binding, context, CUGI_CONTEXT_BINDING_NONE);
-  handle = load_image (context, image, error);
+  handle = load_image (context, image, options, &info_log, error);
   if (handle == NULL)
     {
       cugi_context_binding_clear (&binding);
@@ -271,6 +279,7 @@ module_new (CugiContext *context_or_null,
   self = g_object_new (CUGI_TYPE_MODULE, NULL);
   self->binding = binding;
   self->handle = handle;
+  self->info_log = join_logs (link_log, info_log);
   self->lowered_names = lowered_names != NULL ? g_hash_table_ref (lowered_names) : NULL;
   self->param_counts = cugi_image_read_param_counts (g_bytes_get_data (image, NULL),
                                                      g_bytes_get_size (image));
@@ -338,6 +347,7 @@ cugi_module_finalize (GObject *object)
   g_clear_pointer (&self->lowered_names, g_hash_table_unref);
   g_clear_pointer (&self->param_counts, g_hash_table_unref);
   g_free (self->cache_key);
+  g_free (self->info_log);
   cugi_context_binding_clear (&self->binding);
 
   G_OBJECT_CLASS (cugi_module_parent_class)->finalize (object);
@@ -355,6 +365,9 @@ cugi_module_get_property (GObject    *object,
     {
     case PROP_CONTEXT:
       g_value_set_object (value, self->binding.context);
+      break;
+    case PROP_INFO_LOG:
+      g_value_set_string (value, self->info_log);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -379,6 +392,20 @@ cugi_module_class_init (CugiModuleClass *klass)
    */
   properties[PROP_CONTEXT] =
     g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiModule:info-log:
+   *
+   * What the driver's JIT compiler (and, for a module of a #CugiLinker, the
+   * linker) wrote to its info log while loading the module: the registers
+   * and memory of each function with cugi_jit_options_set_verbose(),
+   * warnings otherwise; %NULL when it wrote nothing.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_INFO_LOG] =
+    g_param_spec_string ("info-log", NULL, NULL, NULL,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -417,7 +444,40 @@ cugi_module_new_from_data (CugiContext *context,
   g_return_val_if_fail (image != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return module_new (context, image, NULL, error);
+  return module_new (context, image, NULL, NULL, NULL, error);
+}
+
+/**
+ * cugi_module_new_from_data_with_options:
+ * @context: (nullable): the context to load into, or %NULL for the default
+ * @image: a CUBIN, a fatbinary, or PTX text (with or without a terminating
+ *   NUL)
+ * @options: (nullable): how the driver compiles and loads @image, or %NULL
+ *   for its defaults
+ * @error: return location for a #GError
+ *
+ * cugi_module_new_from_data() with JIT options (`cuModuleLoadDataEx`): the
+ * register limit, optimization level, target and fallback strategy apply to
+ * PTX the driver compiles and to the choice it makes in a fatbinary. What
+ * the JIT compiler logs is #CugiModule:info-log; its error log is in the
+ * message of @error when loading fails. Options out of range fail with
+ * %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: (transfer full): the module, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+CugiModule *
+cugi_module_new_from_data_with_options (CugiContext    *context,
+                                        GBytes         *image,
+                                        CugiJitOptions *options,
+                                        GError        **error)
+{
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (image != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return module_new (context, image, options, NULL, NULL, error);
 }
 
 /**
@@ -449,7 +509,7 @@ cugi_module_new_from_file (CugiContext *context,
   if (!g_file_get_contents (path, &contents, &size, error))
     return NULL;
   image = g_bytes_new_take (contents, size);
-  return module_new (context, image, NULL, error);
+  return module_new (context, image, NULL, NULL, NULL, error);
 }
 
 /**
@@ -472,28 +532,46 @@ cugi_module_new_from_program (CugiContext *context,
                               CugiProgram *program,
                               GError     **error)
 {
-  CugiProgramResult *compiled;
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (CUGI_IS_PROGRAM (program), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return cugi_module_new_from_program_with_options (context, program, NULL, error);
+}
+
+/**
+ * cugi_module_new_from_program_with_options:
+ * @context: (nullable): the context to load into, or %NULL for the default
+ * @program: a compiled #CugiProgram
+ * @options: (nullable): how the driver compiles and loads the program's
+ *   code, or %NULL for its defaults
+ * @error: return location for a #GError
+ *
+ * cugi_module_new_from_program() with JIT options, as
+ * cugi_module_new_from_data_with_options() takes them; they matter for a
+ * program compiled to PTX only (for a virtual `compute_XY` target).
+ *
+ * Returns: (transfer full): the module, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+CugiModule *
+cugi_module_new_from_program_with_options (CugiContext    *context,
+                                           CugiProgram    *program,
+                                           CugiJitOptions *options,
+                                           GError        **error)
+{
+  GHashTable *lowered_names = NULL;
   GBytes *image;
 
   g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
   g_return_val_if_fail (CUGI_IS_PROGRAM (program), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  compiled = cugi_program_get_result (program);
-  if (compiled == NULL)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The program is not compiled: compile it before loading it"));
-      return NULL;
-    }
-  image = compiled->cubin != NULL ? compiled->cubin : compiled->ptx;
+  image = cugi_module_program_image (program, &lowered_names, NULL, error);
   if (image == NULL)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("NVRTC produced neither CUBIN nor PTX for the program"));
-      return NULL;
-    }
-  return module_new (context, image, compiled->lowered_names, error);
+    return NULL;
+  return module_new (context, image, options, lowered_names, NULL, error);
 }
 
 /**
@@ -510,6 +588,22 @@ cugi_module_get_context (CugiModule *self)
   g_return_val_if_fail (CUGI_IS_MODULE (self), NULL);
 
   return self->binding.context;
+}
+
+/**
+ * cugi_module_get_info_log:
+ * @self: a #CugiModule
+ *
+ * Returns: (nullable): the value of #CugiModule:info-log
+ *
+ * Since: 0.1
+ */
+const gchar *
+cugi_module_get_info_log (CugiModule *self)
+{
+  g_return_val_if_fail (CUGI_IS_MODULE (self), NULL);
+
+  return self->info_log;
 }
 
 /* The function of @self that cugi_module_get_kernel() (in the kernels
@@ -589,6 +683,42 @@ cugi_module_get_global (CugiModule  *self,
 }
 
 /* ---- private API ---------------------------------------------------------- */
+
+GBytes *
+cugi_module_program_image (CugiProgram  *program,
+                           GHashTable  **lowered_names,
+                           gboolean     *is_cubin,
+                           GError      **error)
+{
+  CugiProgramResult *compiled = cugi_program_get_result (program);
+
+  if (compiled == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("The program is not compiled: compile it before loading it"));
+      return NULL;
+    }
+  if (compiled->cubin == NULL && compiled->ptx == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("NVRTC produced neither CUBIN nor PTX for the program"));
+      return NULL;
+    }
+  *lowered_names = compiled->lowered_names;
+  if (is_cubin != NULL)
+    *is_cubin = compiled->cubin != NULL;
+  return compiled->cubin != NULL ? compiled->cubin : compiled->ptx;
+}
+
+CugiModule *
+cugi_module_new_linked (CugiContext  *context,
+                        GBytes       *image,
+                        GHashTable   *lowered_names,
+                        const char   *info_log,
+                        GError      **error)
+{
+  return module_new (context, image, NULL, lowered_names, info_log, error);
+}
 
 CUmodule
 cugi_module_get_handle (CugiModule *self)

@@ -20,6 +20,11 @@ CugiModule  *cugi_module_new_from_data    (CugiContext  *context,
                                            GBytes       *image,
                                            GError      **error);
 CUGI_AVAILABLE_IN_0_1
+CugiModule  *cugi_module_new_from_data_with_options (CugiContext    *context,
+                                                     GBytes         *image,
+                                                     CugiJitOptions *options,
+                                                     GError        **error);
+CUGI_AVAILABLE_IN_0_1
 CugiModule  *cugi_module_new_from_file    (CugiContext  *context,
                                            const gchar  *path,
                                            GError      **error);
@@ -27,9 +32,16 @@ CUGI_AVAILABLE_IN_0_1
 CugiModule  *cugi_module_new_from_program (CugiContext  *context,
                                            CugiProgram  *program,
                                            GError      **error);
+CUGI_AVAILABLE_IN_0_1
+CugiModule  *cugi_module_new_from_program_with_options (CugiContext    *context,
+                                                        CugiProgram    *program,
+                                                        CugiJitOptions *options,
+                                                        GError        **error);
 
 CUGI_AVAILABLE_IN_0_1
 CugiContext *cugi_module_get_context      (CugiModule   *self);
+CUGI_AVAILABLE_IN_0_1
+const gchar *cugi_module_get_info_log     (CugiModule   *self);
 CUGI_AVAILABLE_IN_0_1
 CugiKernel  *cugi_module_get_kernel       (CugiModule   *self,
                                            const gchar  *name,

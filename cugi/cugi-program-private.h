@@ -59,6 +59,21 @@ gboolean            cugi_program_query_compute_capability (CUdevice device,
                                                            gint    *minor,
                                                            GError **error);
 
+/* What @program compiled to (borrowed), for loading or linking: its CUBIN
+ * when it has one (*@is_cubin, optional), else its PTX, and its name
+ * expressions' lowered names; INVALID_STATE before a compile. */
+GBytes             *cugi_module_program_image      (CugiProgram  *program,
+                                                    GHashTable  **lowered_names,
+                                                    gboolean     *is_cubin,
+                                                    GError      **error);
+/* A module of @image (a linked CUBIN, say) loaded into @context, which
+ * resolves the name expressions in @lowered_names (may be NULL) and reports
+ * @info_log (may be NULL) besides what loading @image logs. */
+CugiModule         *cugi_module_new_linked         (CugiContext  *context,
+                                                    GBytes       *image,
+                                                    GHashTable   *lowered_names,
+                                                    const char   *info_log,
+                                                    GError      **error);
 /* The module's handle; NULL for one made with g_object_new(). */
 CUmodule            cugi_module_get_handle         (CugiModule *self);
 /* How many parameters the kernel @symbol has, as the module's image tells,
@@ -112,6 +127,36 @@ char               *cugi_compile_job_compute_key   (CugiCompileJob     *job);
  * @job. Nothing runs when @cancellable is cancelled already. */
 void                cugi_compile_job_run           (CugiCompileJob     *job,
                                                     GCancellable       *cancellable);
+
+/* ---- JIT options as the driver takes them (cugi-jit-options.c) ------------ */
+
+/* The most bytes of each log the driver may write. */
+#define CUGI_JIT_LOG_SIZE (16 * 1024)
+
+/* The option arrays of cuModuleLoadDataEx() and cuLinkCreate(), with the log
+ * buffers they point into: the driver writes the logs, so the arrays must
+ * live as long as the load or the link state. One byte more than the driver
+ * is told, so that the logs stay terminated. */
+typedef struct
+{
+  CUjit_option  options[16];
+  void         *values[16];
+  unsigned int  n;
+  char          info_log[CUGI_JIT_LOG_SIZE + 1];
+  char          error_log[CUGI_JIT_LOG_SIZE + 1];
+} CugiJitArrays;
+
+/* The arrays for @options (NULL: the driver's defaults, logs only), after
+ * checking them (CUGI_ERROR_INVALID_ARGUMENT); free with g_free(). */
+CugiJitArrays *cugi_jit_arrays_new            (const CugiJitOptions *options,
+                                               GError              **error);
+/* The info log so far, stripped; NULL when it is empty. */
+char          *cugi_jit_arrays_dup_info_log   (const CugiJitArrays  *arrays);
+/* Propagates @failure (transfer full) into @error, with the error log in
+ * its message when there is one. */
+void           cugi_jit_arrays_propagate_error (const CugiJitArrays *arrays,
+                                                GError              *failure,
+                                                GError             **error);
 
 /* ---- modules: what kernels need of them (cugi-module.c) ------------------- */
 

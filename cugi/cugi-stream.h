@@ -35,6 +35,17 @@ typedef enum /*< flags >*/
 CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiStream, cugi_stream, CUGI, STREAM, GObject)
 
+typedef void (*CugiStreamCallback) (CugiStream *stream,
+                                    gpointer    user_data);
+
+/* cugi-stream-callback.c */
+CUGI_AVAILABLE_IN_0_1
+gboolean        cugi_stream_add_callback         (CugiStream          *self,
+                                                  CugiStreamCallback   func,
+                                                  gpointer             user_data,
+                                                  GDestroyNotify       notify,
+                                                  GError             **error);
+
 CUGI_AVAILABLE_IN_0_1
 CugiStream     *cugi_stream_new                  (CugiContext         *context,
                                                   CugiStreamFlags      flags,

@@ -25,5 +25,7 @@ typedef struct _CugiKernelArgs     CugiKernelArgs;
 typedef struct _CugiOccupancy      CugiOccupancy;
 typedef struct _CugiGraph          CugiGraph;
 typedef struct _CugiGraphExec      CugiGraphExec;
+typedef struct _CugiJitOptions     CugiJitOptions;
+typedef struct _CugiLinker         CugiLinker;
 
 G_END_DECLS

@@ -21,9 +21,11 @@
  * that a device address is a host address, as with unified addressing, and
  * copies and memsets are memcpy and memset, in stream order where they are
  * asynchronous. Registered host memory and the pointer queries of foreign
- * memory are modelled too. A memset or copy trusts its addresses: a test
- * whose own allocator replaces cuMemAlloc (test-transfer-logic) must hand
- * out host memory too. */
+ * memory are modelled too, and tests can ask what was registered with which
+ * flags. A memset or copy trusts its addresses: a test whose own allocator
+ * replaces cuMemAlloc (test-transfer-logic) must hand out host memory too.
+ * Module loads and links record their JIT options and write logs; the
+ * linker joins text images (see below). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -680,7 +682,10 @@ struct Allocation
   CUmemorytype   type;        /* DEVICE, UNIFIED (managed) or HOST */
   int            ordinal;     /* DEVICE and UNIFIED: the device's */
   int            registered;  /* HOST: the caller's memory, pinned */
+  unsigned int   register_flags;  /* registered: CU_MEMHOSTREGISTER_* */
 };
+
+static int read_only_unsupported;
 
 static Allocation *allocations;
 static CUresult (*base_ctx_get_device) (CUdevice *);
@@ -813,21 +818,35 @@ fake_cuMemFreeHost (void *address)
   return release (address, CU_MEMORYTYPE_HOST);
 }
 
+/* Registered memory keeps its flags, so that tests can see what cugi asked
+ * for (fake_cuda_streams_registration()); READ_ONLY is supported unless a
+ * test says otherwise (fake_cuda_streams_support_read_only()). */
 static CUresult
 fake_cuMemHostRegister (void *address, size_t size, unsigned int flags)
 {
+  const unsigned int known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP |
+                             CU_MEMHOSTREGISTER_READ_ONLY;
+  Allocation *allocation;
   int overlaps;
+  CUresult result;
 
-  (void) flags;
-  if (address == NULL || size == 0)
+  if (address == NULL || size == 0 || (flags & ~known) != 0)
     return CUDA_ERROR_INVALID_VALUE;
+  if ((flags & CU_MEMHOSTREGISTER_READ_ONLY) && __atomic_load_n (&read_only_unsupported, __ATOMIC_ACQUIRE))
+    return CUDA_ERROR_NOT_SUPPORTED;
   pthread_mutex_lock (&lock);
   overlaps = allocation_find (address) != NULL ||
              allocation_find ((unsigned char *) address + size - 1) != NULL;
   pthread_mutex_unlock (&lock);
   if (overlaps)
     return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-  return allocation_add (address, size, CU_MEMORYTYPE_HOST, 1);
+  if ((result = allocation_add (address, size, CU_MEMORYTYPE_HOST, 1)) != CUDA_SUCCESS)
+    return result;
+  pthread_mutex_lock (&lock);
+  if ((allocation = allocation_find (address)) != NULL)
+    allocation->register_flags = flags;
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
 }
 
 static CUresult
@@ -858,7 +877,8 @@ fake_cuMemHostGetDevicePointer (CUdeviceptr *device_address, void *address, unsi
   pthread_mutex_lock (&lock);
   allocation = allocation_find (address);
   pthread_mutex_unlock (&lock);
-  if (allocation == NULL || allocation->type != CU_MEMORYTYPE_HOST)
+  if (allocation == NULL || allocation->type != CU_MEMORYTYPE_HOST ||
+      (allocation->registered && !(allocation->register_flags & CU_MEMHOSTREGISTER_DEVICEMAP)))
     return CUDA_ERROR_INVALID_VALUE;
   *device_address = (CUdeviceptr) (uintptr_t) address;
   return CUDA_SUCCESS;
@@ -1004,12 +1024,80 @@ typedef struct
   FakeFunction functions[FAKE_MAX_FUNCTIONS];
 } FakeModule;
 
+/* JIT options: those of the last cuModuleLoadDataEx or cuLinkCreate (the
+ * logs aside), for tests to read back (fake_cuda_streams_last_jit_option()),
+ * and the logs, written where the options say. */
+#define FAKE_MAX_OPTIONS 16
+
+static int n_last_options;
+static CUjit_option last_options[FAKE_MAX_OPTIONS];
+static uintptr_t last_values[FAKE_MAX_OPTIONS];
+
+typedef struct
+{
+  char   *info;
+  size_t  info_size;
+  char   *error;
+  size_t  error_size;
+} FakeLogs;
+
+static FakeLogs
+take_jit_options (unsigned int n_options, CUjit_option *options, void **values)
+{
+  FakeLogs logs = { NULL, 0, NULL, 0 };
+
+  pthread_mutex_lock (&lock);
+  n_last_options = 0;
+  for (unsigned int i = 0; i < n_options; i++)
+    switch (options[i])
+      {
+      case CU_JIT_INFO_LOG_BUFFER: logs.info = values[i]; break;
+      case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: logs.info_size = (uintptr_t) values[i]; break;
+      case CU_JIT_ERROR_LOG_BUFFER: logs.error = values[i]; break;
+      case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: logs.error_size = (uintptr_t) values[i]; break;
+      default:
+        if (n_last_options < FAKE_MAX_OPTIONS)
+          {
+            last_options[n_last_options] = options[i];
+            last_values[n_last_options++] = (uintptr_t) values[i];
+          }
+      }
+  pthread_mutex_unlock (&lock);
+  return logs;
+}
+
+static void
+write_log (char *buffer, size_t size, const char *text)
+{
+  if (buffer != NULL && size > 0)
+    snprintf (buffer, size, "%s", text);
+}
+
+/* Whether the last load or link had JIT option @option: 1 with its value. */
+EXPORT int
+fake_cuda_streams_last_jit_option (int option, uintptr_t *value)
+{
+  int found = 0;
+
+  pthread_mutex_lock (&lock);
+  for (int i = 0; i < n_last_options && !found; i++)
+    if ((int) last_options[i] == option)
+      {
+        *value = last_values[i];
+        found = 1;
+      }
+  pthread_mutex_unlock (&lock);
+  return found;
+}
+
 static CUresult
 fake_cuModuleLoadDataEx (CUmodule *handle, const void *image, unsigned int n_options,
                          CUjit_option *options, void **values)
 {
   FakeModule *module = calloc (1, sizeof *module);
+  FakeLogs logs = take_jit_options (n_options, options, values);
   const char *line = image;
+  char text[64];
 
   while (*line != '\0' && module->n_functions < FAKE_MAX_FUNCTIONS)
     {
@@ -1028,10 +1116,177 @@ fake_cuModuleLoadDataEx (CUmodule *handle, const void *image, unsigned int n_opt
   if (module->n_functions == 0)
     {
       free (module);
+      write_log (logs.error, logs.error_size, "fake JIT: no kernel in the image");
       return CUDA_ERROR_INVALID_IMAGE;
     }
+  snprintf (text, sizeof text, "fake JIT: %d kernels loaded", module->n_functions);
+  write_log (logs.info, logs.info_size, text);
   *handle = (CUmodule) module;
   return CUDA_SUCCESS;
+}
+
+/* The linker: inputs are text in the module format above, whose lines
+ * "needs SYMBOL" ask for a kernel line of another input naming SYMBOL; an
+ * input whose first word is "error" does not compile. The linked image is
+ * the kernel lines of all inputs. What the last link state was given is
+ * kept for tests (fake_cuda_streams_link_inputs()). */
+typedef struct
+{
+  FakeLogs  logs;
+  char     *kernels;  /* the kernel lines, one after the other */
+  char     *needs;    /* " SYMBOL" for each symbol asked for */
+  char     *inputs;   /* "TYPE NAME\n" for each input */
+  char     *image;    /* once complete */
+} FakeLink;
+
+static char last_inputs[4096];
+
+static char *
+append (char *string, const char *more, size_t length)
+{
+  size_t old = string != NULL ? strlen (string) : 0;
+
+  string = realloc (string, old + length + 1);
+  memcpy (string + old, more, length);
+  string[old + length] = '\0';
+  return string;
+}
+
+static CUresult
+fake_cuLinkCreate (unsigned int n_options, CUjit_option *options, void **values, CUlinkState *state)
+{
+  FakeLink *link = calloc (1, sizeof *link);
+
+  link->logs = take_jit_options (n_options, options, values);
+  link->kernels = append (NULL, "", 0);
+  link->needs = append (NULL, "", 0);
+  link->inputs = append (NULL, "", 0);
+  *state = (CUlinkState) link;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuLinkAddData (CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
+                    unsigned int n_options, CUjit_option *options, void **values)
+{
+  FakeLink *link = (FakeLink *) state;
+  char *text = strndup (data, size);
+  char *record;
+  char message[256];
+
+  if (link == NULL || link->image != NULL || (int) type < 0 || type >= CU_JIT_NUM_INPUT_TYPES)
+    {
+      free (text);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  if (strncmp (text, "error", 5) == 0)
+    {
+      snprintf (message, sizeof message, "fake ptxas: syntax error in %s", name != NULL ? name : "(unnamed)");
+      write_log (link->logs.error, link->logs.error_size, message);
+      free (text);
+      return CUDA_ERROR_INVALID_PTX;
+    }
+  for (char *line = strtok (text, "\n"); line != NULL; line = strtok (NULL, "\n"))
+    if (strncmp (line, "needs ", 6) == 0)
+      {
+        link->needs = append (link->needs, " ", 1);
+        link->needs = append (link->needs, line + 6, strlen (line + 6));
+      }
+    else
+      {
+        link->kernels = append (link->kernels, line, strlen (line));
+        link->kernels = append (link->kernels, "\n", 1);
+      }
+  free (text);
+  record = malloc (strlen (name != NULL ? name : "") + 16);
+  sprintf (record, "%d %s\n", (int) type, name != NULL ? name : "");
+  link->inputs = append (link->inputs, record, strlen (record));
+  free (record);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuLinkAddFile (CUlinkState state, CUjitInputType type, const char *path, unsigned int n_options,
+                    CUjit_option *options, void **values)
+{
+  FILE *file = fopen (path, "rb");
+  char contents[4096];
+  size_t size;
+
+  if (file == NULL)
+    return CUDA_ERROR_FILE_NOT_FOUND;
+  size = fread (contents, 1, sizeof contents, file);
+  fclose (file);
+  return fake_cuLinkAddData (state, type, contents, size, path, n_options, options, values);
+}
+
+static CUresult
+fake_cuLinkComplete (CUlinkState state, void **image, size_t *size)
+{
+  FakeLink *link = (FakeLink *) state;
+  char message[256];
+  char *needs = strdup (link->needs);
+  CUresult result = CUDA_SUCCESS;
+
+  for (char *symbol = strtok (needs, " "); symbol != NULL && result == CUDA_SUCCESS; symbol = strtok (NULL, " "))
+    {
+      size_t length = strlen (symbol);
+      const char *found = NULL;
+
+      for (const char *line = link->kernels; line != NULL && *line != '\0' && found == NULL;
+           line = strchr (line, '\n') != NULL ? strchr (line, '\n') + 1 : NULL)
+        if (strncmp (line, symbol, length) == 0 && (line[length] == ' ' || line[length] == '\n'))
+          found = line;
+      if (found == NULL)
+        {
+          snprintf (message, sizeof message, "error   : Undefined reference to '%s'", symbol);
+          write_log (link->logs.error, link->logs.error_size, message);
+          result = CUDA_ERROR_INVALID_IMAGE;
+        }
+    }
+  free (needs);
+  pthread_mutex_lock (&lock);
+  snprintf (last_inputs, sizeof last_inputs, "%s", link->inputs);
+  pthread_mutex_unlock (&lock);
+  if (result != CUDA_SUCCESS)
+    return result;
+  link->image = strdup (link->kernels);
+  write_log (link->logs.info, link->logs.info_size, "fake nvlink: linked");
+  *image = link->image;
+  *size = strlen (link->image) + 1;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuLinkDestroy (CUlinkState state)
+{
+  FakeLink *link = (FakeLink *) state;
+
+  pthread_mutex_lock (&lock);
+  snprintf (last_inputs, sizeof last_inputs, "%s", link->inputs);
+  pthread_mutex_unlock (&lock);
+  /* Overwritten, so that a module still reading the image shows. */
+  if (link->image != NULL)
+    memset (link->image, 'x', strlen (link->image));
+  free (link->image);
+  free (link->kernels);
+  free (link->needs);
+  free (link->inputs);
+  free (link);
+  return CUDA_SUCCESS;
+}
+
+/* The inputs of the last link completed or destroyed, "TYPE NAME" a line. */
+EXPORT size_t
+fake_cuda_streams_link_inputs (char *out, size_t capacity)
+{
+  size_t length;
+
+  pthread_mutex_lock (&lock);
+  snprintf (out, capacity, "%s", last_inputs);
+  length = strlen (last_inputs);
+  pthread_mutex_unlock (&lock);
+  return length;
 }
 
 static CUresult
@@ -1128,6 +1383,45 @@ fake_cuda_streams_last_params (void *out, size_t capacity)
   return size;
 }
 
+static CUresult (*base_device_get_attribute) (int *, CUdevice_attribute, CUdevice);
+
+static CUresult
+fake_cuDeviceGetAttribute (int *value, CUdevice_attribute attribute, CUdevice device)
+{
+  CUresult result = base_device_get_attribute (value, attribute, device);
+
+  if (result == CUDA_SUCCESS && attribute == CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED)
+    *value = !__atomic_load_n (&read_only_unsupported, __ATOMIC_ACQUIRE);
+  return result;
+}
+
+/* Whether the memory at @address is registered: 1 with its size and flags
+ * (each optional), else 0. */
+EXPORT int
+fake_cuda_streams_registration (const void *address, size_t *size, unsigned int *flags)
+{
+  Allocation *allocation;
+  int found;
+
+  pthread_mutex_lock (&lock);
+  allocation = allocation_find (address);
+  found = allocation != NULL && allocation->registered;
+  if (found && size != NULL)
+    *size = allocation->size;
+  if (found && flags != NULL)
+    *flags = allocation->register_flags;
+  pthread_mutex_unlock (&lock);
+  return found;
+}
+
+/* Makes devices support CU_MEMHOSTREGISTER_READ_ONLY (@supported non-zero,
+ * the default) or not. */
+EXPORT void
+fake_cuda_streams_support_read_only (int supported)
+{
+  __atomic_store_n (&read_only_unsupported, !supported, __ATOMIC_RELEASE);
+}
+
 /* Makes the context fail (@fail non-zero) or recover. */
 EXPORT void
 fake_cuda_streams_fail (int fail)
@@ -1191,6 +1485,12 @@ static const struct
   ENTRY (cuFuncGetAttribute)
   ENTRY (cuFuncGetParamInfo)
   ENTRY (cuLaunchKernel)
+  ENTRY (cuLinkCreate)
+  ENTRY (cuLinkAddData)
+  ENTRY (cuLinkAddFile)
+  ENTRY (cuLinkComplete)
+  ENTRY (cuLinkDestroy)
+  ENTRY (cuDeviceGetAttribute)
 #undef ENTRY
 };
 
@@ -1208,6 +1508,8 @@ cuInit (unsigned int flags)
       base_get_proc_address ("cuDevicePrimaryCtxReset", (void **) &base_primary_ctx_reset,
                              CUDA_VERSION, 0, NULL) != CUDA_SUCCESS ||
       base_get_proc_address ("cuCtxGetDevice", (void **) &base_ctx_get_device,
+                             CUDA_VERSION, 0, NULL) != CUDA_SUCCESS ||
+      base_get_proc_address ("cuDeviceGetAttribute", (void **) &base_device_get_attribute,
                              CUDA_VERSION, 0, NULL) != CUDA_SUCCESS)
     return CUDA_ERROR_NOT_INITIALIZED;
   return base_init (flags);

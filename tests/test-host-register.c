@@ -1,0 +1,264 @@
+/* test-host-register.c: registering memory the caller owns as a
+ * CugiHostBuffer, by address (for bindings) and from GBytes (read-only
+ * where the device supports it), without a GPU: fake-cuda-streams records
+ * what cuMemHostRegister pinned and with which flags, so the tests see what
+ * cugi asked the driver for, and that the memory is unregistered again. */
+#include "config.h"
+
+#include <gmodule.h>
+
+#include "cugi-private.h"
+#include "cugi-test-utils.h"
+
+#define PAGE 4096
+
+static int (*fake_registration) (const void *address, gsize *size, guint *flags);
+static void (*fake_support_read_only) (int supported);
+
+/* Whether @address is registered, and with which driver flags. */
+static gboolean
+registered (gconstpointer  address,
+            guint         *flags)
+{
+  return fake_registration (address, NULL, flags) != 0;
+}
+
+static void
+test_address (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiHostBuffer) host = NULL;
+  g_autofree guint8 *memory = g_aligned_alloc0 (1, PAGE, PAGE);
+  const guint8 pattern[] = { 1, 2, 3, 4 };
+  guint flags = 0;
+  gsize size = 0;
+
+  host = cugi_host_buffer_new_registered_address (NULL, (guint64) (guintptr) memory, PAGE,
+                                                  CUGI_HOST_BUFFER_FLAGS_PORTABLE |
+                                                  CUGI_HOST_BUFFER_FLAGS_MAPPED,
+                                                  &error);
+  g_assert_no_error (error);
+  g_assert_true (registered (memory, &flags));
+  /* No READ_ONLY: the memory is the caller's to write. */
+  g_assert_cmpuint (flags, ==, CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP);
+  g_assert_cmpuint (cugi_host_buffer_get_size (host), ==, PAGE);
+  g_assert_cmpuint (cugi_host_buffer_get_flags (host), ==,
+                    CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED);
+  /* The stand-in maps memory at its own address. */
+  g_assert_cmpuint (cugi_host_buffer_get_device_pointer (host), ==, (guint64) (guintptr) memory);
+  g_assert_true (cugi_host_buffer_get_data (host, &size, &error) == memory);
+  g_assert_cmpuint (size, ==, PAGE);
+  g_assert_cmpuint (cugi_host_buffer_get_host_address (host, &error), ==, (guint64) (guintptr) memory);
+
+  /* Writes go to the caller's memory. */
+  g_assert_true (cugi_host_buffer_write (host, 10, pattern, sizeof pattern, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (memory + 10, sizeof pattern, pattern, sizeof pattern);
+
+  /* Freeing unregisters, and leaves the memory to its owner. */
+  g_assert_true (cugi_host_buffer_free (host, &error));
+  g_assert_no_error (error);
+  g_assert_false (registered (memory, NULL));
+  g_assert_cmpuint (memory[10], ==, 1);
+}
+
+static void
+test_address_finalize (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree guint8 *memory = g_aligned_alloc0 (2, PAGE, PAGE);
+  CugiHostBuffer *host;
+
+  host = cugi_host_buffer_new_registered_address (NULL, (guint64) (guintptr) memory, 2 * PAGE,
+                                                  CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_true (registered (memory + PAGE, NULL));
+  g_assert_cmpuint (cugi_host_buffer_get_device_pointer (host), ==, 0);
+  g_object_unref (host);
+  g_assert_false (registered (memory, NULL));
+}
+
+static void
+test_address_errors (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiHostBuffer) host = NULL;
+  g_autoptr(CugiHostBuffer) empty = NULL;
+  g_autofree guint8 *memory = g_aligned_alloc0 (1, PAGE, PAGE);
+  guint64 address = (guint64) (guintptr) memory;
+
+  g_assert_null (cugi_host_buffer_new_registered_address (NULL, 0, PAGE, CUGI_HOST_BUFFER_FLAGS_NONE, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "address 0x0");
+  g_assert_null (cugi_host_buffer_new_registered_address (NULL, G_MAXUINT64 - 10, PAGE,
+                                                          CUGI_HOST_BUFFER_FLAGS_NONE, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
+  /* Write-combining is for allocation only, and unknown bits are refused. */
+  g_assert_null (cugi_host_buffer_new_registered_address (NULL, address, PAGE,
+                                                          CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "0x4");
+  g_assert_null (cugi_host_buffer_new_registered_address (NULL, address, PAGE, 1 << 7, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "0x80");
+  g_assert_false (registered (memory, NULL));
+
+  /* Memory registered twice: the driver's refusal, and the first registration stands. */
+  host = cugi_host_buffer_new_registered_address (NULL, address, PAGE, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_null (cugi_host_buffer_new_registered_address (NULL, address + 16, 16,
+                                                          CUGI_HOST_BUFFER_FLAGS_NONE, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED");
+  g_assert_true (registered (memory, NULL));
+
+  /* Nothing to register: a zero-size host buffer, whatever the address. */
+  empty = cugi_host_buffer_new_registered_address (NULL, 0, 0, CUGI_HOST_BUFFER_FLAGS_MAPPED, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_host_buffer_get_size (empty), ==, 0);
+  g_assert_null (cugi_host_buffer_get_data (empty, NULL, &error));
+  g_assert_no_error (error);
+}
+
+static gboolean bytes_freed;
+
+static void
+free_bytes (gpointer data)
+{
+  g_aligned_free (data);
+  bytes_freed = TRUE;
+}
+
+static GBytes *
+aligned_bytes (gsize size)
+{
+  guint8 *memory = g_aligned_alloc (1, size, PAGE);
+
+  for (gsize i = 0; i < size; i++)
+    memory[i] = (guint8) i;
+  bytes_freed = FALSE;
+  return g_bytes_new_with_free_func (memory, size, free_bytes, memory);
+}
+
+static void
+test_bytes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = aligned_bytes (PAGE);
+  gconstpointer data = g_bytes_get_data (bytes, NULL);
+  const guint8 one = 1;
+  CugiHostBuffer *host;
+  GBytes *view;
+  guint flags = 0;
+
+  host = cugi_host_buffer_new_registered_bytes (NULL, bytes, CUGI_HOST_BUFFER_FLAGS_MAPPED, &error);
+  g_assert_no_error (error);
+  g_assert_true (registered (data, &flags));
+  /* Immutable bytes: read-only for the device, where it can be. */
+  g_assert_cmpuint (flags, ==, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_READ_ONLY);
+  g_assert_cmpuint (cugi_host_buffer_get_device_pointer (host), ==, (guint64) (guintptr) data);
+
+  /* The host buffer keeps the bytes alive. */
+  g_clear_pointer (&bytes, g_bytes_unref);
+  g_assert_false (bytes_freed);
+  view = cugi_host_buffer_get_bytes (host, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_get_data (view, NULL) == data);
+  g_assert_cmpuint (((const guint8 *) g_bytes_get_data (view, NULL))[7], ==, 7);
+
+  /* And no one writes them through it. */
+  g_assert_false (cugi_host_buffer_write (host, 0, &one, 1, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "immutable");
+  g_assert_cmpuint (((const guint8 *) data)[0], ==, 0);
+
+  /* Unregistered when the last user goes, and only then the bytes are freed. */
+  g_object_unref (host);
+  g_assert_true (registered (data, NULL));
+  g_assert_false (bytes_freed);
+  g_bytes_unref (view);
+  g_assert_true (bytes_freed);
+}
+
+static void
+test_bytes_without_read_only (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = aligned_bytes (2 * PAGE);
+  gconstpointer data = g_bytes_get_data (bytes, NULL);
+  g_autoptr(CugiHostBuffer) host = NULL;
+  guint flags = 0;
+
+  fake_support_read_only (FALSE);
+  host = cugi_host_buffer_new_registered_bytes (NULL, bytes, CUGI_HOST_BUFFER_FLAGS_PORTABLE, &error);
+  fake_support_read_only (TRUE);
+  g_assert_no_error (error);
+  g_assert_true (registered (data, &flags));
+  g_assert_cmpuint (flags, ==, CU_MEMHOSTREGISTER_PORTABLE);
+  /* Still immutable. */
+  g_assert_false (cugi_host_buffer_write (host, 0, data, 1, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+
+  g_assert_true (cugi_host_buffer_free (host, &error));
+  g_assert_false (registered (data, NULL));
+  /* Freed, the host buffer still keeps the bytes until it goes. */
+  g_clear_pointer (&bytes, g_bytes_unref);
+  g_assert_false (bytes_freed);
+  g_clear_object (&host);
+  g_assert_true (bytes_freed);
+}
+
+static void
+test_bytes_errors (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = aligned_bytes (PAGE);
+  g_autoptr(GBytes) empty = g_bytes_new (NULL, 0);
+  g_autoptr(CugiHostBuffer) host = NULL;
+  g_autoptr(CugiHostBuffer) nothing = NULL;
+  g_autoptr(CugiHostBuffer) pinned = NULL;
+  g_autoptr(GBytes) pinned_bytes = NULL;
+
+  g_assert_null (cugi_host_buffer_new_registered_bytes (NULL, bytes, CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED,
+                                                        &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
+
+  /* Bytes of a registered host buffer are pinned already. */
+  pinned = cugi_host_buffer_new_registered_bytes (NULL, bytes, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  pinned_bytes = cugi_host_buffer_get_bytes (pinned, &error);
+  g_assert_no_error (error);
+  g_assert_null (cugi_host_buffer_new_registered_bytes (NULL, pinned_bytes, CUGI_HOST_BUFFER_FLAGS_NONE, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "ALREADY_REGISTERED");
+
+  /* Empty bytes register nothing. */
+  nothing = cugi_host_buffer_new_registered_bytes (NULL, empty, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_host_buffer_get_size (nothing), ==, 0);
+
+  /* A freed host buffer refuses, as every host buffer does. */
+  host = cugi_host_buffer_new_registered_address (NULL, 0, 0, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_assert_true (cugi_host_buffer_free (host, &error));
+  g_assert_null (cugi_host_buffer_get_bytes (host, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GError) error = NULL;
+  GModule *fake;
+
+  cugi_test_init (&argc, &argv);
+  if (!cugi_init (&error))
+    g_error ("the stand-in driver did not load: %s", error->message);
+  fake = g_module_open (g_getenv ("CUGI_LIBCUDA"), G_MODULE_BIND_LOCAL);
+  if (fake == NULL ||
+      !g_module_symbol (fake, "fake_cuda_streams_registration", (gpointer *) &fake_registration) ||
+      !g_module_symbol (fake, "fake_cuda_streams_support_read_only", (gpointer *) &fake_support_read_only))
+    g_error ("CUGI_LIBCUDA is not fake-cuda-streams");
+
+  g_test_add_func ("/host-register/address", test_address);
+  g_test_add_func ("/host-register/address-finalize", test_address_finalize);
+  g_test_add_func ("/host-register/address-errors", test_address_errors);
+  g_test_add_func ("/host-register/bytes", test_bytes);
+  g_test_add_func ("/host-register/bytes-without-read-only", test_bytes_without_read_only);
+  g_test_add_func ("/host-register/bytes-errors", test_bytes_errors);
+
+  return g_test_run ();
+}
