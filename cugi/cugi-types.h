@@ -25,5 +25,8 @@ typedef struct _CugiKernelArgs     CugiKernelArgs;
 typedef struct _CugiOccupancy      CugiOccupancy;
 typedef struct _CugiGraph          CugiGraph;
 typedef struct _CugiGraphExec      CugiGraphExec;
+typedef struct _CugiArray          CugiArray;
+typedef struct _CugiTexture        CugiTexture;
+typedef struct _CugiSurface        CugiSurface;
 
 G_END_DECLS
