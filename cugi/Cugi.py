@@ -326,7 +326,7 @@ _APPENDERS = {int: _append_int, float: _append_double, bool: _append_bool,
 # The types that PyGObject turns into GValues as cugi expects them, in C: an
 # int into a gint (or OverflowError), a float into a gdouble, a bool into a
 # gboolean, buffers and bytes as themselves.
-_DIRECT_TYPES = frozenset((int, float, bool, Buffer, Cugi.Buffer, GLib.Bytes))
+_DIRECT_TYPES = frozenset((int, float, bool, Buffer, Cugi.Buffer, GLib.Bytes, Cugi.Texture, Cugi.Surface))
 
 # NumPy scalars, by dtype name: where the kernel's parameters are known, the
 # value is converted to them as a Python number would be; where nothing is
@@ -350,6 +350,10 @@ def _append_other(kernel, args, value, index):
     """Any argument that _APPENDERS does not know by its exact type."""
     if isinstance(value, Cugi.Buffer):
         return args.add_buffer(value)
+    if isinstance(value, Cugi.Texture):
+        return args.add_texture(value)
+    if isinstance(value, Cugi.Surface):
+        return args.add_surface(value)
     if isinstance(value, GLib.Bytes):
         return args.add_bytes(value)
     if isinstance(value, bool):

@@ -101,6 +101,14 @@ forget_checks (CugiKernelArgs *self)
   g_atomic_pointer_set (&self->resolved_epoch, 0);
 }
 
+/* Buffers, textures and surfaces: a reference in the list, and kept alive
+ * for launches (counted in n_buffers). */
+static inline gboolean
+arg_holds_object (CugiArgType type)
+{
+  return type == CUGI_ARG_BUFFER || type == CUGI_ARG_TEXTURE || type == CUGI_ARG_SURFACE;
+}
+
 static void
 release_objects (CugiKernelArgs *self)
 {
@@ -108,7 +116,7 @@ release_objects (CugiKernelArgs *self)
     {
       CugiKernelArg *arg = &self->args[i];
 
-      if (arg->type == CUGI_ARG_BUFFER)
+      if (arg_holds_object (arg->type))
         g_object_unref (arg->object);
       else if (arg->type == CUGI_ARG_BYTES)
         g_bytes_unref (arg->object);
@@ -429,6 +437,65 @@ cugi_kernel_args_add_pointer (CugiKernelArgs *self,
   commit (self, arg);
 }
 
+/* A texture or surface: its handle, and the object kept alive. */
+static void
+add_object_handle (CugiKernelArgs *self,
+                   CugiArgType     type,
+                   GObject        *object,
+                   guint64         handle)
+{
+  CugiKernelArg *arg = append (self, type, sizeof (guint64));
+
+  arg->value.u64 = handle;
+  arg->object = g_object_ref (object);
+  self->n_buffers++;
+  drop_resources (self);
+  commit (self, arg);
+}
+
+/**
+ * cugi_kernel_args_add_texture:
+ * @self: an argument list
+ * @texture: a texture
+ *
+ * Adds the handle of @texture, for a `cudaTextureObject_t` parameter (an
+ * `unsigned long long`). @self keeps a reference to @texture, and launches
+ * keep it until they have run, so the texture and what it reads outlive
+ * the kernels that sample it.
+ *
+ * Since: 0.1
+ */
+void
+cugi_kernel_args_add_texture (CugiKernelArgs *self,
+                              CugiTexture    *texture)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (CUGI_IS_TEXTURE (texture));
+
+  add_object_handle (self, CUGI_ARG_TEXTURE, G_OBJECT (texture), cugi_texture_get_handle (texture));
+}
+
+/**
+ * cugi_kernel_args_add_surface:
+ * @self: an argument list
+ * @surface: a surface
+ *
+ * Adds the handle of @surface, for a `cudaSurfaceObject_t` parameter (an
+ * `unsigned long long`). @self keeps a reference to @surface, and launches
+ * keep it until they have run.
+ *
+ * Since: 0.1
+ */
+void
+cugi_kernel_args_add_surface (CugiKernelArgs *self,
+                              CugiSurface    *surface)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (CUGI_IS_SURFACE (surface));
+
+  add_object_handle (self, CUGI_ARG_SURFACE, G_OBJECT (surface), cugi_surface_get_handle (surface));
+}
+
 /**
  * cugi_kernel_args_copy:
  * @self: an argument list
@@ -454,7 +521,7 @@ cugi_kernel_args_copy (CugiKernelArgs *self)
       CugiKernelArg *new_arg = append (copy, arg->type, arg->size);
 
       new_arg->value = arg->value;
-      if (arg->type == CUGI_ARG_BUFFER)
+      if (arg_holds_object (arg->type))
         {
           new_arg->object = g_object_ref (arg->object);
           copy->n_buffers++;
@@ -574,6 +641,8 @@ ensure_resources_locked (CugiKernelArgs *self)
         if (self->args[i].type == CUGI_ARG_BUFFER)
           cugi_work_resources_add (self->resources, cugi_buffer_begin_work (self->args[i].object),
                                    cugi_buffer_end_work);
+        else if (arg_holds_object (self->args[i].type))
+          cugi_work_resources_add (self->resources, g_object_ref (self->args[i].object), g_object_unref);
     }
   return self->resources;
 }
@@ -654,6 +723,10 @@ cugi_arg_type_to_string (CugiArgType type)
       return "bytes";
     case CUGI_ARG_POINTER:
       return "raw pointer";
+    case CUGI_ARG_TEXTURE:
+      return "CugiTexture";
+    case CUGI_ARG_SURFACE:
+      return "CugiSurface";
     case CUGI_ARG_END:
     default:
       return "nothing";

@@ -25,6 +25,10 @@ G_BEGIN_DECLS
  *   passed by value, or a type with no adder of its own
  * @CUGI_ARG_POINTER: a raw device address (a #guint64), for memory that
  *   cugi did not allocate
+ * @CUGI_ARG_TEXTURE: a #CugiTexture, passed as its handle to a
+ *   `cudaTextureObject_t` parameter
+ * @CUGI_ARG_SURFACE: a #CugiSurface, passed as its handle to a
+ *   `cudaSurfaceObject_t` parameter
  *
  * The type of one kernel argument: what a #CugiKernelArgs records for each
  * argument, and the tags of cugi_kernel_launch_with().
@@ -43,6 +47,8 @@ typedef enum
   CUGI_ARG_DOUBLE,
   CUGI_ARG_BYTES,
   CUGI_ARG_POINTER,
+  CUGI_ARG_TEXTURE,
+  CUGI_ARG_SURFACE,
 } CugiArgType;
 
 #define CUGI_TYPE_KERNEL_ARGS (cugi_kernel_args_get_type ())
@@ -88,6 +94,12 @@ void            cugi_kernel_args_add_bytes   (CugiKernelArgs *self,
 CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_pointer (CugiKernelArgs *self,
                                               guint64         device_pointer);
+CUGI_AVAILABLE_IN_0_1
+void            cugi_kernel_args_add_texture (CugiKernelArgs *self,
+                                              CugiTexture    *texture);
+CUGI_AVAILABLE_IN_0_1
+void            cugi_kernel_args_add_surface (CugiKernelArgs *self,
+                                              CugiSurface    *surface);
 
 CUGI_AVAILABLE_IN_0_1
 guint           cugi_kernel_args_get_n_args  (CugiKernelArgs *self);

@@ -152,6 +152,9 @@ param_accepts (CugiParamType param,
 {
   if (arg == CUGI_ARG_BYTES || param == CUGI_PARAM_TYPE_OTHER)
     return TRUE;
+  /* cudaTextureObject_t and cudaSurfaceObject_t are unsigned long long. */
+  if (arg == CUGI_ARG_TEXTURE || arg == CUGI_ARG_SURFACE)
+    return param == CUGI_PARAM_TYPE_UINT64 || param == CUGI_PARAM_TYPE_INT64;
   if (param == CUGI_PARAM_TYPE_POINTER)
     return arg == CUGI_ARG_BUFFER || arg == CUGI_ARG_POINTER;
   if (param == CUGI_PARAM_TYPE_FLOAT)
@@ -193,6 +196,16 @@ check_each_arg (const CugiKernelSignature *self,
                        _("Kernel “%s”, argument %u: %zu bytes is more than a kernel's parameters "
                          "can take (%d bytes in all)"),
                        self->name, i, cugi_kernel_args_get_arg_size (args, i), MAX_PARAMS_SIZE);
+          return FALSE;
+        }
+      if ((arg->type == CUGI_ARG_TEXTURE || arg->type == CUGI_ARG_SURFACE) && self->context != NULL &&
+          !cugi_context_equal (arg->type == CUGI_ARG_TEXTURE ? cugi_texture_get_context (arg->object)
+                                                             : cugi_surface_get_context (arg->object),
+                               self->context))
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
+                       _("Kernel “%s”, argument %u: the %s belongs to another context than the kernel"),
+                       self->name, i, cugi_arg_type_to_string (arg->type));
           return FALSE;
         }
       if (arg->type != CUGI_ARG_BUFFER || self->context == NULL)
@@ -464,14 +477,20 @@ cugi_kernel_signature_add_value (const CugiKernelSignature *self,
     {
       /* The value's type may be GObject itself: what counts is the object. */
       GObject *object = g_value_get_object (value);
-      if (!CUGI_IS_BUFFER (object))
+      if (CUGI_IS_TEXTURE (object))
+        cugi_kernel_args_add_texture (args, CUGI_TEXTURE (object));
+      else if (CUGI_IS_SURFACE (object))
+        cugi_kernel_args_add_surface (args, CUGI_SURFACE (object));
+      else if (CUGI_IS_BUFFER (object))
+        cugi_kernel_args_add_buffer (args, CUGI_BUFFER (object));
+      else
         {
           g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                       _("Kernel “%s”, argument %u: a %s cannot be passed to a kernel, only a CugiBuffer"),
+                       _("Kernel “%s”, argument %u: a %s cannot be passed to a kernel, only a CugiBuffer, "
+                         "a CugiTexture or a CugiSurface"),
                        self->name, index, object != NULL ? G_OBJECT_TYPE_NAME (object) : "NULL");
           return FALSE;
         }
-      cugi_kernel_args_add_buffer (args, CUGI_BUFFER (object));
       return TRUE;
     }
   if (G_VALUE_HOLDS (value, G_TYPE_BYTES))

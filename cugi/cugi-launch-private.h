@@ -43,7 +43,7 @@ typedef struct
     gdouble     d;
     CUdeviceptr address;
   } value;
-  gpointer    object;            /* (owned): the CugiBuffer or GBytes */
+  gpointer    object;            /* (owned): the CugiBuffer, CugiTexture, CugiSurface or GBytes */
 } CugiKernelArg;
 
 /* Most kernels take few arguments: those need no allocation of their own. */
@@ -54,7 +54,7 @@ struct _CugiKernelArgs
   /* What every launch reads comes first, in as few cache lines as can be. */
   gatomicrefcount ref_count;
   guint           n_args;
-  guint           n_buffers;
+  guint           n_buffers;     /* and textures and surfaces: what launches keep alive */
   guint           capacity;
   CugiKernelArg  *args;          /* inline_args, or the heap beyond INLINE */
   void          **params;        /* what cuLaunchKernel reads: into args */

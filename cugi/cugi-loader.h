@@ -120,6 +120,12 @@ G_BEGIN_DECLS
   X (cuIpcCloseMemHandle, FALSE) \
   X (cuMemAllocAsync, FALSE) \
   X (cuMemFreeAsync, FALSE) \
+  X (cuArray3DCreate, TRUE) \
+  X (cuArrayDestroy, TRUE) \
+  X (cuTexObjectCreate, TRUE) \
+  X (cuTexObjectDestroy, TRUE) \
+  X (cuSurfObjectCreate, TRUE) \
+  X (cuSurfObjectDestroy, TRUE) \
   X (cuModuleLoadDataEx, TRUE) \
   X (cuLinkCreate, TRUE) \
   X (cuLinkAddData, TRUE) \

@@ -27,5 +27,8 @@ typedef struct _CugiGraph          CugiGraph;
 typedef struct _CugiGraphExec      CugiGraphExec;
 typedef struct _CugiJitOptions     CugiJitOptions;
 typedef struct _CugiLinker         CugiLinker;
+typedef struct _CugiArray          CugiArray;
+typedef struct _CugiTexture        CugiTexture;
+typedef struct _CugiSurface        CugiSurface;
 
 G_END_DECLS

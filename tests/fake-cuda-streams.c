@@ -36,6 +36,8 @@
 
 #include <cuda.h>
 
+#include "fake-cuda-arrays.h"
+
 #define EXPORT __attribute__((visibility ("default")))
 
 typedef struct FakeEvent FakeEvent;
@@ -1534,5 +1536,12 @@ cuGetProcAddress_v2 (const char *symbol, void **pfn, int version, cuuint64_t fla
           *status = CU_GET_PROC_ADDRESS_SUCCESS;
         return CUDA_SUCCESS;
       }
+  /* Arrays, textures and surfaces (fake-cuda-arrays.c). */
+  if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL)
+    {
+      if (status != NULL)
+        *status = CU_GET_PROC_ADDRESS_SUCCESS;
+      return CUDA_SUCCESS;
+    }
   return base_get_proc_address (symbol, pfn, version, flags, status);
 }

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""Arrays, textures and surfaces through the typelib, without a GPU: against
+the stand-in driver of the tests (fake-cuda-streams with its arrays), which
+keeps arrays in host memory and records the parameters of the last launch.
+What Python passes and gets back: NumPy data in and out of arrays, texture
+descriptions, textures and surfaces as kernel arguments, and the errors."""
+
+import ctypes
+import os
+import struct
+import unittest
+
+import gi
+
+gi.require_version('Cugi', '1.0')
+from gi.repository import Cugi, GLib  # noqa: E402
+
+import numpy  # noqa: E402
+
+# sample(cudaTextureObject_t, cudaSurfaceObject_t, int) in the stand-in's
+# module format: a C++ kernel, so its parameters' types are known.
+IMAGE = b'_Z6sampleyyi 8 8 4\n'
+
+
+class ArrayTypelibTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])
+        cls.last_params_of = driver.fake_cuda_streams_last_params
+        cls.last_params_of.restype = ctypes.c_size_t
+        cls.last_params_of.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        cls.last_params_of(ctypes.create_string_buffer(1), 1)  # starts the recording
+        module = Cugi.Module.new_from_data(None, GLib.Bytes.new(IMAGE))
+        cls.sample = module.get_kernel('_Z6sampleyyi')
+
+    def last_params(self):
+        out = ctypes.create_string_buffer(64)
+        size = self.last_params_of(out, len(out))
+        return out.raw[:size]
+
+    def test_numpy_in_and_out(self):
+        volume = numpy.arange(6 * 5 * 4, dtype=numpy.float32).reshape(4, 5, 6)
+        array = Cugi.Array.new(None, Cugi.ArrayFormat.FLOAT, 1, 6, 5, 4, Cugi.ArrayFlags.NONE)
+        self.assertEqual((array.props.width, array.props.height, array.props.depth), (6, 5, 4))
+        self.assertEqual(array.props.format, Cugi.ArrayFormat.FLOAT)
+        self.assertEqual(array.get_element_size(), 4)
+        array.upload(0, 0, 0, volume.tobytes(), 6, 5, 4)
+        box = numpy.frombuffer(array.download(1, 2, 3, 4, 3, 1).get_data(), numpy.float32)
+        numpy.testing.assert_array_equal(box.reshape(3, 4), volume[3, 2:5, 1:5])
+
+        # By address, as bindings hold NumPy memory.
+        out = numpy.zeros((4, 5, 6), numpy.float32)
+        array.download_to_address(0, 0, 0, out.ctypes.data, out.nbytes, 6, 5, 4)
+        numpy.testing.assert_array_equal(out, volume)
+        twice = volume * 2
+        array.upload_from_address(0, 0, 0, twice.ctypes.data, twice.nbytes, 6, 5, 4)
+        back = numpy.frombuffer(array.download(0, 0, 0, 6, 5, 4).get_data(), numpy.float32)
+        numpy.testing.assert_array_equal(back.reshape(4, 5, 6), twice)
+
+        with self.assertRaises(GLib.Error) as caught:
+            array.upload(0, 0, 0, volume.tobytes(), 6, 5, 5)
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+
+    def test_textures_and_surfaces_as_arguments(self):
+        array = Cugi.Array.new(None, Cugi.ArrayFormat.UINT8, 4, 8, 8, 0, Cugi.ArrayFlags.SURFACE_LDST)
+        description = Cugi.TextureDescription.new()
+        description.set_filter_mode(Cugi.FilterMode.LINEAR)
+        description.set_read_mode(Cugi.TextureReadMode.NORMALIZED_FLOAT)
+        description.set_border_color(1, 0.5, 0, 1)
+        self.assertEqual(description.get_border_color(), (1, 0.5, 0, 1))
+        texture = Cugi.Texture.new_for_array(array, description)
+        surface = Cugi.Surface.new(array)
+        self.assertIs(texture.props.array, array)
+        self.assertIs(surface.get_array(), array)
+
+        # In one call as GValues, and through the argument list.
+        self.sample(texture, surface, 7, grid=1, block=1)
+        expected = struct.pack('<QQi', texture.props.handle, surface.props.handle, 7)
+        self.assertEqual(self.last_params(), expected)
+        self.sample(texture, surface, numpy.int32(8), grid=1, block=1)
+        self.assertEqual(self.last_params(), expected[:16] + struct.pack('<i', 8))
+
+        # A texture where an int goes, and an array where a texture goes.
+        with self.assertRaises(GLib.Error) as caught:
+            self.sample(texture, surface, texture, grid=1, block=1)
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+        with self.assertRaises((GLib.Error, TypeError)):
+            self.sample(array, surface, 7, grid=1, block=1)
+
+    def test_freed_array(self):
+        array = Cugi.Array.new(None, Cugi.ArrayFormat.FLOAT, 1, 4, 0, 0, Cugi.ArrayFlags.NONE)
+        array.free()
+        self.assertTrue(array.props.freed)
+        with self.assertRaises(GLib.Error) as caught:
+            Cugi.Texture.new_for_array(array, None)
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_STATE))
+        self.assertIn('freed', caught.exception.message)
+
+
+if __name__ == '__main__':
+    unittest.main()
