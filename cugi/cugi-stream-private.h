@@ -40,6 +40,45 @@ void            cugi_completion_discard   (CugiCompletion *completion);
 /* The CUhostFn of every marker; @completion is a CugiCompletion to post. */
 void CUDA_CB    cugi_completion_host_func (void *completion);
 
+/* How a posted completion wakes its main context, for the benchmark that
+ * compares them (bench-completion); READY_TIME unless it says otherwise.
+ * READY_TIME: g_source_set_ready_time(), GLib's cross-thread wake-up.
+ * EVENTFD: the host function writes an eventfd the source polls (Linux;
+ * elsewhere READY_TIME), once per dispatch, without the context's lock.
+ * SPIN: READY_TIME, and before the context sleeps while completions are in
+ * flight, it waits for one for up to @spin_us, burning the CPU meanwhile. */
+typedef enum
+{
+  CUGI_COMPLETION_DELIVERY_READY_TIME,
+  CUGI_COMPLETION_DELIVERY_EVENTFD,
+  CUGI_COMPLETION_DELIVERY_SPIN,
+} CugiCompletionDelivery;
+
+/* For the completion sources made from now on, one per GMainContext on its
+ * first completion: a benchmark gives each delivery a new context. */
+void            cugi_completion_set_delivery (CugiCompletionDelivery delivery,
+                                              guint                  spin_us);
+
+/* Where the time of a completion goes, for benchmarks: HOST_FUNC when
+ * CUDA's thread calls the marker's host function, QUEUED once it queued the
+ * completion and woke the context, PREPARE or CHECK when the context finds
+ * it queued (before sleeping, or woken), DISPATCH when the source runs. */
+typedef enum
+{
+  CUGI_COMPLETION_STAGE_HOST_FUNC,
+  CUGI_COMPLETION_STAGE_QUEUED,
+  CUGI_COMPLETION_STAGE_PREPARE,
+  CUGI_COMPLETION_STAGE_CHECK,
+  CUGI_COMPLETION_STAGE_DISPATCH,
+  CUGI_COMPLETION_N_STAGES
+} CugiCompletionStage;
+
+typedef void (*CugiCompletionProbe) (CugiCompletionStage stage);
+
+/* Calls @probe (nullable: none) at each stage, from the thread of the
+ * stage; for a benchmark with one completion in flight at a time. */
+void            cugi_completion_set_probe (CugiCompletionProbe probe);
+
 /* ---- streams (cugi-stream.c) ---------------------------------------------- */
 
 /* Where the pending resources stood at some point: see stream_release_pending(). */
