@@ -592,11 +592,11 @@ cugi_kernel_args_get_arg_size (CugiKernelArgs *self,
 }
 
 /* Kept apart from cugi_kernel_args_resolve(), whose common case then stays
- * a few instructions. */
-static G_GNUC_NO_INLINE gboolean
-resolve_addresses (CugiKernelArgs *self,
-                   gsize           epoch,
-                   GError        **error)
+ * a few instructions, inline. */
+gboolean
+cugi_kernel_args_resolve_addresses (CugiKernelArgs *self,
+                                    gsize           epoch,
+                                    GError        **error)
 {
   for (guint i = 0; i < self->n_args; i++)
     {
@@ -612,22 +612,6 @@ resolve_addresses (CugiKernelArgs *self,
     }
   g_atomic_pointer_set (&self->resolved_epoch, epoch);
   return TRUE;
-}
-
-CUGI_LAUNCH_PATH gboolean
-cugi_kernel_args_resolve (CugiKernelArgs *self,
-                          GError        **error)
-{
-  gsize epoch;
-
-  if (self->n_buffers == 0)
-    return TRUE;
-  /* Read before the checks: a free while they run ends this epoch, and the
-   * next launch checks again. */
-  epoch = cugi_memory_get_address_epoch ();
-  if (G_LIKELY (g_atomic_pointer_get (&self->resolved_epoch) == epoch))
-    return TRUE;
-  return resolve_addresses (self, epoch, error);
 }
 
 /* Called with pin_lock held. */
@@ -661,12 +645,10 @@ cugi_kernel_args_share_buffers (CugiKernelArgs *self)
   return resources;
 }
 
-/* The launches go to @stream from now on: the resources are handed to the
- * stream they went to so far, for those to complete, and will go to @stream.
- * Out of line: the launch path's code stays compact. */
-static G_GNUC_NO_INLINE void
-move_pin (CugiKernelArgs *self,
-          CugiStream     *stream)
+/* Out of line: the launch path's code stays compact. */
+void
+cugi_kernel_args_move_pin (CugiKernelArgs *self,
+                           CugiStream     *stream)
 {
   CugiStream *previous = NULL;
   GPtrArray *handed_over = NULL;
@@ -684,20 +666,6 @@ move_pin (CugiKernelArgs *self,
 
   if (previous != NULL)
     cugi_stream_unpin (previous, handed_over);
-}
-
-CUGI_LAUNCH_PATH gboolean
-cugi_kernel_args_track_launch (CugiKernelArgs *self,
-                               CugiStream     *stream)
-{
-  if (self->n_buffers == 0)
-    return FALSE;
-  /* The launch is enqueued: if another thread moves the pin away after this
-   * read, the stream it hands the resources to has this launch to do. */
-  if (G_UNLIKELY (g_atomic_pointer_get (&self->pinned_stream) != stream))
-    move_pin (self, stream);
-  cugi_stream_track_pinned_work (stream);
-  return TRUE;
 }
 
 const char *

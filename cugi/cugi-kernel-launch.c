@@ -208,7 +208,7 @@ enqueue_extended (CugiKernel             *self,
   return CUGI_CALL (cuLaunchKernelEx, (&launch, self->function, params, NULL), error);
 }
 
-static gboolean
+static G_ALWAYS_INLINE inline gboolean
 enqueue (CugiKernel             *self,
          const CugiLaunchConfig *config,
          void                  **params,
@@ -231,14 +231,52 @@ enqueue (CugiKernel             *self,
  * with buffers keeps them itself, at almost no cost when it is launched
  * again and again on one stream; otherwise cugi_work_track()
  * decides where they go. */
-static void
+static inline void
 track_launch (CugiKernel     *self,
               CugiStream     *stream,
               CugiKernelArgs *args)
 {
-  if (G_LIKELY (!cugi_work_has_captures ()) && cugi_kernel_args_track_launch (args, stream))
-    return;
-  cugi_work_track (stream, self, cugi_kernel_args_share_buffers (args));
+  if (G_LIKELY (!cugi_work_has_captures ()))
+    cugi_kernel_args_track_launch (args, stream);
+  else
+    cugi_work_track (stream, self, cugi_kernel_args_share_buffers (args));
+}
+
+/* A launch once the kernel's context is current: the checks, each a
+ * comparison when the configuration and the arguments passed them before,
+ * then the launch and its tracking. */
+static G_ALWAYS_INLINE inline gboolean
+launch_current (CugiKernel       *self,
+                CugiLaunchConfig *config,
+                CugiKernelArgs   *args,
+                GError          **error)
+{
+  CugiStream *stream;
+
+  if (!check_config (self, config, error) ||
+      !(G_LIKELY (g_atomic_pointer_get (&args->checked_signature) == self->signature->serial) ||
+        cugi_kernel_signature_check (self->signature, args, error)) ||
+      !cugi_kernel_args_resolve (args, error))
+    return FALSE;
+
+  stream = cugi_stream_resolve (config->stream, self->binding.context);
+  if (!enqueue (self, config, args->params, cugi_stream_get_handle (stream), error))
+    return FALSE;
+  track_launch (self, stream, args);
+  return TRUE;
+}
+
+/* A launch whose kernel's context is not current, or that fails: the
+ * context is pushed for the launch and popped after it. */
+static G_GNUC_NO_INLINE gboolean
+launch_entering (CugiKernel       *self,
+                 CugiLaunchConfig *config,
+                 CugiKernelArgs   *args,
+                 GError          **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+
+  return cugi_kernel_enter (self, &scope, error) && launch_current (self, config, args, error);
 }
 
 /**
@@ -268,24 +306,36 @@ cugi_kernel_launch (CugiKernel       *self,
                     CugiKernelArgs   *args,
                     GError          **error)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CugiStream *stream;
-
-  g_return_val_if_fail (CUGI_IS_KERNEL (self), FALSE);
+  g_return_val_if_fail (cugi_kernel_is_kernel (self), FALSE);
   g_return_val_if_fail (config != NULL, FALSE);
   g_return_val_if_fail (args != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!cugi_kernel_enter (self, &scope, error) ||
-      !check_config (self, config, error) ||
-      !cugi_kernel_signature_check (self->signature, args, error) ||
-      !cugi_kernel_args_resolve (args, error))
+  /* The common case needs no context scope, whose cleanup is a call. */
+  if (G_LIKELY (cugi_kernel_is_current (self)))
+    return launch_current (self, config, args, error);
+  return launch_entering (self, config, args, error);
+}
+
+CUGI_LAUNCH_PATH gboolean
+cugi_kernel_launch_params (CugiKernel       *self,
+                           CugiLaunchConfig *config,
+                           void            **params,
+                           GPtrArray        *resources,
+                           GError          **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(GPtrArray) kept = resources;
+  CugiStream *stream;
+
+  if (!(G_LIKELY (cugi_kernel_is_current (self)) || cugi_kernel_enter (self, &scope, error)) ||
+      !check_config (self, config, error))
     return FALSE;
 
   stream = cugi_stream_resolve (config->stream, self->binding.context);
-  if (!enqueue (self, config, args->params, cugi_stream_get_handle (stream), error))
+  if (!enqueue (self, config, params, cugi_stream_get_handle (stream), error))
     return FALSE;
-  track_launch (self, stream, args);
+  cugi_work_track (stream, self, g_steal_pointer (&kept));
   return TRUE;
 }
 

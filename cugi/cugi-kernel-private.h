@@ -14,6 +14,9 @@ struct _CugiKernel
 
   /* What every launch reads comes first, in as few cache lines as can be. */
   CugiContextBinding binding;  /* to the generation the function was found in */
+  /* The CUDA context of the binding, for launches to compare with the
+   * current one; NULL when the kernel is unusable (setup_error). */
+  CUcontext    context_handle;
   CUfunction   function;
   /* The serial of the launch configuration that last passed
    * check_config_fully(), or a value that is no configuration's while one
@@ -37,6 +40,34 @@ struct _CugiKernel
   char        *mangled_name;
 };
 
+/* The class of every kernel, set by its class_init (which a kernel's
+ * existence implies). */
+extern CugiKernelClass *cugi_kernel_class;
+
+/* CUGI_IS_KERNEL() for the launch path, without a call: CugiKernel is final,
+ * so its instances have exactly its class. */
+static inline gboolean
+cugi_kernel_is_kernel (gconstpointer instance)
+{
+  return instance != NULL && ((const GTypeInstance *) instance)->g_class == (GTypeClass *) cugi_kernel_class;
+}
+
+/* The launch path for callers that pack the parameters themselves (a plan
+ * of the kernel's arguments learnt once, for bindings): launches @self with
+ * @config and @params, one pointer per kernel parameter to its value, as
+ * cuLaunchKernel() reads them (the driver copies the values before this
+ * returns). The caller has checked @params against the kernel's signature
+ * and resolved the buffers' addresses in them; the configuration is checked
+ * here, as for cugi_kernel_launch(). @resources (transfer full, nullable; see
+ * cugi_work_resources_new()) is what the launch uses and must outlive it:
+ * the buffers, with cugi_buffer_begin_work() taken, dropped once the kernel
+ * has run (or at once when the launch fails). */
+gboolean cugi_kernel_launch_params    (CugiKernel           *self,
+                                       CugiLaunchConfig     *config,
+                                       void                **params,
+                                       GPtrArray            *resources,
+                                       GError              **error);
+
 /* INVALID_STATE for a kernel made with g_object_new(), INVALID_CONTEXT for
  * one whose context was reset since, or the error that kept it from being
  * queried. */
@@ -55,6 +86,20 @@ cugi_kernel_is_usable (CugiKernel *self)
 {
   return self->function != NULL && self->setup_error == NULL &&
          cugi_context_binding_is_current (&self->binding);
+}
+
+/* The common case of launches, without a call of cugi's: the kernel is
+ * usable and its context is current already, so that nothing needs to be
+ * pushed. FALSE when it cannot tell: then cugi_kernel_enter() says why or
+ * makes the context current. */
+static G_ALWAYS_INLINE inline gboolean
+cugi_kernel_is_current (CugiKernel *self)
+{
+  CUcontext current = NULL;
+
+  return self->context_handle != NULL &&
+         cugi_context_get_generation (self->binding.context) == self->binding.generation &&
+         cugi_cuda.cuCtxGetCurrent (&current) == CUDA_SUCCESS && current == self->context_handle;
 }
 
 /* Checks that the kernel is usable and makes its context current. Inline:

@@ -163,11 +163,14 @@ install_attribute_property (guint       prop_id,
                                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 }
 
+CugiKernelClass *cugi_kernel_class;
+
 static void
 cugi_kernel_class_init (CugiKernelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  cugi_kernel_class = klass;
   object_class->finalize = cugi_kernel_finalize;
   object_class->get_property = cugi_kernel_get_property;
 
@@ -434,6 +437,8 @@ kernel_new_for_function (CugiModule *module,
   self->mangled_name = g_strdup (mangled_name != NULL ? mangled_name : name);
   if (!query_kernel (self, &error))
     self->setup_error = g_steal_pointer (&error);
+  else
+    self->context_handle = cugi_context_get_handle (self->binding.context);
   return self;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cugi-private.h"
+#include "cugi-stream-private.h"
 
 G_BEGIN_DECLS
 
@@ -78,20 +79,54 @@ struct _CugiKernelArgs
   void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
 };
 
+/* cugi_kernel_args_resolve() when the addresses were not resolved in
+ * @epoch, the current address epoch. */
+gboolean    cugi_kernel_args_resolve_addresses (CugiKernelArgs *self,
+                                                gsize           epoch,
+                                                GError        **error);
+
 /* Writes each buffer's current address into @self; an INVALID_STATE error
- * naming the argument when one was freed. */
-gboolean    cugi_kernel_args_resolve        (CugiKernelArgs *self,
-                                             GError        **error);
+ * naming the argument when one was freed. Inline: every launch runs it, and
+ * the common case, addresses resolved in this epoch already, is a
+ * comparison. */
+static inline gboolean
+cugi_kernel_args_resolve (CugiKernelArgs *self,
+                          GError        **error)
+{
+  gsize epoch;
+
+  if (self->n_buffers == 0)
+    return TRUE;
+  /* Read before the checks: a free while they run ends this epoch, and the
+   * next launch checks again. */
+  epoch = cugi_memory_get_address_epoch ();
+  return G_LIKELY (g_atomic_pointer_get (&self->resolved_epoch) == epoch) ||
+         cugi_kernel_args_resolve_addresses (self, epoch, error);
+}
+
 /* The buffers of @self as resources for cugi_stream_track_work(): a new
  * reference, NULL when there are none. Parameter values themselves need not
  * stay alive: the driver copies them when the launch is enqueued. */
 GPtrArray  *cugi_kernel_args_share_buffers  (CugiKernelArgs *self);
+/* Hands the resources of the launches of @self so far to the stream they
+ * went to, for that work to complete, and pins @stream for those to come. */
+void        cugi_kernel_args_move_pin       (CugiKernelArgs *self,
+                                             CugiStream     *stream);
+
 /* Keeps the buffers of @self alive for a launch just enqueued on @stream (not
  * being captured) by pinning @stream (see cugi_stream_pin()): nearly free
- * when the previous launch went there too. FALSE, doing nothing, when @self
- * has no buffers. */
-gboolean    cugi_kernel_args_track_launch   (CugiKernelArgs *self,
-                                             CugiStream     *stream);
+ * when the previous launch went there too, and free of writes when its burst
+ * has a flush already. Drives ::idle for launches without buffers too. */
+static inline void
+cugi_kernel_args_track_launch (CugiKernelArgs *self,
+                               CugiStream     *stream)
+{
+  /* The launch is enqueued: if another thread moves the pin away after this
+   * read, the stream it hands the resources to has this launch to do. */
+  if (G_UNLIKELY (self->n_buffers != 0 && g_atomic_pointer_get (&self->pinned_stream) != stream))
+    cugi_kernel_args_move_pin (self, stream);
+  cugi_stream_track_pinned_work (stream);
+}
 const char *cugi_arg_type_to_string         (CugiArgType     type);
 
 /* What a kernel parameter is, as far as launches check it. */

@@ -3,6 +3,7 @@
  * installed. */
 #pragma once
 
+#include "cugi-context-private.h"
 #include "cugi-private.h"
 
 G_BEGIN_DECLS
@@ -39,13 +40,103 @@ void            cugi_completion_discard   (CugiCompletion *completion);
 /* The CUhostFn of every marker; @completion is a CugiCompletion to post. */
 void CUDA_CB    cugi_completion_host_func (void *completion);
 
+/* How a posted completion wakes its main context, for the benchmark that
+ * compares them (bench-completion); READY_TIME unless it says otherwise.
+ * READY_TIME: g_source_set_ready_time(), GLib's cross-thread wake-up.
+ * EVENTFD: the host function writes an eventfd the source polls (Linux;
+ * elsewhere READY_TIME), once per dispatch, without the context's lock.
+ * SPIN: READY_TIME, and before the context sleeps while completions are in
+ * flight, it waits for one for up to @spin_us, burning the CPU meanwhile. */
+typedef enum
+{
+  CUGI_COMPLETION_DELIVERY_READY_TIME,
+  CUGI_COMPLETION_DELIVERY_EVENTFD,
+  CUGI_COMPLETION_DELIVERY_SPIN,
+} CugiCompletionDelivery;
+
+/* For the completion sources made from now on, one per GMainContext on its
+ * first completion: a benchmark gives each delivery a new context. */
+void            cugi_completion_set_delivery (CugiCompletionDelivery delivery,
+                                              guint                  spin_us);
+
+/* Where the time of a completion goes, for benchmarks: HOST_FUNC when
+ * CUDA's thread calls the marker's host function, QUEUED once it queued the
+ * completion and woke the context, PREPARE or CHECK when the context finds
+ * it queued (before sleeping, or woken), DISPATCH when the source runs. */
+typedef enum
+{
+  CUGI_COMPLETION_STAGE_HOST_FUNC,
+  CUGI_COMPLETION_STAGE_QUEUED,
+  CUGI_COMPLETION_STAGE_PREPARE,
+  CUGI_COMPLETION_STAGE_CHECK,
+  CUGI_COMPLETION_STAGE_DISPATCH,
+  CUGI_COMPLETION_N_STAGES
+} CugiCompletionStage;
+
+typedef void (*CugiCompletionProbe) (CugiCompletionStage stage);
+
+/* Calls @probe (nullable: none) at each stage, from the thread of the
+ * stage; for a benchmark with one completion in flight at a time. */
+void            cugi_completion_set_probe (CugiCompletionProbe probe);
+
 /* ---- streams (cugi-stream.c) ---------------------------------------------- */
 
-/* NULL for a context's legacy default stream. */
-CUstream  cugi_stream_get_handle       (CugiStream *self);
+/* Where the pending resources stood at some point: see stream_release_pending(). */
+typedef struct
+{
+  guint pending_serial;
+  guint length;
+} CugiPendingMark;
+
+/* Here rather than in cugi-stream.c: every launch reads the handle and
+ * whether its burst has a flush already, through the inline functions
+ * below, without a call. Only cugi-stream.c writes it. */
+struct _CugiStream
+{
+  GObject          parent_instance;
+
+  /* What every launch reads comes first. */
+  CUstream         handle;
+  gboolean         flush_scheduled;    /* atomic: also read without the lock */
+  CugiContextBinding binding;          /* no reference in the null stream: its context keeps it */
+  gboolean         owns_handle;
+  CugiStreamFlags  flags;
+  gint             priority;
+  GMainContext    *main_context;       /* where ::idle is emitted and bursts are flushed */
+
+  int              work_generation;    /* atomic: bumped when a burst starts */
+
+  GMutex           lock;               /* guards the three that follow, and flush_scheduled's writes */
+  GPtrArray       *pending;            /* resources arrays not yet under a marker */
+  guint            pending_serial;     /* bumped whenever resources leave pending */
+  guint            unflushed_tracks;   /* resources tracked since the last flush */
+
+  /* Releasing without a main loop: see stream_check_released(). */
+  GMutex           check_lock;         /* guards the four that follow */
+  CUevent          check_event;        /* made on first use */
+  guint            check_generation;   /* of the context when check_event was made */
+  gboolean         check_recorded;
+  CugiPendingMark  check_mark;         /* what was pending when check_event was recorded */
+};
+
+/* NULL for a context's legacy default stream. No type check: every launch
+ * asks, and cugi's own callers pass streams. */
+static inline CUstream
+cugi_stream_get_handle (CugiStream *self)
+{
+  return self->handle;
+}
+
+/* The legacy default stream of @context (borrowed), made on first use. */
+CugiStream *cugi_stream_get_null       (CugiContext *context);
+
 /* @stream_or_null, or the legacy default stream of @context (borrowed). */
-CugiStream *cugi_stream_resolve        (CugiStream  *stream_or_null,
-                                        CugiContext *context);
+static inline CugiStream *
+cugi_stream_resolve (CugiStream  *stream_or_null,
+                     CugiContext *context)
+{
+  return G_LIKELY (stream_or_null != NULL) ? stream_or_null : cugi_stream_get_null (context);
+}
 
 /* Enqueues a marker (cuLaunchHostFunc) on @self: once the GPU has done all work
  * enqueued before it, @func runs in @main_context (NULL: the stream's own).
@@ -75,9 +166,26 @@ void      cugi_stream_track_work       (CugiStream *self,
  * drops them at once if the stream is done, else keeps them until the work
  * enqueued so far has completed. */
 CugiStream *cugi_stream_pin               (CugiStream *self);
-void        cugi_stream_track_pinned_work (CugiStream *self);
 void        cugi_stream_unpin             (CugiStream *self,
                                            GPtrArray  *resources);
+/* The first work of a burst: see cugi_stream_track_pinned_work(). */
+void        cugi_stream_begin_burst       (CugiStream *self);
+
+/* Tracks work that keeps nothing alive, or whose resources their owner
+ * holds (pinned, above): it drives ::idle as cugi_stream_track_work() does.
+ * Inline: launches run it. When the burst has its flush already, whose
+ * marker will follow this work, there is nothing to write, so no atomic
+ * operation, which would wait here for the writes of the launch just made
+ * to reach the device. A flush is scheduled whether or not a handler of
+ * ::idle is connected: asking GObject that at every launch costs more than
+ * one idle source per main-loop iteration, and the flush asks instead. */
+static inline void
+cugi_stream_track_pinned_work (CugiStream *self)
+{
+  if (G_LIKELY (g_atomic_int_get (&self->flush_scheduled)))
+    return;
+  cugi_stream_begin_burst (self);
+}
 
 /* FALSE with CUGI_ERROR_INVALID_STATE for an object a binding made with
  * g_object_new() instead of a constructor, with CUGI_ERROR_INVALID_CONTEXT

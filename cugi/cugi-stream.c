@@ -29,7 +29,8 @@
  * one when the stream was made, once all work that cugi enqueued on the stream
  * has completed. Work enqueued in one main-loop iteration is a burst, and a
  * burst costs one marker, enqueued when the iteration is over; with no handler
- * connected, watching costs nothing.
+ * connected, it costs none, and a launch only reads whether its burst is
+ * known already.
  *
  * ## Lifetimes
  *
@@ -58,40 +59,6 @@
  * them (their main context does not run, or runs a long burst), cugi checks
  * which of them belong to completed work. */
 #define RELEASE_CHECK_INTERVAL 64
-
-/* Where the pending resources stood at some point: see stream_release_pending(). */
-typedef struct
-{
-  guint pending_serial;
-  guint length;
-} PendingMark;
-
-struct _CugiStream
-{
-  GObject          parent_instance;
-
-  CugiContextBinding binding;         /* no reference in the null stream: its context keeps it */
-  CUstream         handle;
-  gboolean         owns_handle;
-  CugiStreamFlags  flags;
-  gint             priority;
-  GMainContext    *main_context;       /* where ::idle is emitted and bursts are flushed */
-
-  int              work_generation;    /* atomic: bumped for each piece of tracked work */
-
-  GMutex           lock;               /* guards the four that follow */
-  GPtrArray       *pending;            /* resources arrays not yet under a marker */
-  guint            pending_serial;     /* bumped whenever resources leave pending */
-  guint            unflushed_tracks;   /* resources tracked since the last flush */
-  gboolean         flush_scheduled;    /* atomic: also read without the lock */
-
-  /* Releasing without a main loop: see stream_check_released(). */
-  GMutex           check_lock;         /* guards the four that follow */
-  CUevent          check_event;        /* made on first use */
-  guint            check_generation;   /* of the context when check_event was made */
-  gboolean         check_recorded;
-  PendingMark      check_mark;         /* what was pending when check_event was recorded */
-};
 
 G_DEFINE_FINAL_TYPE (CugiStream, cugi_stream, G_TYPE_OBJECT)
 
@@ -218,10 +185,10 @@ cugi_stream_add_completion (CugiStream        *self,
 
 /* ---- bursts and ::idle ----------------------------------------------------- */
 
-static PendingMark
+static CugiPendingMark
 stream_mark_pending (CugiStream *self)
 {
-  PendingMark mark;
+  CugiPendingMark mark;
 
   g_mutex_lock (&self->lock);
   mark.pending_serial = self->pending_serial;
@@ -236,7 +203,7 @@ stream_mark_pending (CugiStream *self)
  * longer starts where @mark saw it: nothing is dropped. */
 static void
 stream_release_pending (CugiStream *self,
-                        PendingMark mark)
+                        CugiPendingMark mark)
 {
   gpointer *released = NULL;
   guint n_released = 0;
@@ -362,16 +329,26 @@ stream_flush (gpointer data)
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autoptr(GError) error = NULL;
   GPtrArray *resources = NULL;
-  gboolean capturing;
+  gboolean keeps_nothing;
   Burst *burst;
-
-  /* Work tracked during a capture runs later, as a graph: its resources stay
-   * pending until cugi sees the stream idle or a later flush takes them. */
-  capturing = stream_enter (self, &scope, NULL) && stream_is_capturing (self, NULL);
 
   g_mutex_lock (&self->lock);
   g_atomic_int_set (&self->flush_scheduled, FALSE);
-  if (!capturing && self->pending->len > 0)
+  keeps_nothing = self->pending->len == 0;
+  g_mutex_unlock (&self->lock);
+
+  /* Nothing to keep and nobody listening (work is tracked whether or not
+   * anyone listens): no marker, and no driver query. */
+  if (keeps_nothing && !g_signal_has_handler_pending (self, signals[SIGNAL_IDLE], 0, TRUE))
+    return G_SOURCE_REMOVE;
+
+  /* Work tracked during a capture runs later, as a graph: its resources stay
+   * pending until cugi sees the stream idle or a later flush takes them. */
+  if (stream_enter (self, &scope, NULL) && stream_is_capturing (self, NULL))
+    return G_SOURCE_REMOVE;
+
+  g_mutex_lock (&self->lock);
+  if (self->pending->len > 0)
     {
       resources = g_steal_pointer (&self->pending);
       self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
@@ -379,10 +356,6 @@ stream_flush (gpointer data)
       self->unflushed_tracks = 0;
     }
   g_mutex_unlock (&self->lock);
-
-  if (capturing ||
-      (resources == NULL && !g_signal_has_handler_pending (self, signals[SIGNAL_IDLE], 0, TRUE)))
-    return G_SOURCE_REMOVE;
 
   burst = g_new0 (Burst, 1);
   burst->stream = self;
@@ -409,19 +382,19 @@ cugi_stream_track_work (CugiStream *self,
 
   g_return_if_fail (CUGI_IS_STREAM (self));
 
-  g_atomic_int_inc (&self->work_generation);
   if (resources != NULL && resources->len == 0)
     g_clear_pointer (&resources, g_ptr_array_unref);
-  /* Nothing to keep and nobody listening: no marker, no flush, no lock. */
-  if (resources == NULL && !g_signal_has_handler_pending (self, signals[SIGNAL_IDLE], 0, TRUE))
-    return;
+  /* Nothing to keep: as cheap as pinned work, in the common case a read. */
+  if (resources == NULL)
+    {
+      cugi_stream_track_pinned_work (self);
+      return;
+    }
 
   g_mutex_lock (&self->lock);
-  if (resources != NULL)
-    {
-      g_ptr_array_add (self->pending, resources);
-      check_released = ++self->unflushed_tracks % RELEASE_CHECK_INTERVAL == 0;
-    }
+  g_atomic_int_inc (&self->work_generation);
+  g_ptr_array_add (self->pending, resources);
+  check_released = ++self->unflushed_tracks % RELEASE_CHECK_INTERVAL == 0;
   schedule_flush_locked (self);
   g_mutex_unlock (&self->lock);
 
@@ -437,15 +410,10 @@ cugi_stream_pin (CugiStream *self)
   return stream_ref_with_context (self);
 }
 
-CUGI_LAUNCH_PATH void
-cugi_stream_track_pinned_work (CugiStream *self)
+void
+cugi_stream_begin_burst (CugiStream *self)
 {
-  /* The burst has its flush already, whose marker will follow this work:
-   * nothing to write, so no atomic operation, which would wait here for the
-   * writes of the launch just made to reach the device. */
-  if (G_LIKELY (g_atomic_int_get (&self->flush_scheduled)))
-    return;
-  /* The first work of a burst: the bursts in flight are not the last. */
+  /* The bursts in flight are not the last. */
   g_mutex_lock (&self->lock);
   g_atomic_int_inc (&self->work_generation);
   schedule_flush_locked (self);
@@ -790,19 +758,9 @@ new_null_stream (CugiContext *context)
                      g_main_context_ref (g_main_context_default ()));
 }
 
-/* No type check: every launch asks, and cugi's own callers pass streams. */
-CUGI_LAUNCH_PATH CUstream
-cugi_stream_get_handle (CugiStream *self)
-{
-  return self->handle;
-}
-
 CUGI_LAUNCH_PATH CugiStream *
-cugi_stream_resolve (CugiStream  *stream_or_null,
-                     CugiContext *context)
+cugi_stream_get_null (CugiContext *context)
 {
-  if (stream_or_null != NULL)
-    return stream_or_null;
   return cugi_context_get_null_stream (context, new_null_stream);
 }
 
@@ -875,7 +833,7 @@ cugi_stream_query (CugiStream *self,
                    GError    **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  PendingMark mark;
+  CugiPendingMark mark;
   CUresult result;
 
   g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
@@ -914,7 +872,7 @@ cugi_stream_synchronize (CugiStream *self,
                          GError    **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  PendingMark mark;
+  CugiPendingMark mark;
 
   g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
@@ -1122,7 +1080,7 @@ cugi_stream_class_init (CugiStreamClass *klass)
    * Only work enqueued through cugi counts: work that other libraries
    * enqueue on a wrapped stream does not emit the signal, though a burst's
    * marker waits for it too. With no handler connected, watching costs
-   * nothing.
+   * no marker.
    *
    * Since: 0.1
    */

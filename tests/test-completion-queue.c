@@ -4,6 +4,8 @@
  * completions exactly as cugi_completion_host_func() does. */
 #include "config.h"
 
+#include <string.h>
+
 #include "cugi-stream-private.h"
 #include "cugi-test-utils.h"
 
@@ -83,15 +85,29 @@ produce (gpointer data)
   return NULL;
 }
 
-/* 8 threads post at once while the consumer runs its main context: every
- * completion arrives once, in its producer's order, in the consumer. */
+static gint n_stages[CUGI_COMPLETION_N_STAGES];
+
 static void
-test_concurrent_producers (void)
+count_stage (CugiCompletionStage stage)
+{
+  g_atomic_int_inc (&n_stages[stage]);
+}
+
+/* 8 threads post at once while the consumer runs its main context: every
+ * completion arrives once, in its producer's order, in the consumer,
+ * whichever way completions wake the context (@data, a
+ * CugiCompletionDelivery), and the probe sees each one queued. */
+static void
+test_concurrent_producers (gconstpointer delivery)
 {
   g_autoptr(GMainContext) main_context = g_main_context_new ();
   ProducerData data[N_PRODUCERS];
   Fixture fixture = { 0 };
 
+  /* The context's source is made by the first completion posted for it. */
+  cugi_completion_set_delivery (GPOINTER_TO_INT (delivery), 100);
+  memset (n_stages, 0, sizeof n_stages);
+  cugi_completion_set_probe (count_stage);
   g_main_context_push_thread_default (main_context);
   fixture.main_context = main_context;
   fixture.loop = g_main_loop_new (main_context, FALSE);
@@ -118,7 +134,13 @@ test_concurrent_producers (void)
   while (g_main_context_iteration (main_context, FALSE))
     ;
   g_assert_cmpuint (fixture.n_run, ==, N_PRODUCERS * N_PER_PRODUCER);
+  g_assert_cmpint (g_atomic_int_get (&n_stages[CUGI_COMPLETION_STAGE_QUEUED]), ==,
+                   N_PRODUCERS * N_PER_PRODUCER);
+  g_assert_cmpint (g_atomic_int_get (&n_stages[CUGI_COMPLETION_STAGE_DISPATCH]), >, 0);
+  g_assert_cmpint (g_atomic_int_get (&n_stages[CUGI_COMPLETION_STAGE_HOST_FUNC]), ==, 0);
 
+  cugi_completion_set_probe (NULL);
+  cugi_completion_set_delivery (CUGI_COMPLETION_DELIVERY_READY_TIME, 0);
   g_main_loop_unref (fixture.loop);
   g_main_context_pop_thread_default (main_context);
 }
@@ -315,7 +337,12 @@ main (int argc, char **argv)
 {
   cugi_test_init (&argc, &argv);
 
-  g_test_add_func ("/completion-queue/concurrent-producers", test_concurrent_producers);
+  g_test_add_data_func ("/completion-queue/concurrent-producers/ready-time",
+                        GINT_TO_POINTER (CUGI_COMPLETION_DELIVERY_READY_TIME), test_concurrent_producers);
+  g_test_add_data_func ("/completion-queue/concurrent-producers/eventfd",
+                        GINT_TO_POINTER (CUGI_COMPLETION_DELIVERY_EVENTFD), test_concurrent_producers);
+  g_test_add_data_func ("/completion-queue/concurrent-producers/spin",
+                        GINT_TO_POINTER (CUGI_COMPLETION_DELIVERY_SPIN), test_concurrent_producers);
   g_test_add_func ("/completion-queue/separate-contexts", test_separate_contexts);
   g_test_add_func ("/completion-queue/discard", test_discard);
   g_test_add_func ("/completion-queue/context-lifetime", test_context_lifetime);

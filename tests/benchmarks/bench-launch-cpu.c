@@ -4,11 +4,15 @@
  * own work: the same 4-argument launch as bench-launch, made through the
  * driver's table directly and through cugi, timed per launch.
  *
+ * A third run launches with a handler of the stream's ::idle connected; as
+ * in all three, the main context runs after each synchronization, so that
+ * each run of SYNC_EVERY launches is a burst.
+ *
  * For instruction counts, run it under callgrind and read the inclusive
- * cost of launch_pair_raw() and launch_pair_cugi() (each called LAUNCHES
- * times per round):
+ * cost of launch_pair_raw(), launch_pair_cugi() and launch_pair_cugi_idle()
+ * (each called LAUNCHES times per round):
  *   valgrind --tool=callgrind --callgrind-out-file=cg.out bench-launch-cpu 1
- *   callgrind_annotate --inclusive=yes cg.out | grep launch_
+ *   callgrind_annotate --inclusive=yes cg.out | grep launch_pair
  * The optional argument is the number of rounds (default 7). */
 #include "config.h"
 
@@ -76,6 +80,7 @@ main (int    argc,
   guint rounds = argc > 1 ? (guint) atoi (argv[1]) : 7;
   g_autofree double *raw = NULL;
   g_autofree double *cugi = NULL;
+  g_autofree double *idle = NULL;
 
   setlocale (LC_ALL, "C.UTF-8");
   rounds = MAX (rounds, 1);
@@ -90,18 +95,27 @@ main (int    argc,
 
   raw = g_new (double, rounds);
   cugi = g_new (double, rounds);
+  idle = g_new (double, rounds);
   for (guint round = 0; round < rounds; round++)
     {
       raw[round] = time_launches (&pair, launch_pair_raw);
       cugi[round] = time_launches (&pair, launch_pair_cugi);
+      launch_pair_watch_idle (&pair, TRUE);
+      idle[round] = time_launches (&pair, launch_pair_cugi_idle);
+      launch_pair_watch_idle (&pair, FALSE);
     }
+  /* One ::idle per burst that the main context saw end. */
+  if (pair.n_idle == 0)
+    g_error ("bench-launch-cpu: ::idle was never emitted");
   qsort (raw, rounds, sizeof (double), compare_doubles);
   qsort (cugi, rounds, sizeof (double), compare_doubles);
+  qsort (idle, rounds, sizeof (double), compare_doubles);
   g_print ("bench-launch-cpu: a 4-argument launch against a driver that does nothing; "
            "medians of %u rounds of %u launches\n", rounds, LAUNCHES);
   g_print ("%-36s %10.1f ns\n", "cuLaunchKernel (stand-in)", raw[rounds / 2]);
   g_print ("%-36s %10.1f ns\n", "cugi_kernel_launch", cugi[rounds / 2]);
   g_print ("%-36s %10.1f ns\n", "cugi's own cost per launch", cugi[rounds / 2] - raw[rounds / 2]);
+  g_print ("%-36s %10.1f ns\n", "cugi_kernel_launch, ::idle watched", idle[rounds / 2]);
 
   launch_pair_clear (&pair);
   return 0;

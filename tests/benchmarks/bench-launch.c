@@ -7,12 +7,18 @@
  *    batches of BATCH launches that are each synchronized afterwards;
  *  - a graph of GRAPH_KERNELS such launches replayed through cuGraphLaunch
  *    and through cugi_graph_exec_launch(), the same two ways.
- * Each figure is the median of REPETITIONS runs, raw and cugi interleaved
+ * The launches are also made with a handler of the stream's ::idle
+ * connected (cugi-idle), each synchronization followed by a main-loop
+ * iteration so that each batch is one burst with its marker, as in a
+ * program with a main loop.
+ * Each figure is the median of REPETITIONS runs, the sides interleaved
  * (and taking turns going first) so that drift cancels out.
  *
- * Goals (issue 4): launch throughput and host cost at least 0.97 of raw;
- * graph replay at least 0.98 of raw. Exits 1 when one is missed, 77 without
- * a GPU. */
+ * Goals (issues 4 and 12): launch throughput and host cost at least 0.97
+ * of raw, and with ::idle watched at least 0.97 of cugi without; graph
+ * replay at least 0.98 of raw. Exits 1 when one is missed, 77 without a
+ * GPU. --json FILE writes each figure as a record
+ * {"bench":"launch","impl":"raw|cugi|cugi-idle","measure":..,"us_per_launch":..}. */
 #include "config.h"
 
 #include <locale.h>
@@ -64,6 +70,12 @@ static void
 launch_cugi (Bench *bench)
 {
   launch_pair_cugi (&bench->launch);
+}
+
+static void
+launch_cugi_idle (Bench *bench)
+{
+  launch_pair_cugi_idle (&bench->launch);
 }
 
 static void
@@ -162,38 +174,101 @@ median (double *values)
   return values[REPETITIONS / 2];
 }
 
-/* Prints raw and cugi rates and their ratio; FALSE when @goal (0: none) is
- * missed. */
+/* The records of --json, NULL without it. */
+static GString *json_records;
+
+static void
+add_record (const char *impl,
+            const char *measure,
+            double      rate)
+{
+  if (json_records == NULL)
+    return;
+  g_string_append_printf (json_records, "%s\n  {\"bench\":\"launch\",\"impl\":\"%s\",\"measure\":\"%s\","
+                          "\"us_per_launch\":%.5f}",
+                          json_records->len > 1 ? "," : "", impl, measure, 1e6 / rate);
+}
+
+/* One side of a comparison: its launches, and whether ::idle is watched
+ * while they run. */
+typedef struct
+{
+  const char *impl;
+  LaunchFunc  launch;
+  gboolean    watch_idle;
+} Side;
+
+static double
+measure_side (Bench        *bench,
+              double      (*measure) (Bench *, LaunchFunc),
+              const Side   *side)
+{
+  double rate;
+
+  if (side->watch_idle)
+    launch_pair_watch_idle (&bench->launch, TRUE);
+  rate = measure (bench, side->launch);
+  if (side->watch_idle)
+    launch_pair_watch_idle (&bench->launch, FALSE);
+  return rate;
+}
+
+static void
+print_ratio (const char *what,
+             double      base,
+             double      rate,
+             double      goal)
+{
+  g_autofree char *goal_text = goal > 0 ? g_strdup_printf (">= %.2f", goal) : g_strdup ("(for information)");
+
+  g_print ("%-36s %14.0f %14.0f %8.3f  %s\n", what, base, rate, rate / base, goal_text);
+}
+
+/* Measures @n_sides sides (the first the raw one) in turns, prints each
+ * other side's median rate beside raw's, and for a side watching ::idle
+ * beside the side before it too; FALSE when @goal (0: none) is missed. */
 static gboolean
 compare (Bench       *bench,
          const char  *what,
+         const char  *measure_name,
          double     (*measure) (Bench *, LaunchFunc),
-         LaunchFunc   raw,
-         LaunchFunc   cugi,
+         const Side  *sides,
+         guint        n_sides,
          double       goal)
 {
-  double raw_rates[REPETITIONS], cugi_rates[REPETITIONS];
-  double raw_median, cugi_median, ratio;
-  g_autofree char *goal_text = goal > 0 ? g_strdup_printf (">= %.2f", goal) : g_strdup ("(for information)");
+  double rates[3][REPETITIONS];
+  double medians[3];
+  gboolean met = TRUE;
 
+  g_assert (n_sides <= G_N_ELEMENTS (rates));
   for (guint rep = 0; rep < REPETITIONS; rep++)
+    for (guint i = 0; i < n_sides; i++)
+      {
+        /* Each repetition starts with another side. */
+        guint side = (i + rep) % n_sides;
+
+        rates[side][rep] = measure_side (bench, measure, &sides[side]);
+      }
+  for (guint i = 0; i < n_sides; i++)
     {
-      if (rep % 2 == 0)
+      medians[i] = median (rates[i]);
+      add_record (sides[i].impl, measure_name, medians[i]);
+    }
+  for (guint i = 1; i < n_sides; i++)
+    {
+      g_autofree char *label = i == 1 ? g_strdup (what) : g_strdup_printf ("  %s, vs raw", sides[i].impl);
+
+      print_ratio (label, medians[0], medians[i], goal);
+      met &= goal <= 0 || medians[i] / medians[0] >= goal;
+      if (sides[i].watch_idle)
         {
-          raw_rates[rep] = measure (bench, raw);
-          cugi_rates[rep] = measure (bench, cugi);
-        }
-      else
-        {
-          cugi_rates[rep] = measure (bench, cugi);
-          raw_rates[rep] = measure (bench, raw);
+          g_autofree char *versus = g_strdup_printf ("  %s, vs %s", sides[i].impl, sides[i - 1].impl);
+
+          print_ratio (versus, medians[i - 1], medians[i], goal);
+          met &= goal <= 0 || medians[i] / medians[i - 1] >= goal;
         }
     }
-  raw_median = median (raw_rates);
-  cugi_median = median (cugi_rates);
-  ratio = cugi_median / raw_median;
-  g_print ("%-36s %14.0f %14.0f %8.3f  %s\n", what, raw_median, cugi_median, ratio, goal_text);
-  return goal <= 0 || ratio >= goal;
+  return met;
 }
 
 static void
@@ -259,8 +334,31 @@ main (int    argc,
   g_autoptr(CugiContext) context = NULL;
   Bench bench = { 0 };
   gboolean met = TRUE;
+  g_autofree char *json_file = NULL;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_file, "Write the figures to FILE as JSON", "FILE" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr(GOptionContext) options = g_option_context_new (NULL);
+  const Side launches[] = {
+    { "raw", launch_raw, FALSE },
+    { "cugi", launch_cugi, FALSE },
+    { "cugi-idle", launch_cugi_idle, TRUE },
+  };
+  const Side graphs[] = {
+    { "raw", graph_raw, FALSE },
+    { "cugi", graph_cugi, FALSE },
+  };
 
   setlocale (LC_ALL, "C.UTF-8");
+  g_option_context_add_main_entries (options, entries, NULL);
+  if (!g_option_context_parse (options, &argc, &argv, &error))
+    {
+      g_printerr ("bench-launch: %s\n", error->message);
+      return 2;
+    }
+  if (json_file != NULL)
+    json_records = g_string_new ("[");
   if (!cugi_init (&error) || (device = cugi_device_get_default (&error)) == NULL)
     {
       g_printerr ("bench-launch: no GPU usable: %s\n", error->message);
@@ -275,15 +373,23 @@ main (int    argc,
   g_print ("bench-launch on %s: a 4-argument kernel (1 block of %u threads); medians of %u runs, "
            "launches a second\n", cugi_device_get_name (device), N_ELEMENTS, REPETITIONS);
   g_print ("%-36s %14s %14s %8s  %s\n", "", "raw", "cugi", "ratio", "goal");
-  met &= compare (&bench, "launch throughput (sync every 1024)", launch_throughput,
-                  launch_raw, launch_cugi, GOAL_LAUNCH);
-  met &= compare (&bench, "launch host cost (batches of 512)", launch_host,
-                  launch_raw, launch_cugi, GOAL_LAUNCH);
-  met &= compare (&bench, "graph replay, 100 kernels", graph_throughput,
-                  graph_raw, graph_cugi, GOAL_GRAPH);
-  met &= compare (&bench, "graph launch host cost (batches of 16)", graph_host,
-                  graph_raw, graph_cugi, 0);
+  met &= compare (&bench, "launch throughput (sync every 1024)", "throughput", launch_throughput,
+                  launches, G_N_ELEMENTS (launches), GOAL_LAUNCH);
+  met &= compare (&bench, "launch host cost (batches of 512)", "host", launch_host,
+                  launches, G_N_ELEMENTS (launches), GOAL_LAUNCH);
+  met &= compare (&bench, "graph replay, 100 kernels", "graph-throughput", graph_throughput,
+                  graphs, G_N_ELEMENTS (graphs), GOAL_GRAPH);
+  met &= compare (&bench, "graph launch host cost (batches of 16)", "graph-host", graph_host,
+                  graphs, G_N_ELEMENTS (graphs), 0);
   tear_down (&bench);
+
+  if (json_records != NULL)
+    {
+      g_string_append (json_records, "\n]\n");
+      if (!g_file_set_contents (json_file, json_records->str, -1, &error))
+        g_error ("bench-launch: %s", error->message);
+      g_string_free (json_records, TRUE);
+    }
 
   g_print ("%s\n", met ? "goals met" : "GOALS MISSED");
   return met ? 0 : 1;

@@ -26,6 +26,10 @@ typedef struct
   CUdeviceptr       y;
   unsigned int      n;
   void             *params[4];
+
+  /* ::idle, when watched */
+  gulong            idle_handler;
+  guint             n_idle;
 } LaunchPair;
 
 static inline void
@@ -106,10 +110,42 @@ launch_pair_cugi (LaunchPair *pair)
   check_error (launched, error);
 }
 
+/* The same launch as launch_pair_cugi(), for runs with a handler of the
+ * stream's ::idle connected: apart, so that callgrind reports it apart. */
+static G_GNUC_NO_INLINE void
+launch_pair_cugi_idle (LaunchPair *pair)
+{
+  launch_pair_cugi (pair);
+}
+
+static void
+launch_pair_count_idle (CugiStream *stream,
+                        guint      *n_idle)
+{
+  (*n_idle)++;
+}
+
+/* Waits for the stream, then runs what the main loop has to do (a burst's
+ * flush and its marker, ::idle), so that each run between two
+ * synchronizations is one burst, as in a program with a main loop. */
 static inline void
 launch_pair_synchronize (LaunchPair *pair)
 {
   check (cugi_cuda.cuStreamSynchronize (pair->handle), "cuStreamSynchronize");
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+/* Connects (@watch) or disconnects a handler of the stream's ::idle. */
+static inline void
+launch_pair_watch_idle (LaunchPair *pair,
+                        gboolean    watch)
+{
+  if (watch)
+    pair->idle_handler = g_signal_connect (pair->stream, "idle", G_CALLBACK (launch_pair_count_idle),
+                                           &pair->n_idle);
+  else
+    g_clear_signal_handler (&pair->idle_handler, pair->stream);
 }
 
 static inline void
