@@ -15,9 +15,9 @@
  *
  * Stream capture records what is enqueued on a capturing stream into a
  * graph instead of the stream's queue; an executable graph is a copy of
- * those operations, pushed onto a stream at each launch. A memset writes
- * the device address as host memory: only a test whose stand-in allocator
- * hands out host memory as device memory (test-transfer-logic) may run one. */
+ * those operations, pushed onto a stream at each launch. Device memory is
+ * host memory (cuMemAlloc is calloc): a memset writes the device address as
+ * host memory. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -493,6 +493,24 @@ fake_cuGraphLaunch (CUgraphExec exec, CUstream handle)
 }
 
 static CUresult
+fake_cuMemAlloc (CUdeviceptr *address, size_t size)
+{
+  void *memory = calloc (1, size > 0 ? size : 1);
+
+  if (memory == NULL)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  *address = (CUdeviceptr) (uintptr_t) memory;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemFree (CUdeviceptr address)
+{
+  free ((void *) (uintptr_t) address);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
 fake_cuMemsetD8Async (CUdeviceptr start, unsigned char value, size_t count, CUstream handle)
 {
   Op *op;
@@ -833,6 +851,8 @@ static const struct
   ENTRY (cuGraphInstantiateWithFlags)
   ENTRY (cuGraphExecDestroy)
   ENTRY (cuGraphLaunch)
+  ENTRY (cuMemAlloc)
+  ENTRY (cuMemFree)
   ENTRY (cuMemsetD8Async)
   ENTRY (cuStreamWaitEvent)
   ENTRY (cuLaunchHostFunc)
