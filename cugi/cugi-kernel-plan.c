@@ -144,11 +144,11 @@ packed_launches_free (gpointer data)
 static PackedLaunches *
 get_packed_launches (CugiKernel *self)
 {
-  static GQuark quark;
+  static gsize quark;
   PackedLaunches *launches;
 
-  if (G_UNLIKELY (quark == 0))
-    quark = g_quark_from_static_string ("cugi-kernel-packed-launches");
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_quark_from_static_string ("cugi-kernel-packed-launches"));
   launches = g_object_get_qdata (G_OBJECT (self), quark);
   if (G_LIKELY (launches != NULL))
     return launches;
@@ -385,7 +385,7 @@ cugi_kernel_launch_packed (CugiKernel        *self,
   g_return_val_if_fail (buffers != NULL || n_buffers == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!cugi_kernel_check_usable (self, error))
+  if (!cugi_kernel_is_usable (self) && !cugi_kernel_check_usable (self, error))
     return FALSE;
   launches = get_packed_launches (self);
   args = g_atomic_pointer_exchange (&launches->args, NULL);
