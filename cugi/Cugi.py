@@ -9,6 +9,7 @@ import contextlib
 import ctypes
 import gc
 import operator
+import struct
 import sys
 import threading
 
@@ -324,9 +325,11 @@ _APPENDERS = {int: _append_int, float: _append_double, bool: _append_bool,
               Buffer: _append_buffer, Cugi.Buffer: _append_buffer, GLib.Bytes: _append_bytes}
 
 # The types that PyGObject turns into GValues as cugi expects them, in C: an
-# int into a gint (or OverflowError), a float into a gdouble, a bool into a
-# gboolean, buffers and bytes as themselves.
-_DIRECT_TYPES = frozenset((int, float, bool, Buffer, Cugi.Buffer, GLib.Bytes, Cugi.Texture, Cugi.Surface))
+# int into a gint (wider ones made GValues of their own by
+# Kernel.launch_values), a float into a gdouble, a bool into a gboolean,
+# buffers, textures, surfaces and bytes as themselves.
+_DIRECT_TYPES = frozenset((int, float, bool, Buffer, Cugi.Buffer, GLib.Bytes, Cugi.Texture,
+                           Cugi.Surface))
 
 # NumPy scalars, by dtype name: where the kernel's parameters are known, the
 # value is converted to them as a Python number would be; where nothing is
@@ -387,6 +390,97 @@ _this_thread = threading.local()
 _MAX_CACHED_CONFIGS = 16
 
 
+# ---- argument plans -----------------------------------------------------------
+#
+# A kernel learns at its first call how to turn its arguments into one block
+# of packed values and one tuple of buffers (Kernel.launch_packed): from the
+# parameter kinds cugi reads in a C++ kernel's mangled name, and for an
+# extern "C" kernel, whose name tells only the sizes, from the Python types
+# of that first call. The plan is a small function made for the kernel,
+#
+#     def launch(kernel, config, a0, a1, a2, a3):
+#         return launch_packed(kernel, config, pack(a0, a3), (None, a1, a2, None))
+#
+# with pack() a struct.Struct's, so that a call costs one Python function
+# and one call into C. Whatever the plan does not take as the rest of the
+# call would (a value out of range, another type than the first call's for
+# an extern "C" kernel, a struct, a wrong count) goes the general way below,
+# which converts as before and raises its errors.
+
+class _Unplanned(Exception):
+    """An argument the plan does not take: the call goes the general way."""
+
+
+# What a call refuses when its arguments do not fit the plan. A GLib.Error
+# from launch_packed is among them: the general way then says what is wrong
+# in its own words (nothing was launched).
+_NOT_PLANNED = (_Unplanned, struct.error, TypeError, OverflowError, GLib.Error)
+
+_NUMBERS = frozenset((int, float, bool))
+
+# struct formats (standard sizes, host order) of the kinds C++ names tell.
+_KIND_FORMATS = {
+    Cugi.ParameterKind.BOOL: 'B', Cugi.ParameterKind.INT8: 'b', Cugi.ParameterKind.UINT8: 'B',
+    Cugi.ParameterKind.INT16: 'h', Cugi.ParameterKind.UINT16: 'H',
+    Cugi.ParameterKind.INT32: 'i', Cugi.ParameterKind.UINT32: 'I',
+    Cugi.ParameterKind.INT64: 'q', Cugi.ParameterKind.UINT64: 'Q',
+    Cugi.ParameterKind.FLOAT: 'f', Cugi.ParameterKind.DOUBLE: 'd',
+}
+# For an extern "C" kernel, by the parameter's size: what cugi makes of a
+# Python int (signed, as wide as the parameter) and float.
+_SIZED_INT_FORMATS = {1: 'b', 2: 'h', 4: 'i', 8: 'q'}
+_SIZED_REAL_FORMATS = {4: 'f', 8: 'd'}
+
+# A float for a parameter of unknown kind goes packed unless it is a whole
+# number beyond 32 bits and within 64, which cugi refuses there (it may be
+# meant for an integer): in range, not whole, NaN and infinities pass.
+_REAL_CHECK = ('if type({0}) is not float or not (-2147483648.0 <= {0} <= 2147483647.0 or {0} % 1.0 != 0.0 '
+               'or not -18446744073709551616.0 < {0} < 18446744073709551616.0): raise _Unplanned')
+
+
+def _plan_launch(kernel, args):
+    """The launcher of @kernel for calls like this one, or None where its
+    calls all go the general way."""
+    kinds = kernel.get_parameter_kinds()
+    sizes = kernel.get_parameter_sizes()
+    if kernel.get_num_params() != len(args) or len(kinds) != len(args) or 0 in sizes:
+        return None
+    names = [f'a{index}' for index in range(len(args))]
+    formats, scalars, buffers, checks = [], [], [], []
+    for name, kind, size, value in zip(names, kinds, sizes, args):
+        if kind == Cugi.ParameterKind.POINTER or (kind == Cugi.ParameterKind.UNKNOWN and
+                                                   isinstance(value, Cugi.Buffer)):
+            buffers.append(name)
+            continue
+        if kind != Cugi.ParameterKind.UNKNOWN:
+            # NumPy scalars go the general way, which converts them alike
+            # without the warnings struct gives for some.
+            form = _KIND_FORMATS.get(kind)
+            checks.append(f'if type({name}) not in _NUMBERS: raise _Unplanned')
+        elif type(value) is int:
+            form = _SIZED_INT_FORMATS.get(size)
+            checks.append(f'if type({name}) is not int: raise _Unplanned')
+        elif type(value) is float:
+            form = _SIZED_REAL_FORMATS.get(size)
+            checks.append(_REAL_CHECK.format(name))
+        else:
+            form = None     # bools, NumPy scalars, bytes: their own rules
+        if form is None:
+            return None
+        formats.append(form)
+        scalars.append(name)
+        buffers.append('None')
+    source = f'def launch(kernel, config{"".join(", " + name for name in names)}):\n'
+    source += ''.join(f'    {check}\n' for check in checks)
+    source += (f'    return launch_packed(kernel, config, pack({", ".join(scalars)}), '
+               f'({"".join(buffer + ", " for buffer in buffers)}))\n')
+    namespace = {'launch_packed': Cugi.Kernel.launch_packed,
+                 'pack': struct.Struct('=' + ''.join(formats)).pack,
+                 '_Unplanned': _Unplanned, '_NUMBERS': _NUMBERS}
+    exec(compile(source, f'<cugi argument plan of {kernel.get_name()}>', 'exec'), namespace)
+    return namespace['launch']
+
+
 class Kernel(Cugi.Kernel):
     """A kernel can be called like a function:
 
@@ -401,17 +495,29 @@ class Kernel(Cugi.Kernel):
     def __call__(self, *args, grid, block, stream=None, shared_mem=0):
         if stream is None:
             stream = _scoped_stream()
-        config = self._launch_config(grid, block, stream, shared_mem)
+        try:
+            config = self._cugi_configs[grid, block, stream, shared_mem]
+        except (AttributeError, KeyError, TypeError):
+            config = self._launch_config(grid, block, stream, shared_mem)
+        try:
+            launch = self._cugi_launch
+        except AttributeError:
+            launch = self._cugi_launch = _plan_launch(self, args)
+        if launch is not None:
+            try:
+                return launch(self, config, *args)
+            except _NOT_PLANNED:
+                pass
+        return self._call_generally(config, stream, args)
+
+    def _call_generally(self, config, stream, args):
+        """A call that the argument plan does not take: in one call to cugi
+        where PyGObject makes the GValues, else one append per argument."""
         for value in args:
             if type(value) not in _DIRECT_TYPES:
                 break
         else:
-            try:
-                # One call: PyGObject makes the GValues in C, and cugi
-                # converts them as append_int() and the others would.
-                return Cugi.Kernel.launch_values(self, config, args)
-            except OverflowError:
-                pass  # an int beyond 32 bits, for append_int() below
+            return self.launch_values(config, args)
         kernel_args = getattr(_this_thread, 'spare_args', None) or Cugi.KernelArgs.new()
         _this_thread.spare_args = None
         try:
@@ -431,12 +537,17 @@ class Kernel(Cugi.Kernel):
             _this_thread.copies_out = None
 
     def launch_values(self, config, values):
-        """Kernel.launch_values(), refusing None and unset GObject.Values,
-        which PyGObject cannot pass as GValues (it crashes in the attempt)."""
+        """Kernel.launch_values(), taking Python ints of up to 64 bits (as
+        GValues of 64 bits where they need them) and refusing None and unset
+        GObject.Values, which PyGObject cannot pass as GValues (it crashes in
+        the attempt)."""
+        values = list(values)
         for index, value in enumerate(values):
             if value is None:
                 raise TypeError(f'kernel argument {index}: None cannot be passed to a kernel')
-            if isinstance(value, GObject.Value) and value.g_type == GObject.TYPE_INVALID:
+            if type(value) is int and not -2**31 <= value < 2**31:
+                values[index] = _wide_int_value(value)
+            elif isinstance(value, GObject.Value) and value.g_type == GObject.TYPE_INVALID:
                 raise TypeError(f'kernel argument {index} has no value (the GObject.Value is unset)')
         return Cugi.Kernel.launch_values(self, config, values)
 
@@ -469,6 +580,19 @@ class Kernel(Cugi.Kernel):
             configs.clear()
         configs[key] = config
         return config
+
+
+def _wide_int_value(value):
+    """A Python int beyond 32 bits as the GValue cugi converts as
+    Kernel.append_int() and append_uint() would: a guint up to 2**32, then a
+    gint64, then a guint64; OverflowError beyond 64 bits."""
+    if 2**31 <= value < 2**32:
+        return GObject.Value(GObject.TYPE_UINT, value)
+    if -2**63 <= value < 2**63:
+        return GObject.Value(GObject.TYPE_INT64, value)
+    if 0 <= value < 2**64:
+        return GObject.Value(GObject.TYPE_UINT64, value)
+    raise OverflowError(f'{value} does not fit a kernel parameter of 64 bits')
 
 
 Kernel = override(Kernel)

@@ -73,6 +73,48 @@ typedef enum
   CUGI_FUNCTION_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE = 15,
 } CugiFunctionAttribute;
 
+/**
+ * CugiParameterKind:
+ * @CUGI_PARAMETER_KIND_UNKNOWN: nothing is known of the parameter's type
+ *   (an `extern "C"` kernel, whose name tells no types), at most its size
+ * @CUGI_PARAMETER_KIND_POINTER: a pointer, to be given a #CugiBuffer
+ * @CUGI_PARAMETER_KIND_BOOL: a `bool`, one byte
+ * @CUGI_PARAMETER_KIND_INT8: a `signed char` (or `char`)
+ * @CUGI_PARAMETER_KIND_UINT8: an `unsigned char`
+ * @CUGI_PARAMETER_KIND_INT16: a `short`
+ * @CUGI_PARAMETER_KIND_UINT16: an `unsigned short`
+ * @CUGI_PARAMETER_KIND_INT32: an `int`
+ * @CUGI_PARAMETER_KIND_UINT32: an `unsigned int`
+ * @CUGI_PARAMETER_KIND_INT64: a `long` or `long long`
+ * @CUGI_PARAMETER_KIND_UINT64: an `unsigned long` or `unsigned long long`
+ * @CUGI_PARAMETER_KIND_FLOAT: a `float`
+ * @CUGI_PARAMETER_KIND_DOUBLE: a `double`
+ * @CUGI_PARAMETER_KIND_STRUCT: another type passed by value, known by its
+ *   size alone: a struct, a `__half`, a vector type...
+ *
+ * What a kernel parameter is, as cugi_kernel_get_parameter_kinds() reports
+ * it: for C++ kernels, the type their mangled name tells.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  CUGI_PARAMETER_KIND_UNKNOWN,
+  CUGI_PARAMETER_KIND_POINTER,
+  CUGI_PARAMETER_KIND_BOOL,
+  CUGI_PARAMETER_KIND_INT8,
+  CUGI_PARAMETER_KIND_UINT8,
+  CUGI_PARAMETER_KIND_INT16,
+  CUGI_PARAMETER_KIND_UINT16,
+  CUGI_PARAMETER_KIND_INT32,
+  CUGI_PARAMETER_KIND_UINT32,
+  CUGI_PARAMETER_KIND_INT64,
+  CUGI_PARAMETER_KIND_UINT64,
+  CUGI_PARAMETER_KIND_FLOAT,
+  CUGI_PARAMETER_KIND_DOUBLE,
+  CUGI_PARAMETER_KIND_STRUCT,
+} CugiParameterKind;
+
 #define CUGI_TYPE_KERNEL (cugi_kernel_get_type ())
 CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiKernel, cugi_kernel, CUGI, KERNEL, GObject)
@@ -148,6 +190,21 @@ gboolean     cugi_kernel_launch_with_valist (CugiKernel          *self,
                                              CugiLaunchConfig    *config,
                                              GError             **error,
                                              va_list              args);
+
+CUGI_AVAILABLE_IN_0_1
+CugiParameterKind *cugi_kernel_get_parameter_kinds (CugiKernel *self,
+                                                    guint      *n_params);
+CUGI_AVAILABLE_IN_0_1
+gsize       *cugi_kernel_get_parameter_sizes (CugiKernel          *self,
+                                              guint               *n_params);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_kernel_launch_packed      (CugiKernel          *self,
+                                             CugiLaunchConfig    *config,
+                                             const guint8        *block,
+                                             gsize                block_size,
+                                             CugiBuffer         **buffers,
+                                             guint                n_buffers,
+                                             GError             **error);
 
 CUGI_AVAILABLE_IN_0_1
 gint         cugi_kernel_get_max_active_blocks_per_multiprocessor (CugiKernel *self,

@@ -7,7 +7,13 @@ cuda-python (NVIDIA's driver bindings), all in the device's primary context.
 Prints rates and cugi's ratio to each peer. Needs a Python with PyGObject,
 CuPy and cuda-python (on the GPU machine: bash .gpu/enter .gpu/venv-gi
 tests/benchmarks/bench_peers.py); exits 77 where any is missing.
+
+--json FILE appends one JSON record a line: {"bench": "launch-python",
+"impl": "cugi-call"|"cugi-prepared"|"cupy"|"cuda-python", "us_per_launch": ...}
+and {"bench": "copy-python", "impl": "cugi"|"cupy", "gb_per_s": ...}.
 """
+import argparse
+import json
 import statistics
 import sys
 import time
@@ -60,6 +66,10 @@ def rate(run, count):
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--json', metavar='FILE', help='append the figures to FILE as JSON records')
+    options = parser.parse_args()
+    records = []
     context = Cugi.Context.get_default()
     device = context.props.device
     print(f'bench_peers on {device.props.name}: Python {sys.version.split()[0]}, '
@@ -129,6 +139,8 @@ def main():
         'CuPy RawKernel call': rate(cupy_launches, LAUNCHES),
         'cuda-python cuLaunchKernel (prepared)': rate(raw_launches, LAUNCHES),
     }
+    for name, impl in zip(results, ('cugi-prepared', 'cugi-call', 'cupy', 'cuda-python')):
+        records.append({'bench': 'launch-python', 'impl': impl, 'us_per_launch': 1e6 / results[name]})
     print(f'\nLaunches a second, a {N_ELEMENTS}-thread saxpy, sync every {SYNC_EVERY}:')
     for name, value in results.items():
         print(f'  {name:40s} {value:12.0f}')
@@ -157,7 +169,13 @@ def main():
     print(f'  cugi to_device + copy_to_host            {cugi_rate:12.2f}')
     print(f'  CuPy asarray + asnumpy                   {cupy_rate:12.2f}')
     print(f'  cugi / CuPy: {cugi_rate / cupy_rate:.2f}')
+    records += [{'bench': 'copy-python', 'impl': 'cugi', 'gb_per_s': cugi_rate},
+                {'bench': 'copy-python', 'impl': 'cupy', 'gb_per_s': cupy_rate}]
     check(cu.cuModuleUnload(module))
+    if options.json:
+        with open(options.json, 'a', encoding='utf-8') as out:
+            for record in records:
+                out.write(json.dumps(record) + '\n')
     return 0
 
 

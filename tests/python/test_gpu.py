@@ -43,6 +43,16 @@ SCALARS = textwrap.dedent('''\
     }
 ''')
 
+# A C++ kernel (not extern "C"): its parameters' types are known.
+WIDE = textwrap.dedent('''\
+    __global__ void wide(long long i64, unsigned long long u64, float f, const int *in,
+                         unsigned long long *out)
+    {
+        out[0] = (unsigned long long) i64; out[1] = u64; out[2] = (unsigned long long) (f * 4.0f);
+        out[3] = (unsigned long long) in[0];
+    }
+''')
+
 # Slow enough that a buffer dropped after the launch is still in use.
 SPIN_THEN_FILL = textwrap.dedent('''\
     extern "C" __global__ void spin_then_fill(int *out, int n, long long cycles)
@@ -194,6 +204,30 @@ class TestKernelCall(unittest.TestCase):
                grid=(4, 1, 1), block=(256,), stream=stream)
         stream.synchronize()
         numpy.testing.assert_array_equal(y_dev.copy_to_host(), 1 - x)
+
+    def test_packed_launches_and_64_bit_values(self):
+        # The call's argument plan, launch_packed itself and launch_values
+        # with ints beyond 32 bits, all for a C++ kernel's own types.
+        kernel = Cugi.Kernel.new_from_source(None, WIDE, 'wide', None)
+        self.assertEqual(kernel.get_parameter_kinds(),
+                         [Cugi.ParameterKind.INT64, Cugi.ParameterKind.UINT64, Cugi.ParameterKind.FLOAT,
+                          Cugi.ParameterKind.POINTER, Cugi.ParameterKind.POINTER])
+        source = Cugi.to_device(numpy.array([41], dtype=numpy.int32))
+        out = Cugi.to_device(numpy.zeros(4, dtype=numpy.uint64))
+        config = Cugi.LaunchConfig.new(1, 1)
+        for launch in (lambda: kernel(2**40, 2**63 + 1, 2.5, source, out, grid=1, block=1),
+                       lambda: kernel.launch_values(config, [2**40, 2**63 + 1, 2.5, source, out]),
+                       lambda: kernel.launch_packed(config, numpy.array([2**40, 2**63 + 1], numpy.uint64).tobytes()
+                                                    + numpy.float32(2.5).tobytes(), [None, None, None, source, out])):
+            out.memset_d8(0, 0, out.props.size, None)
+            launch()
+            numpy.testing.assert_array_equal(out.copy_to_host(),
+                                             numpy.array([2**40, 2**63 + 1, 10, 41], dtype=numpy.uint64))
+        # Many calls with other values reuse the kernel's argument list.
+        for i in range(100):
+            kernel(-i, i, 0.25 * i, source, out, grid=1, block=1)
+        numpy.testing.assert_array_equal(out.copy_to_host(),
+                                         numpy.array([2**64 - 99, 99, 99, 41], dtype=numpy.uint64))
 
     def test_scalar_conversions(self):
         kernel = Cugi.Kernel.new_from_source(None, SCALARS, 'scalars', None)

@@ -21,8 +21,10 @@ import numpy  # noqa: E402
 # sizes. mixed(int, float, long long, unsigned long long, float, double,
 # unsigned char, bool) is a C++ kernel, so its types are known; plain and
 # with_struct are extern "C", known by their sizes alone.
-IMAGE = b'_Z5mixedifxyfdhb 4 4 8 8 4 8 1 1\nplain 4 8 4 8\nwith_struct 12\n'
+IMAGE = (b'_Z5mixedifxyfdhb 4 4 8 8 4 8 1 1\nplain 4 8 4 8\nwith_struct 12\n'
+         b'_Z5saxpyfPKfPfj 4 8 8 4\nsaxpy_c 4 8 8 4\n')
 MIXED = '<ifqQfdBB'
+Kind = Cugi.ParameterKind
 
 
 class KernelCallTest(unittest.TestCase):
@@ -38,6 +40,12 @@ class KernelCallTest(unittest.TestCase):
         cls.mixed = cls.module.get_kernel('_Z5mixedifxyfdhb')
         cls.plain = cls.module.get_kernel('plain')
         cls.with_struct = cls.module.get_kernel('with_struct')
+        # saxpy(float, const float *, float *, unsigned int), C++ and extern "C"
+        cls.saxpy = cls.module.get_kernel('_Z5saxpyfPKfPfj')
+        cls.saxpy_c = cls.module.get_kernel('saxpy_c')
+        # The stand-in driver's memory is host memory.
+        cls.x = Cugi.Buffer.new(context, 128)
+        cls.y = Cugi.Buffer.new(context, 128)
         cls.stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
 
     def last_params(self):
@@ -65,6 +73,108 @@ class KernelCallTest(unittest.TestCase):
             through_appends = (numpy.int32(direct[0]),) + direct[1:]
             self.assertEqual(self.call(self.mixed, *direct), self.call(self.mixed, *through_appends))
         self.assertEqual(self.call(self.plain, 1, 2, 3.0, True), self.call(self.plain, 1, 2, 3.0, numpy.bool_(True)))
+
+    def saxpy_params(self, a, n):
+        return struct.pack('<fQQI', a, self.x.props.device_pointer, self.y.props.device_pointer, n)
+
+    def test_parameter_kinds_and_sizes(self):
+        self.assertEqual(self.mixed.get_parameter_kinds(),
+                         [Kind.INT32, Kind.FLOAT, Kind.INT64, Kind.UINT64, Kind.FLOAT, Kind.DOUBLE,
+                          Kind.UINT8, Kind.BOOL])
+        self.assertEqual(self.mixed.get_parameter_sizes(), [4, 4, 8, 8, 4, 8, 1, 1])
+        self.assertEqual(self.saxpy.get_parameter_kinds(), [Kind.FLOAT, Kind.POINTER, Kind.POINTER, Kind.UINT32])
+        self.assertEqual(self.plain.get_parameter_kinds(), [Kind.UNKNOWN] * 4)
+        self.assertEqual(self.plain.get_parameter_sizes(), [4, 8, 4, 8])
+        self.assertEqual(self.with_struct.get_parameter_sizes(), [12])
+
+    def test_launch_packed(self):
+        config = Cugi.LaunchConfig.new(1, 1)
+        config.set_stream(self.stream)
+        for kernel in (self.saxpy, self.saxpy_c):
+            kernel.launch_packed(config, struct.pack('=fI', 2.5, 32), [None, self.x, self.y, None])
+            self.assertEqual(self.last_params(), self.saxpy_params(2.5, 32))
+            # Again with other values, through the list the kernel kept.
+            kernel.launch_packed(config, struct.pack('=fI', -1.0, 7), [None, self.x, self.y, None])
+            self.assertEqual(self.last_params(), self.saxpy_params(-1.0, 7))
+            kernel.launch_packed(config, struct.pack('=fI', 3.0, 9), [None, self.y, self.x, None])
+            self.assertEqual(self.last_params(), struct.pack('<fQQI', 3.0, self.y.props.device_pointer,
+                                                             self.x.props.device_pointer, 9))
+        # Every type of the C++ kernel, its small ones as bytes.
+        values = (-7, 2.0, -(2**40), 2**64 - 1, 0.5, 0.1, 200, 1)
+        self.mixed.launch_packed(config, struct.pack('=' + MIXED[1:], *values), [None] * 8)
+        self.assertEqual(self.last_params(), struct.pack(MIXED, *values))
+        value = struct.pack('<iff', 3, 1.5, -2.0)
+        self.with_struct.launch_packed(config, value, [None])
+        self.assertEqual(self.last_params(), value)
+
+    def test_launch_packed_refuses_what_does_not_fit(self):
+        config = Cugi.LaunchConfig.new(1, 1)
+        config.set_stream(self.stream)
+        block = struct.pack('=fI', 2.0, 32)
+        self.saxpy.launch_packed(config, block, [None, self.x, self.y, None])
+        for kernel, block_, buffers, message in (
+                (self.saxpy, block, [None, self.x, self.y], 'takes 4 parameters, but 3 buffer slots'),
+                (self.saxpy, block, [None, None, self.y, None], 'parameter 1 is a pointer'),
+                (self.saxpy, block + b'\0', [None, self.x, self.y, None], 'has 9 bytes, but .* take 8'),
+                (self.saxpy, block[:7], [None, self.x, self.y, None], 'has 7 bytes, but .* take 8'),
+                (self.saxpy, block[4:], [self.x, self.x, self.y, None], 'parameter 0 .*cannot take a CugiBuffer'),
+                (self.saxpy_c, block[:4], [None, self.x, self.y, self.x], 'parameter 3 .*takes 4 bytes'),
+                (self.plain, bytes(24), [None] * 3, 'takes 4 parameters')):
+            with self.assertRaisesRegex(GLib.Error, message) as caught:
+                kernel.launch_packed(config, block_, buffers)
+            self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+            # Nothing was launched, and the kernel is still usable.
+            self.assertEqual(self.last_params(), self.saxpy_params(2.0, 32))
+        self.saxpy.launch_packed(config, struct.pack('=fI', 4.0, 1), [None, self.x, self.y, None])
+        self.assertEqual(self.last_params(), self.saxpy_params(4.0, 1))
+
+    def test_calls_pack_as_the_general_way_converts(self):
+        # The argument plan (a C++ kernel's kinds, an extern "C" kernel's
+        # first call) gives the bytes the general way gives.
+        for kernel in (self.saxpy, self.saxpy_c):
+            self.assertEqual(self.call(kernel, 2.5, self.x, self.y, 32), self.saxpy_params(2.5, 32))
+            self.assertEqual(self.call(kernel, 2.0, self.y, self.x, 7),
+                             struct.pack('<fQQI', 2.0, self.y.props.device_pointer,
+                                         self.x.props.device_pointer, 7))
+            # What the plan does not take goes the general way.
+            self.assertEqual(self.call(kernel, numpy.float32(0.5), self.x, self.y, numpy.uint32(3)),
+                             self.saxpy_params(0.5, 3))
+            self.assertEqual(self.call(kernel, 1.5, self.x, self.y, 2**32 - 1), self.saxpy_params(1.5, 2**32 - 1))
+            with self.assertRaisesRegex(TypeError, 'a NoneType cannot'):
+                self.call(kernel, 1.5, None, self.y, 1)
+        # Where the kernel says what its parameters are, a real for an
+        # integer or an int for a pointer is refused.
+        with self.assertRaisesRegex(GLib.Error, 'parameter 3'):
+            self.call(self.saxpy, 1.5, self.x, self.y, 2.5)
+        with self.assertRaisesRegex(GLib.Error, 'parameter 1'):
+            self.call(self.saxpy, 1.5, 12, self.y, 2)
+        # An int for a float: a float where the kernel says so, an int32
+        # (the parameter's size) where it does not.
+        self.assertEqual(self.call(self.saxpy, 2, self.x, self.y, 1), self.saxpy_params(2.0, 1))
+        self.assertEqual(self.call(self.saxpy_c, 2, self.x, self.y, 1)[:4], struct.pack('<i', 2))
+        # An extern "C" kernel's plan is that of its first call: a call of
+        # other types (an int for the 8-byte parameter that took a float)
+        # goes the general way, as an int64.
+        self.assertEqual(self.call(self.plain, 1, 2.5, 3.0, 4.5), struct.pack('<idfd', 1, 2.5, 3.0, 4.5))
+        self.assertEqual(self.call(self.plain, 1, 2, 3.0, 4.5), struct.pack('<iqfd', 1, 2, 3.0, 4.5))
+        self.assertEqual(self.call(self.plain, 1, 2.5, 3.0, 4.5), struct.pack('<idfd', 1, 2.5, 3.0, 4.5))
+
+    def test_launch_values_takes_64_bit_integers(self):
+        config = Cugi.LaunchConfig.new(1, 1)
+        config.set_stream(self.stream)
+        values = [-7, 2.0, 2**40, 2**63 + 1, 0.5, 0.1, 200, True]
+        self.mixed.launch_values(config, values)
+        self.assertEqual(self.last_params(), struct.pack(MIXED, -7, 2.0, 2**40, 2**63 + 1, 0.5, 0.1, 200, 1))
+        values[2], values[3] = -(2**63), 2**64 - 1
+        self.mixed.launch_values(config, values)
+        self.assertEqual(self.last_params(), struct.pack(MIXED, -7, 2.0, -(2**63), 2**64 - 1, 0.5, 0.1, 200, 1))
+        # extern "C": as wide as the parameter, as the call converts.
+        self.plain.launch_values(config, [2**31 + 5, 2**40, 1.0, 2.0])
+        self.assertEqual(self.last_params(), struct.pack('<Iqfd', 2**31 + 5, 2**40, 1.0, 2.0))
+        with self.assertRaisesRegex(GLib.Error, 'parameter 0 .*out of range'):
+            self.mixed.launch_values(config, [2**40] + values[1:])
+        with self.assertRaises(OverflowError):
+            self.mixed.launch_values(config, [-7, 2.0, 1, 2**64] + values[4:])
 
     def test_launch_values_refuses_none(self):
         # PyGObject cannot make a GValue of None (it crashes trying).
