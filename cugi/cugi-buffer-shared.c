@@ -192,13 +192,8 @@ cugi_buffer_attach (CugiBuffer     *self,
   if (!check_managed (self, cugi_cuda.cuStreamAttachMemAsync != NULL,
                       _("This driver cannot attach managed memory to a stream"), error))
     return FALSE;
-  if (attach != CUGI_MEM_ATTACH_GLOBAL && attach != CUGI_MEM_ATTACH_HOST &&
-      attach != CUGI_MEM_ATTACH_SINGLE)
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("%d is not one CugiMemAttach value: give GLOBAL, HOST or SINGLE"), (int) attach);
-      return FALSE;
-    }
+  if (!cugi_check_enum_value (CUGI_TYPE_MEM_ATTACH, attach, error))
+    return FALSE;
   if (attach == CUGI_MEM_ATTACH_SINGLE && stream == NULL)
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,

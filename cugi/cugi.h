@@ -17,6 +17,7 @@
 #include "cugi-host-buffer.h"
 #include "cugi-memory-pool.h"
 #include "cugi-host-memory-pool.h"
+#include "cugi-stream-ordered-pool.h"
 #include "cugi-program.h"
 #include "cugi-diagnostic.h"
 #include "cugi-module.h"
