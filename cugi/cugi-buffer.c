@@ -16,7 +16,9 @@
  *
  * A range of device memory: linear (cugi_buffer_new()), pitched for 2D data
  * (cugi_buffer_new_pitched()), managed (cugi_buffer_new_managed()), taken
- * from a #CugiMemoryPool, opened from another process's IPC handle
+ * from a #CugiMemoryPool, allocated in stream order
+ * (cugi_buffer_new_on_stream(), a #CugiStreamOrderedPool), opened from
+ * another process's IPC handle
  * (cugi_buffer_new_from_ipc_handle()), or a view over part of another buffer
  * (cugi_buffer_new_view()).
  *
