@@ -20,6 +20,7 @@ typedef enum
   BUFFER_MEMORY_POOLED,   /* a block of a CugiMemoryPool */
   BUFFER_MEMORY_HELD,     /* someone else's, kept valid by release_data */
   BUFFER_MEMORY_VIEW,     /* part of parent's */
+  BUFFER_MEMORY_STREAM_ORDERED, /* cuMemAllocAsync, cuMemAllocFromPoolAsync: freed on free_stream */
 } BufferMemory;
 
 struct _CugiBuffer
@@ -34,8 +35,9 @@ struct _CugiBuffer
   BufferMemory        memory;
 
   CugiBuffer         *parent;        /* VIEW: the buffer owning the memory */
-  gpointer            release_data;  /* HELD */
+  gpointer            release_data;  /* HELD; STREAM_ORDERED: its pool, if any */
   GDestroyNotify      release_notify;
+  CugiStream         *free_stream;   /* STREAM_ORDERED: where cuMemFreeAsync goes (owned) */
 };
 
 /* ---- cugi-buffer.c -------------------------------------------------------- */

@@ -87,6 +87,7 @@ location_of (CugiDevice *device_or_host)
 static gboolean
 check_managed (CugiBuffer  *self,
                gboolean     available,
+               const char  *unavailable_message,
                GError     **error)
 {
   if (!cugi_buffer_check_usable (self, error))
@@ -99,8 +100,7 @@ check_managed (CugiBuffer  *self,
     }
   if (!available)
     {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
-                           _("This driver cannot prefetch or advise managed memory"));
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED, unavailable_message);
       return FALSE;
     }
   return TRUE;
@@ -139,7 +139,8 @@ cugi_buffer_prefetch (CugiBuffer  *self,
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!check_managed (self, cugi_cuda.cuMemPrefetchAsync != NULL, error))
+  if (!check_managed (self, cugi_cuda.cuMemPrefetchAsync != NULL,
+                      _("This driver cannot prefetch or advise managed memory"), error))
     return FALSE;
   if (self->size == 0)
     return TRUE;
@@ -147,6 +148,63 @@ cugi_buffer_prefetch (CugiBuffer  *self,
     return FALSE;
   if (!CUGI_CALL (cuMemPrefetchAsync, (self->address, self->size, location_of (device), 0,
                                        cugi_stream_get_handle (target)), error))
+    return FALSE;
+  cugi_buffer_track_work (target, self, NULL, NULL, NULL);
+  return TRUE;
+}
+
+/**
+ * cugi_buffer_attach:
+ * @self: a managed #CugiBuffer
+ * @stream: (nullable): the stream to attach the memory to, or %NULL for the
+ *   default stream
+ * @attach: where the memory is to be visible: %CUGI_MEM_ATTACH_GLOBAL (from
+ *   every stream), %CUGI_MEM_ATTACH_HOST (from the host only) or
+ *   %CUGI_MEM_ATTACH_SINGLE (from the host and @stream only)
+ * @error: return location for a #GError
+ *
+ * Enqueues changing which streams may reach the managed memory of @self
+ * (`cuStreamAttachMemAsync`), as cugi_buffer_new_managed() set it when it
+ * was allocated. Memory attached to a single stream can be read and written
+ * by the host while other streams run, once the work on that stream is
+ * done; on devices with concurrent managed access this only tunes where
+ * pages live. Only for managed memory; %CUGI_MEM_ATTACH_SINGLE needs a
+ * stream of its own, not the default one (both
+ * %CUGI_ERROR_INVALID_ARGUMENT).
+ *
+ * Returns: %TRUE if the attachment was enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_attach (CugiBuffer     *self,
+                    CugiStream     *stream,
+                    CugiMemAttach   attach,
+                    GError        **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_managed (self, cugi_cuda.cuStreamAttachMemAsync != NULL,
+                      _("This driver cannot attach managed memory to a stream"), error))
+    return FALSE;
+  if (!cugi_check_enum_value (CUGI_TYPE_MEM_ATTACH, attach, error))
+    return FALSE;
+  if (attach == CUGI_MEM_ATTACH_SINGLE && stream == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("Memory attached to a single stream needs a stream, not the default one"));
+      return FALSE;
+    }
+  if (self->size == 0)
+    return TRUE;
+  if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, error) ||
+      !CUGI_CALL (cuStreamAttachMemAsync, (cugi_stream_get_handle (target), self->address, 0, attach),
+                  error))
     return FALSE;
   cugi_buffer_track_work (target, self, NULL, NULL, NULL);
   return TRUE;
@@ -186,7 +244,8 @@ cugi_buffer_advise (CugiBuffer     *self,
                    _("%d is not a CugiMemAdvice value"), (int) advice);
       return FALSE;
     }
-  if (!check_managed (self, cugi_cuda.cuMemAdvise != NULL, error))
+  if (!check_managed (self, cugi_cuda.cuMemAdvise != NULL,
+                      _("This driver cannot prefetch or advise managed memory"), error))
     return FALSE;
   if (self->size == 0)
     return TRUE;

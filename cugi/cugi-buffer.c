@@ -16,7 +16,9 @@
  *
  * A range of device memory: linear (cugi_buffer_new()), pitched for 2D data
  * (cugi_buffer_new_pitched()), managed (cugi_buffer_new_managed()), taken
- * from a #CugiMemoryPool, opened from another process's IPC handle
+ * from a #CugiMemoryPool, allocated in stream order
+ * (cugi_buffer_new_on_stream(), a #CugiStreamOrderedPool), opened from
+ * another process's IPC handle
  * (cugi_buffer_new_from_ipc_handle()), or a view over part of another buffer
  * (cugi_buffer_new_view()).
  *
@@ -79,6 +81,27 @@ static GParamSpec *properties[N_PROPS];
 
 /* ---- memory and its release ----------------------------------------------- */
 
+/* cuMemFreeAsync on the stream it is to be freed on; then lets go of that
+ * stream and of the pool the memory came from. */
+static gboolean
+release_stream_ordered (CugiBuffer  *self,
+                        GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(CugiStream) stream = g_steal_pointer (&self->free_stream);
+  gboolean ok = TRUE;
+
+  /* A reset context took the memory with it. */
+  if (cugi_context_binding_is_current (&self->ownership.binding))
+    ok = cugi_context_enter (self->ownership.binding.context, &scope, error) &&
+         CUGI_CALL (cuMemFreeAsync, (self->address, cugi_stream_get_handle (stream)), error);
+  if (self->release_notify != NULL)
+    self->release_notify (self->release_data);
+  self->release_data = NULL;
+  self->release_notify = NULL;
+  return ok;
+}
+
 static gboolean
 release_memory (gpointer   owner,
                 GError   **error)
@@ -101,6 +124,9 @@ release_memory (gpointer   owner,
 
     case BUFFER_MEMORY_POOLED:
       return cugi_memory_ownership_give_back (&self->ownership, self->address, self->size, error);
+
+    case BUFFER_MEMORY_STREAM_ORDERED:
+      return release_stream_ordered (self, error);
 
     case BUFFER_MEMORY_DEVICE:
     case BUFFER_MEMORY_IPC:
@@ -253,6 +279,22 @@ cugi_buffer_new_pooled (CugiPoolCore *pool,
   CugiBuffer *self = cugi_buffer_new_owning (pool->context, address, size, BUFFER_MEMORY_POOLED);
 
   cugi_memory_ownership_set_pool (&self->ownership, pool);
+  return self;
+}
+
+CugiBuffer *
+cugi_buffer_new_stream_ordered (CugiStream     *stream,
+                                CUdeviceptr     address,
+                                gsize           size,
+                                gpointer        pool,
+                                GDestroyNotify  pool_notify)
+{
+  CugiBuffer *self = cugi_buffer_new_owning (cugi_stream_get_context (stream), address, size,
+                                             BUFFER_MEMORY_STREAM_ORDERED);
+
+  self->free_stream = g_object_ref (stream);
+  self->release_data = pool;
+  self->release_notify = pool_notify;
   return self;
 }
 
@@ -537,6 +579,66 @@ cugi_buffer_new_pitched (CugiContext  *context,
 
   self->pitch = row_pitch;
   return self;
+}
+
+/**
+ * cugi_buffer_new_on_stream:
+ * @stream: (nullable): the stream to allocate on, or %NULL for the legacy
+ *   default stream of the default context
+ * @size: the size in bytes; 0 gives a zero-size buffer, which allocates
+ *   nothing
+ * @error: return location for a #GError
+ *
+ * Allocates @size bytes of device memory in stream order
+ * (`cuMemAllocAsync`), from the default #CugiStreamOrderedPool of the
+ * stream's device: the memory may be used by work enqueued on @stream
+ * after this call (on other streams, after an event recorded on @stream
+ * once this returned). It is often memory that work on @stream freed just
+ * before, so allocating costs little and needs no synchronization.
+ *
+ * The buffer belongs to the stream's context. When it is freed
+ * (cugi_buffer_free()) or finalized, and the work in flight that uses it has
+ * completed, its memory is freed in stream order (`cuMemFreeAsync`) on
+ * @stream, or on the stream given to cugi_buffer_free_on_stream().
+ * cugi_stream_ordered_pool_allocate() allocates from a pool of your own.
+ *
+ * Returns: (transfer full): the new buffer, or %NULL with @error set
+ *   (%CUGI_ERROR_NOT_SUPPORTED where the driver or device has no
+ *   stream-ordered allocator, %CUGI_ERROR_OUT_OF_MEMORY when the device
+ *   has too little free memory)
+ *
+ * Since: 0.1
+ */
+CugiBuffer *
+cugi_buffer_new_on_stream (CugiStream  *stream,
+                           gsize        size,
+                           GError     **error)
+{
+  g_autoptr(CugiContext) resolved = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  CUdeviceptr address = 0;
+
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!cugi_ensure_driver (error) ||
+      (resolved = cugi_context_resolve (stream != NULL ? cugi_stream_get_context (stream) : NULL,
+                                        error)) == NULL)
+    return NULL;
+  if (size == 0)
+    return cugi_buffer_new_owning (resolved, 0, 0, BUFFER_MEMORY_NONE);
+  if (cugi_cuda.cuMemAllocAsync == NULL || cugi_cuda.cuMemFreeAsync == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                           _("This driver cannot allocate memory in stream order"));
+      return NULL;
+    }
+  target = cugi_stream_resolve (stream, resolved);
+  if (!cugi_context_enter (resolved, &scope, error) ||
+      !CUGI_CALL (cuMemAllocAsync, (&address, size, cugi_stream_get_handle (target)), error))
+    return NULL;
+  return cugi_buffer_new_stream_ordered (target, address, size, NULL, NULL);
 }
 
 /**
@@ -903,4 +1005,50 @@ cugi_buffer_free (CugiBuffer  *self,
 
   return cugi_memory_ownership_free (&self->ownership, G_OBJECT (self), properties[PROP_FREED],
                                      N_("The buffer was freed"), error);
+}
+
+/**
+ * cugi_buffer_free_on_stream:
+ * @self: a #CugiBuffer
+ * @stream: (nullable): the stream to free the memory on, or %NULL for the
+ *   default stream
+ * @error: return location for a #GError
+ *
+ * cugi_buffer_free(), with the memory of a buffer allocated in stream order
+ * (cugi_buffer_new_on_stream(), cugi_stream_ordered_pool_allocate()) freed
+ * on @stream (`cuMemFreeAsync`) instead of the stream it was allocated on:
+ * after the work enqueued on @stream so far, and after the work in flight
+ * that uses the buffer, wherever it was enqueued. Other buffers are freed
+ * as cugi_buffer_free() frees them. Work that uses the memory on other
+ * streams without cugi knowing (a kernel given its address as a number) must
+ * be ordered before @stream's work with an event.
+ *
+ * @stream must belong to the buffer's context (%CUGI_ERROR_INVALID_CONTEXT
+ * otherwise).
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_free_on_stream (CugiBuffer  *self,
+                            CugiStream  *stream,
+                            GError     **error)
+{
+  CugiContext *context;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  context = self->ownership.binding.context;
+  if (!cugi_buffer_check_usable (self, error) ||
+      !cugi_context_binding_check_same_context (&self->ownership.binding,
+                                                stream != NULL ? cugi_stream_get_context (stream) : context,
+                                                N_("The stream belongs to another context than the buffer"),
+                                                error))
+    return FALSE;
+  if (self->memory == BUFFER_MEMORY_STREAM_ORDERED)
+    g_set_object (&self->free_stream, cugi_stream_resolve (stream, context));
+  return cugi_buffer_free (self, error);
 }

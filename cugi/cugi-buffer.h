@@ -73,6 +73,19 @@ CugiBuffer  *cugi_buffer_new_pitched         (CugiContext    *context,
                                               guint           element_size,
                                               GError        **error);
 CUGI_AVAILABLE_IN_0_1
+CugiBuffer  *cugi_buffer_new_on_stream       (CugiStream     *stream,
+                                              gsize           size,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_free_on_stream      (CugiBuffer     *self,
+                                              CugiStream     *stream,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_attach              (CugiBuffer     *self,
+                                              CugiStream     *stream,
+                                              CugiMemAttach   attach,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer  *cugi_buffer_new_managed         (CugiContext    *context,
                                               gsize           size,
                                               CugiMemAttach   attach,
@@ -220,6 +233,33 @@ gboolean     cugi_buffer_memset_d32          (CugiBuffer     *self,
                                               gsize           offset,
                                               guint32         value,
                                               gsize           count,
+                                              CugiStream     *stream,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_memset_2d_d8        (CugiBuffer     *self,
+                                              gsize           offset,
+                                              gsize           pitch,
+                                              guint8          value,
+                                              gsize           width,
+                                              gsize           height,
+                                              CugiStream     *stream,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_memset_2d_d16       (CugiBuffer     *self,
+                                              gsize           offset,
+                                              gsize           pitch,
+                                              guint16         value,
+                                              gsize           width,
+                                              gsize           height,
+                                              CugiStream     *stream,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_memset_2d_d32       (CugiBuffer     *self,
+                                              gsize           offset,
+                                              gsize           pitch,
+                                              guint32         value,
+                                              gsize           width,
+                                              gsize           height,
                                               CugiStream     *stream,
                                               GError        **error);
 

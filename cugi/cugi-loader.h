@@ -111,6 +111,9 @@ G_BEGIN_DECLS
   X (cuMemsetD32Async, TRUE) \
   X (cuMemsetD2D8, TRUE) \
   X (cuMemsetD2D32, TRUE) \
+  X (cuMemsetD2D8Async, TRUE) \
+  X (cuMemsetD2D16Async, TRUE) \
+  X (cuMemsetD2D32Async, TRUE) \
   X (cuMemPrefetchAsync, FALSE) \
   X (cuMemAdvise, FALSE) \
   X (cuPointerGetAttribute, TRUE) \
@@ -126,6 +129,13 @@ G_BEGIN_DECLS
   X (cuTexObjectDestroy, TRUE) \
   X (cuSurfObjectCreate, TRUE) \
   X (cuSurfObjectDestroy, TRUE) \
+  X (cuMemAllocFromPoolAsync, FALSE) \
+  X (cuMemPoolCreate, FALSE) \
+  X (cuMemPoolDestroy, FALSE) \
+  X (cuMemPoolGetAttribute, FALSE) \
+  X (cuMemPoolSetAttribute, FALSE) \
+  X (cuMemPoolTrimTo, FALSE) \
+  X (cuStreamAttachMemAsync, FALSE) \
   X (cuModuleLoadDataEx, TRUE) \
   X (cuLinkCreate, TRUE) \
   X (cuLinkAddData, TRUE) \

@@ -546,6 +546,9 @@ cugi_block_pool_get_active (CugiBlockPool *self)
 
 /* ---- the pool classes' shared GObject side ------------------------------- */
 
+/* GObject's ::notify, looked up once by cugi_pool_core_make_count_properties(). */
+static guint notify_signal;
+
 static void
 pool_core_blocks_changed (gpointer user_data,
                           gboolean held_changed,
@@ -553,6 +556,10 @@ pool_core_blocks_changed (gpointer user_data,
 {
   CugiPoolCore *self = user_data;
 
+  /* Each allocation changes the counts: without a handler to tell (the
+   * common case), notifying would cost more than the allocation itself. */
+  if (!g_signal_has_handler_pending (self->object, notify_signal, 0, TRUE))
+    return;
   g_object_freeze_notify (self->object);
   if (held_changed)
     g_object_notify_by_pspec (self->object, self->count_properties[0]);
@@ -564,6 +571,7 @@ pool_core_blocks_changed (gpointer user_data,
 void
 cugi_pool_core_make_count_properties (GParamSpec **count_properties)
 {
+  notify_signal = g_signal_lookup ("notify", G_TYPE_OBJECT);
   count_properties[0] =
     g_param_spec_uint ("held-blocks", NULL, NULL, 0, G_MAXUINT, 0,
                        G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);

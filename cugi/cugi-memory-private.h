@@ -288,6 +288,15 @@ void      cugi_host_memory_pool_set_max_held_bytes (CugiHostMemoryPool *self,
 CugiBuffer     *cugi_buffer_new_pooled       (CugiPoolCore       *pool,
                                               CUdeviceptr         address,
                                               gsize               size);
+/* A buffer over @address, allocated in stream order on @stream (in its
+ * context), which cuMemFreeAsync frees on @stream (or the stream given to
+ * cugi_buffer_free_on_stream()) once it is freed or finalized and no work is
+ * in flight; then @pool_notify (@pool) runs, if not NULL. */
+CugiBuffer     *cugi_buffer_new_stream_ordered (CugiStream        *stream,
+                                                CUdeviceptr        address,
+                                                gsize              size,
+                                                gpointer           pool,
+                                                GDestroyNotify     pool_notify);
 CugiHostBuffer *cugi_host_buffer_new_pooled  (CugiPoolCore       *pool,
                                               gpointer            address,
                                               gsize               size,

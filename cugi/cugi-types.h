@@ -17,6 +17,7 @@ typedef struct _CugiBuffer         CugiBuffer;
 typedef struct _CugiHostBuffer     CugiHostBuffer;
 typedef struct _CugiMemoryPool     CugiMemoryPool;
 typedef struct _CugiHostMemoryPool CugiHostMemoryPool;
+typedef struct _CugiStreamOrderedPool CugiStreamOrderedPool;
 typedef struct _CugiProgram        CugiProgram;
 typedef struct _CugiModule         CugiModule;
 typedef struct _CugiKernel         CugiKernel;

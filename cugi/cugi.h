@@ -20,6 +20,7 @@
 #include "cugi-array.h"
 #include "cugi-texture.h"
 #include "cugi-surface.h"
+#include "cugi-stream-ordered-pool.h"
 #include "cugi-program.h"
 #include "cugi-diagnostic.h"
 #include "cugi-jit-options.h"

@@ -25,7 +25,13 @@
  * flags. A memset or copy trusts its addresses: a test whose own allocator
  * replaces cuMemAlloc (test-transfer-logic) must hand out host memory too.
  * Module loads and links record their JIT options and write logs; the
- * linker joins text images (see below). */
+ * linker joins text images (see below).
+ *
+ * Stream-ordered allocation hands out host memory as device memory too: an
+ * allocation is made at once, a free is an operation of its stream, which
+ * gives the memory back to its pool when the stream reaches it. Pools count
+ * used and reserved bytes as CUDA's do (memory freed is kept reserved until
+ * a trim), and a 2D memset of bytes writes its rows as memsets do. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -59,6 +65,7 @@ typedef enum
   OP_WAIT,
   OP_MEMSET,
   OP_COPY,
+  OP_FREE,
 } OpKind;
 
 typedef struct Op
@@ -68,7 +75,7 @@ typedef struct Op
   void          *data;
   FakeEvent     *event;
   unsigned long  recording;  /* RECORD: the one it completes; WAIT: the one it waits for */
-  unsigned char *start;      /* MEMSET, COPY: what it writes */
+  unsigned char *start;      /* MEMSET, COPY: what it writes; FREE: the block's memory */
   const unsigned char *source;  /* COPY: what it reads */
   unsigned char  value;
   size_t         count;
@@ -156,6 +163,190 @@ graph_free (FakeGraph *graph)
   free (graph);
 }
 
+/* ---- stream-ordered memory ---------------------------------------------- */
+
+typedef struct
+{
+  cuuint64_t threshold;
+  cuuint64_t used, used_high;
+  cuuint64_t reserved, reserved_high;  /* used, and freed but not trimmed */
+} FakePool;
+
+/* What precedes each block's memory. */
+typedef struct
+{
+  FakePool *pool;
+  size_t    size;
+  size_t    padding[2];  /* keeps the memory 16-byte aligned */
+} FakeBlock;
+
+static FakePool default_pool;
+static struct
+{
+  CUstream     stream;
+  CUdeviceptr  address;
+  size_t       length;
+  unsigned int flags;
+} last_attach;
+
+/* Called with the lock held. */
+static CUdeviceptr
+block_alloc (FakePool *pool,
+             size_t    size)
+{
+  FakeBlock *block = malloc (sizeof *block + size);
+  cuuint64_t unused = pool->reserved - pool->used;
+
+  block->pool = pool;
+  block->size = size;
+  if (unused < size)
+    pool->reserved += size - unused;
+  pool->used += size;
+  if (pool->used > pool->used_high)
+    pool->used_high = pool->used;
+  if (pool->reserved > pool->reserved_high)
+    pool->reserved_high = pool->reserved;
+  return (CUdeviceptr) (uintptr_t) (block + 1);
+}
+
+/* Called with the lock held. */
+static void
+block_free (unsigned char *memory)
+{
+  FakeBlock *block = (FakeBlock *) memory - 1;
+
+  block->pool->used -= block->size;
+  free (block);
+}
+
+static CUresult
+fake_cuDeviceGetDefaultMemPool (CUmemoryPool *pool, CUdevice device)
+{
+  (void) device;
+  *pool = (CUmemoryPool) &default_pool;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemPoolCreate (CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+  if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+      props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    return CUDA_ERROR_INVALID_VALUE;
+  *pool = (CUmemoryPool) calloc (1, sizeof (FakePool));
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemPoolDestroy (CUmemoryPool pool)
+{
+  if (pool == NULL || pool == (CUmemoryPool) &default_pool)
+    return CUDA_ERROR_INVALID_VALUE;
+  free (pool);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemPoolGetAttribute (CUmemoryPool handle, CUmemPool_attribute attribute, void *value)
+{
+  FakePool *pool = (FakePool *) handle;
+  cuuint64_t *out = value;
+
+  pthread_mutex_lock (&lock);
+  switch (attribute)
+    {
+    case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *out = pool->threshold; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *out = pool->used; break;
+    case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *out = pool->used_high; break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *out = pool->reserved; break;
+    case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *out = pool->reserved_high; break;
+    default:
+      pthread_mutex_unlock (&lock);
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemPoolSetAttribute (CUmemoryPool handle, CUmemPool_attribute attribute, void *value)
+{
+  FakePool *pool = (FakePool *) handle;
+  cuuint64_t in = *(cuuint64_t *) value;
+  CUresult result = CUDA_SUCCESS;
+
+  pthread_mutex_lock (&lock);
+  if (attribute == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+    pool->threshold = in;
+  else if (attribute == CU_MEMPOOL_ATTR_USED_MEM_HIGH && in == 0)
+    pool->used_high = pool->used;
+  else if (attribute == CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH && in == 0)
+    pool->reserved_high = pool->reserved;
+  else
+    result = CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuMemPoolTrimTo (CUmemoryPool handle, size_t keep)
+{
+  FakePool *pool = (FakePool *) handle;
+
+  pthread_mutex_lock (&lock);
+  if (pool->reserved > keep)
+    pool->reserved = keep > pool->used ? keep : pool->used;
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemAllocFromPoolAsync (CUdeviceptr *address, size_t size, CUmemoryPool pool, CUstream handle)
+{
+  (void) handle;
+  if (failed)
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (size == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock (&lock);
+  *address = block_alloc ((FakePool *) pool, size);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemAllocAsync (CUdeviceptr *address, size_t size, CUstream handle)
+{
+  return fake_cuMemAllocFromPoolAsync (address, size, (CUmemoryPool) &default_pool, handle);
+}
+
+static CUresult
+fake_cuStreamAttachMemAsync (CUstream handle, CUdeviceptr address, size_t length, unsigned int flags)
+{
+  if (failed)
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  pthread_mutex_lock (&lock);
+  last_attach.stream = handle;
+  last_attach.address = address;
+  last_attach.length = length;
+  last_attach.flags = flags;
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+/* The last cuStreamAttachMemAsync's arguments, for tests to read. */
+EXPORT void
+fake_cuda_streams_last_attach (CUstream *stream, CUdeviceptr *address, size_t *length,
+                               unsigned int *flags)
+{
+  pthread_mutex_lock (&lock);
+  *stream = last_attach.stream;
+  *address = last_attach.address;
+  *length = last_attach.length;
+  *flags = last_attach.flags;
+  pthread_mutex_unlock (&lock);
+}
+
 static void *
 serve (void *data)
 {
@@ -186,6 +377,8 @@ serve (void *data)
         memset (op->start, op->value, op->count);
       else if (op->kind == OP_COPY)
         memmove (op->start, op->source, op->count);
+      else if (op->kind == OP_FREE)
+        block_free (op->start);
       else if (op->kind == OP_RECORD && op->event->completed < op->recording)
         {
           op->event->completed = op->recording;
@@ -455,6 +648,7 @@ fake_cuGraphNodeGetType (CUgraphNode node, CUgraphNodeType *type)
     case OP_WAIT: *type = CU_GRAPH_NODE_TYPE_WAIT_EVENT; break;
     case OP_MEMSET: *type = CU_GRAPH_NODE_TYPE_MEMSET; break;
     case OP_COPY: *type = CU_GRAPH_NODE_TYPE_MEMCPY; break;
+    case OP_FREE: *type = CU_GRAPH_NODE_TYPE_MEM_FREE; break;
     }
   return CUDA_SUCCESS;
 }
@@ -522,6 +716,36 @@ fake_cuMemsetD8Async (CUdeviceptr start, unsigned char value, size_t count, CUst
   pthread_mutex_lock (&lock);
   push (handle, op);
   pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemFreeAsync (CUdeviceptr address, CUstream handle)
+{
+  Op *op;
+
+  if (failed)
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  op = calloc (1, sizeof *op);
+  op->kind = OP_FREE;
+  op->start = (unsigned char *) (uintptr_t) address;
+  pthread_mutex_lock (&lock);
+  push (handle, op);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemsetD2D8Async (CUdeviceptr start, size_t pitch, unsigned char value, size_t width, size_t height,
+                        CUstream handle)
+{
+  for (size_t row = 0; row < height; row++)
+    {
+      CUresult result = fake_cuMemsetD8Async (start + row * pitch, value, width, handle);
+
+      if (result != CUDA_SUCCESS)
+        return result;
+    }
   return CUDA_SUCCESS;
 }
 
@@ -1472,6 +1696,17 @@ static const struct
   ENTRY (cuMemcpyHtoDAsync)
   ENTRY (cuMemcpyDtoHAsync)
   ENTRY (cuMemcpyDtoDAsync)
+  ENTRY (cuMemsetD2D8Async)
+  ENTRY (cuDeviceGetDefaultMemPool)
+  ENTRY (cuMemPoolCreate)
+  ENTRY (cuMemPoolDestroy)
+  ENTRY (cuMemPoolGetAttribute)
+  ENTRY (cuMemPoolSetAttribute)
+  ENTRY (cuMemPoolTrimTo)
+  ENTRY (cuMemAllocAsync)
+  ENTRY (cuMemAllocFromPoolAsync)
+  ENTRY (cuMemFreeAsync)
+  ENTRY (cuStreamAttachMemAsync)
   ENTRY (cuStreamWaitEvent)
   ENTRY (cuLaunchHostFunc)
   ENTRY (cuEventCreate)

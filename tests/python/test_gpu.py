@@ -300,5 +300,41 @@ class TestContext(unittest.TestCase):
         numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.ones(3))
 
 
+
+class TestStreamOrdered(unittest.TestCase):
+    def setUp(self):
+        self.context = Cugi.Context.get_default()
+        device = self.context.get_device()
+        if device.get_attribute(Cugi.DeviceAttribute.MEMORY_POOLS_SUPPORTED) != 1:
+            self.skipTest('the device has no stream-ordered allocator')
+        self.pool = Cugi.StreamOrderedPool.new(device)
+        self.pool.set_release_threshold(2**64 - 1)
+
+    def test_reuse_across_streams_with_an_event(self):
+        a = Cugi.Stream.new(self.context, Cugi.StreamFlags.NON_BLOCKING, 0)
+        b = Cugi.Stream.new(self.context, Cugi.StreamFlags.NON_BLOCKING, 0)
+        first = self.pool.allocate(a, 1 << 20)
+        address = first.props.device_pointer
+        del first                                # no work on it: freed on a now
+        freed = Cugi.Event.new(self.context, Cugi.EventFlags.DISABLE_TIMING)
+        freed.record(a)
+        b.wait_event(freed)
+        second = self.pool.allocate(b, 1 << 20)
+        self.assertEqual(second.props.device_pointer, address)
+        second.memset_d32(0, 0x01020304, (1 << 20) // 4, b)
+        b.synchronize()
+        words = second.copy_to_host(dtype=numpy.uint32)
+        self.assertTrue((words == 0x01020304).all())
+
+    def test_memset_2d_leaves_the_padding(self):
+        buffer = Cugi.Buffer.new_pitched(self.context, 60, 5, 4)
+        pitch = buffer.props.pitch
+        buffer.memset_d8(0, 0xee, buffer.props.size, None)
+        buffer.memset_2d_d16(0, pitch, 0x7777, 30, 5, None)
+        rows = buffer.copy_to_host().reshape(5, pitch)
+        self.assertTrue((rows[:, :60] == 0x77).all())
+        self.assertTrue((rows[:, 60:] == 0xee).all())
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)

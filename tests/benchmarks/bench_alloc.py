@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Allocating and dropping 1 MiB of device memory from Python: cugi's pools
+beside CuPy's memory pool, in one process on one GPU.
+
+Times, per allocation and drop, `Cugi.MemoryPool.allocate(1 << 20)`,
+`Cugi.StreamOrderedPool.allocate(stream, 1 << 20)`,
+`Cugi.Buffer.new_on_stream(stream, 1 << 20)` and CuPy's
+`cupy.cuda.alloc(1 << 20)` from `cupy.get_default_memory_pool()`, and
+prints cugi's ratio to CuPy. `--json FILE` writes the figures as records
+{"bench": "alloc", "impl": ..., "us": ...}. Needs PyGObject, CuPy and a GPU
+(on the GPU machine: bash .gpu/enter .gpu/venv-gi
+tests/benchmarks/bench_alloc.py); exits 77 where any is missing.
+"""
+import json
+import statistics
+import sys
+import time
+
+try:
+    import gi
+    gi.require_version('Cugi', '1.0')
+    from gi.repository import Cugi
+    import cupy
+except (ImportError, ValueError) as missing:
+    print(f'1..0 # SKIP needs PyGObject and CuPy: {missing}')
+    sys.exit(77)
+
+if not Cugi.is_available():
+    print('1..0 # SKIP no GPU usable')
+    sys.exit(77)
+
+SIZE = 1 << 20
+PAIRS = 20000
+SYNC_EVERY = 256
+ROUNDS = 7
+
+
+def per_pair_us(pair, synchronize):
+    """Median microseconds per allocate + drop over ROUNDS rounds."""
+    times = []
+    pair()
+    for _ in range(ROUNDS):
+        start = time.perf_counter()
+        for i in range(1, PAIRS + 1):
+            pair()
+            if i % SYNC_EVERY == 0:
+                synchronize()
+        synchronize()
+        times.append((time.perf_counter() - start) / PAIRS * 1e6)
+    return statistics.median(times)
+
+
+def main():
+    json_file = sys.argv[sys.argv.index('--json') + 1] if '--json' in sys.argv else None
+    context = Cugi.Context.get_default()
+    device = context.get_device()
+    stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
+    pool = Cugi.MemoryPool.new(context)
+    ordered = Cugi.StreamOrderedPool.new(device)
+    ordered.set_release_threshold(2**64 - 1)
+    Cugi.StreamOrderedPool.get_default(device).set_release_threshold(2**64 - 1)
+    cupy_pool = cupy.get_default_memory_pool()
+
+    def cugi_pool():
+        pool.allocate(SIZE)
+
+    def cugi_ordered():
+        ordered.allocate(stream, SIZE)
+
+    def cugi_on_stream():
+        Cugi.Buffer.new_on_stream(stream, SIZE)
+
+    def cupy_alloc():
+        memory = cupy.cuda.alloc(SIZE)
+        del memory
+
+    def nothing():
+        pass
+
+    figures = {
+        'cupy-memory-pool': per_pair_us(cupy_alloc, nothing),
+        'python-cugi-memory-pool': per_pair_us(cugi_pool, nothing),
+        'python-cugi-stream-ordered-pool': per_pair_us(cugi_ordered, stream.synchronize),
+        'python-cugi-buffer-new-on-stream': per_pair_us(cugi_on_stream, stream.synchronize),
+    }
+    assert cupy_pool.used_bytes() == 0
+    cupy_time = figures['cupy-memory-pool']
+    print(f'bench_alloc: allocate + drop of {SIZE} bytes from Python; '
+          f'medians of {ROUNDS} rounds of {PAIRS}')
+    for impl, us in figures.items():
+        print(f'{impl:36} {us:8.3f} us   {us / cupy_time:6.3f} x CuPy')
+    if json_file:
+        with open(json_file, 'w') as out:
+            json.dump([{'bench': 'alloc', 'impl': impl, 'us': us} for impl, us in figures.items()],
+                      out, indent=1)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
