@@ -463,6 +463,55 @@ upload_pageable (CugiBuffer   *self,
   return ok;
 }
 
+/* The body of the asynchronous uploads: enqueues the copy of @bytes into
+ * @self at @offset on @stream, and completes @task when it is done. */
+static void
+upload_async (CugiBuffer *self,
+              gsize       offset,
+              GBytes     *bytes,
+              CugiStream *stream,
+              GTask      *task)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  const guint8 *data;
+  gsize size;
+
+  data = g_bytes_get_data (bytes, &size);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  if (!cugi_buffer_check_usable_range (self, offset, size, _("buffer"), &error) ||
+      (size > 0 && !cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error)))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (size == 0)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  if (is_pinned (data, size))
+    {
+      if (!CUGI_CALL (cuMemcpyHtoDAsync, (self->address + offset, data, size,
+                                          cugi_stream_get_handle (target)), &error))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      /* The caller's pinned bytes, until the DMA is done. */
+      cugi_buffer_track_work (target, self, NULL, NULL, bytes);
+    }
+  else if (!upload_pageable (self, self->address + offset, bytes, target, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  cugi_stream_complete_task (target, task, NULL);
+}
+
 /**
  * cugi_buffer_upload_bytes_async:
  * @self: a #CugiBuffer
@@ -499,11 +548,6 @@ cugi_buffer_upload_bytes_async (CugiBuffer          *self,
                                 gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(GError) error = NULL;
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CugiStream *target;
-  const guint8 *data;
-  gsize size;
 
   g_return_if_fail (CUGI_IS_BUFFER (self));
   g_return_if_fail (bytes != NULL);
@@ -512,38 +556,7 @@ cugi_buffer_upload_bytes_async (CugiBuffer          *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, cugi_buffer_upload_bytes_async);
-  data = g_bytes_get_data (bytes, &size);
-  if (g_task_return_error_if_cancelled (task))
-    return;
-  if (!cugi_buffer_check_usable_range (self, offset, size, _("buffer"), &error) ||
-      (size > 0 && !cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error)))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  if (size == 0)
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-
-  if (is_pinned (data, size))
-    {
-      if (!CUGI_CALL (cuMemcpyHtoDAsync, (self->address + offset, data, size,
-                                          cugi_stream_get_handle (target)), &error))
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-      /* The caller's pinned bytes, until the DMA is done. */
-      cugi_buffer_track_work (target, self, NULL, NULL, bytes);
-    }
-  else if (!upload_pageable (self, self->address + offset, bytes, target, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  cugi_stream_complete_task (target, task, NULL);
+  upload_async (self, offset, bytes, stream, task);
 }
 
 /**
@@ -567,6 +580,93 @@ cugi_buffer_upload_bytes_finish (CugiBuffer    *self,
   g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_upload_bytes_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * cugi_buffer_upload_from_address_async:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @address: the host address of the bytes to write, as an integer
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL for the
+ *   default stream
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called in the thread-default main context of the
+ *   caller once the bytes are on the device
+ * @user_data: data for @callback
+ *
+ * Like cugi_buffer_upload_bytes_async(), with the data given by its host
+ * address: for language bindings that upload the memory of an object of
+ * their own (a NumPy array, any object exposing Python's buffer protocol)
+ * without converting or copying it first. Pageable memory is staged as for
+ * cugi_buffer_upload_bytes_async(), pinned memory is sent as it is.
+ *
+ * cugi does not own that memory: the caller keeps it valid, and does not
+ * change it, until @callback has run (a binding keeps the source object
+ * referenced until then). Cancelling @cancellable completes the call at once
+ * with %G_IO_ERROR_CANCELLED, but does not stop the copy already enqueued,
+ * which may still read the memory: a caller that cancels waits for the
+ * stream (cugi_stream_synchronize()) before releasing it. Address 0 with a
+ * size, or a range that does not fit in the address space, is
+ * %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Since: 0.1
+ */
+void
+cugi_buffer_upload_from_address_async (CugiBuffer          *self,
+                                       gsize                offset,
+                                       guint64              address,
+                                       gsize                size,
+                                       CugiStream          *stream,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint8 *data;
+
+  g_return_if_fail (CUGI_IS_BUFFER (self));
+  g_return_if_fail (stream == NULL || CUGI_IS_STREAM (stream));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_buffer_upload_from_address_async);
+  if (!cugi_memory_host_address_get (address, size, &data, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* The caller's memory, which it keeps until the callback. */
+  bytes = g_bytes_new_static (data, size);
+  upload_async (self, offset, bytes, stream, task);
+}
+
+/**
+ * cugi_buffer_upload_from_address_finish:
+ * @self: a #CugiBuffer
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_buffer_upload_from_address_async().
+ *
+ * Returns: %TRUE once the bytes are on the device, %FALSE with @error set
+ *   (%G_IO_ERROR_CANCELLED when cancelled)
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_upload_from_address_finish (CugiBuffer    *self,
+                                        GAsyncResult  *result,
+                                        GError       **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_upload_from_address_async,
+                        FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -278,6 +278,27 @@ fake_memcpy_dtoh (void        *destination,
   return result != CUDA_SUCCESS ? result : cugi_cuda.cuStreamSynchronize (CU_STREAM_LEGACY);
 }
 
+/* The synchronous 3D copy from the host to the device, row by row. */
+static CUresult CUDAAPI
+fake_memcpy_3d (const CUDA_MEMCPY3D *copy)
+{
+  if (copy->srcMemoryType != CU_MEMORYTYPE_HOST || copy->dstMemoryType != CU_MEMORYTYPE_DEVICE)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  for (gsize z = 0; z < copy->Depth; z++)
+    for (gsize y = 0; y < copy->Height; y++)
+      {
+        const guint8 *from = (const guint8 *) copy->srcHost +
+                             (z * copy->srcHeight + y) * copy->srcPitch;
+        guint8 *to = (guint8 *) (guintptr) copy->dstDevice +
+                     (z * copy->dstHeight + y) * copy->dstPitch;
+
+        if (!lies_in (to, copy->WidthInBytes, FALSE))
+          return CUDA_ERROR_INVALID_VALUE;
+        memcpy (to, from, copy->WidthInBytes);
+      }
+  return CUDA_SUCCESS;
+}
+
 typedef struct
 {
   const gint *address;
@@ -338,6 +359,7 @@ install_fake_memory (void)
   cugi_cuda.cuMemcpyHtoD = fake_memcpy_htod;
   cugi_cuda.cuMemcpyDtoH = fake_memcpy_dtoh;
   cugi_cuda.cuStreamWaitValue32 = fake_stream_wait_value32;
+  cugi_cuda.cuMemcpy3D = fake_memcpy_3d;
 }
 
 /* ---- work on the stand-in's streams --------------------------------------- */
@@ -388,6 +410,19 @@ outcome_reset (CugiTestTransfer *outcome)
 }
 
 /* ---- cases ------------------------------------------------------------------ */
+
+static void
+on_uploaded_from_address (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      data)
+{
+  CugiTestTransfer *uploaded = data;
+
+  uploaded->calls++;
+  uploaded->thread = g_thread_self ();
+  uploaded->uploaded = cugi_buffer_upload_from_address_finish (CUGI_BUFFER (source), result,
+                                                               &uploaded->error);
+}
 
 static void
 test_download (void)
@@ -928,6 +963,188 @@ test_staging_borrowed (void)
   g_object_unref (host);
 }
 
+/* ---- the address-taking entry points of bindings -------------------------- */
+
+static guint64
+address_of (gconstpointer data)
+{
+  return (guint64) (guintptr) data;
+}
+
+/* Each takes host memory by its address, pageable or pinned, and copies
+ * what is there, where the array-taking entry point would. */
+static void
+test_address_copies (void)
+{
+  const gsize size = 3 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 10);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_autofree guint8 *back = g_malloc0 (size);
+  const guint8 *source = g_bytes_get_data (pattern, NULL);
+  const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+  const guint8 *pinned;
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_upload_from_address (buffer, 0, address_of (source), size, &error));
+  g_assert_no_error (error);
+  assert_device_holds (buffer, pattern);
+
+  g_assert_true (cugi_buffer_download_to_address (buffer, 1000, address_of (back + 24), size - 1000, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (back + 24, size - 1000, source + 1000, size - 1000);
+
+  /* Into a host buffer, and from it by its address: pinned memory. */
+  g_assert_true (cugi_host_buffer_write_from_address (host, 16, address_of (source), size - 16, &error));
+  g_assert_no_error (error);
+  pinned = cugi_host_buffer_get_data (host, NULL, &error);
+  g_assert_cmpmem (pinned + 16, size - 16, source, size - 16);
+  g_assert_true (cugi_buffer_upload_from_address (buffer, 0, address_of (pinned), size, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (device + 16, size - 16, source, size - 16);
+
+  /* Rows of 1000 bytes into rows 1024 apart; a box of 2 slices of 3 rows
+   * of 100 bytes into slices of 4 rows. */
+  g_assert_true (cugi_buffer_upload_2d_from_address (buffer, 0, 1024, address_of (source), 1000 * 5,
+                                                     1000, 5, &error));
+  g_assert_no_error (error);
+  for (guint y = 0; y < 5; y++)
+    g_assert_cmpmem (device + y * 1024, 1000, source + y * 1000, 1000);
+  g_assert_true (cugi_buffer_upload_3d_from_address (buffer, 64, 128, 4, address_of (source), 100 * 3 * 2,
+                                                     100, 3, 2, &error));
+  g_assert_no_error (error);
+  for (guint z = 0; z < 2; z++)
+    for (guint y = 0; y < 3; y++)
+      g_assert_cmpmem (device + 64 + (z * 4 + y) * 128, 100, source + (z * 3 + y) * 100, 100);
+
+  /* Nothing to copy: any address, 0 included. */
+  g_assert_true (cugi_buffer_upload_from_address (buffer, size, 0, 0, &error));
+  g_assert_true (cugi_buffer_download_to_address (buffer, 0, 0, 0, &error));
+  g_assert_true (cugi_host_buffer_write_from_address (host, 0, 0, 0, &error));
+  g_assert_no_error (error);
+}
+
+/* Bad addresses and ranges are errors, which leave the buffer usable. */
+static void
+test_address_bad_input (void)
+{
+  const gsize size = 4096;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 11);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autofree guint8 *memory = g_malloc0 (2 * size);
+  guint64 address = address_of (memory);
+  const guint64 wrapping[] = { 0, G_MAXUINT64 - 100 };
+  CugiTestTransfer outcome = { 0 };
+
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (wrapping); i++)
+    {
+      cugi_test_assert_fails (cugi_buffer_upload_from_address (buffer, 0, wrapping[i], 200, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, 0, wrapping[i], 200, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_test_assert_fails (cugi_buffer_upload_2d_from_address (buffer, 0, 20, wrapping[i], 200, 10, 20,
+                                                                  &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_test_assert_fails (cugi_buffer_upload_3d_from_address (buffer, 0, 20, 10, wrapping[i], 200, 10, 10, 2,
+                                                                  &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_test_assert_fails (cugi_host_buffer_write_from_address (host, 0, wrapping[i], 200, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_buffer_upload_from_address_async (buffer, 0, wrapping[i], 200, stream, NULL,
+                                             on_uploaded_from_address, &outcome);
+      iterate_until (&outcome.calls, 1, 5000);
+      g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+      outcome_reset (&outcome);
+    }
+
+  /* Good memory, out of the buffer's range or the host buffer's. */
+  cugi_test_assert_fails (cugi_buffer_upload_from_address (buffer, 1, address, size, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, size + 1, address, 0, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, G_MAXSIZE, address, 2, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  cugi_test_assert_fails (cugi_buffer_upload_2d_from_address (buffer, 0, 1000, address, 1000 * 5, 1000, 5,
+                                                              &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  /* The size must be that of the region. */
+  cugi_test_assert_fails (cugi_buffer_upload_2d_from_address (buffer, 0, 100, address, 999, 100, 10, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "999 bytes");
+  cugi_test_assert_fails (cugi_host_buffer_write_from_address (host, size, address, 1, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  cugi_buffer_upload_from_address_async (buffer, size, address, 1, stream, NULL,
+                                         on_uploaded_from_address, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  outcome_reset (&outcome);
+
+  /* Nothing was written, and the buffer still works. */
+  assert_device_holds (buffer, pattern);
+  g_assert_true (cugi_buffer_download_to_address (buffer, 0, address, size, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (memory, size, g_bytes_get_data (pattern, NULL), size);
+}
+
+/* The asynchronous upload by address goes the way of upload_bytes_async():
+ * pageable memory staged off the calling thread, in its place on the
+ * stream; pinned memory as it is. */
+static void
+test_address_async (void)
+{
+  const gsize size = 5 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 12);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_autofree guint8 *pageable = g_memdup2 (g_bytes_get_data (pattern, NULL), size);
+  gint driver_staged_before = g_atomic_int_get (&n_driver_staged);
+  gint waits_before = g_atomic_int_get (&n_waits);
+  CugiTestTransfer outcome = { 0 };
+  Snapshot after = { 0 };
+  CugiTestGate gate;
+  guint8 *pinned;
+
+  g_assert_no_error (error);
+  cugi_test_gate_close (&gate, stream);
+  cugi_buffer_upload_from_address_async (buffer, 0, address_of (pageable), size, stream, NULL,
+                                         on_uploaded_from_address, &outcome);
+  enqueue_snapshot (&after, buffer, stream);
+  iterate_for (20);
+  g_assert_cmpuint (outcome.calls, ==, 0);
+  cugi_test_gate_open (&gate, stream);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.uploaded);
+  g_assert_true (outcome.thread == g_thread_self ());
+  g_assert_cmpmem (g_bytes_get_data (after.seen, NULL), g_bytes_get_size (after.seen),
+                   g_bytes_get_data (pattern, NULL), size);
+  g_bytes_unref (after.seen);
+  g_assert_cmpint (g_atomic_int_get (&n_waits), >, waits_before);
+  g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged_before);
+  outcome_reset (&outcome);
+
+  /* Pinned: straight to the driver, no staging and no waits. */
+  pinned = cugi_host_buffer_get_data (host, NULL, &error);
+  g_assert_no_error (error);
+  memset (pinned, 0x77, size);
+  waits_before = g_atomic_int_get (&n_waits);
+  cugi_buffer_upload_from_address_async (buffer, 0, address_of (pinned), size, NULL, NULL,
+                                         on_uploaded_from_address, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_cmpmem ((const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer), size, pinned, size);
+  g_assert_cmpint (g_atomic_int_get (&n_waits), ==, waits_before);
+  outcome_reset (&outcome);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -950,6 +1167,9 @@ main (int argc, char **argv)
   g_test_add_func ("/transfer-logic/bytes-freed-on-another-thread", test_bytes_freed_on_another_thread);
   g_test_add_func ("/transfer-logic/steady-state", test_steady_state);
   g_test_add_func ("/transfer-logic/staging-borrowed", test_staging_borrowed);
+  g_test_add_func ("/transfer-logic/address-copies", test_address_copies);
+  g_test_add_func ("/transfer-logic/address-bad-input", test_address_bad_input);
+  g_test_add_func ("/transfer-logic/address-async", test_address_async);
 
   return g_test_run ();
 }
