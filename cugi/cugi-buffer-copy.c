@@ -13,16 +13,6 @@
 
 /* ---- linear transfers ----------------------------------------------------- */
 
-/* A synchronous copy from pageable memory returns once the data is staged,
- * possibly before its DMA lands: work on a non-blocking stream could then
- * read old data. Waiting for the legacy stream, where the copy ran, makes
- * the synchronous uploads complete when they return. */
-gboolean
-cugi_buffer_wait_for_pageable_upload (GError **error)
-{
-  return CUGI_CALL (cuStreamSynchronize, (CU_STREAM_LEGACY), error);
-}
-
 /**
  * cugi_buffer_upload:
  * @self: a #CugiBuffer
@@ -46,19 +36,14 @@ cugi_buffer_upload (CugiBuffer    *self,
                     gsize          len,
                     GError       **error)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-
   g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!cugi_buffer_check_usable_range (self, offset, len, _("buffer"), error))
     return FALSE;
-  if (len == 0)
-    return TRUE;
-  return cugi_context_enter (self->ownership.binding.context, &scope, error) &&
-         CUGI_CALL (cuMemcpyHtoD, (self->address + offset, data, len), error) &&
-         cugi_buffer_wait_for_pageable_upload (error);
+  return len == 0 ||
+         cugi_buffer_copy_host_sync (self, offset, (guint8 *) data, len, CUGI_COPY_TO_DEVICE, error);
 }
 
 /**
@@ -137,20 +122,6 @@ cugi_buffer_try_alloc_host (gsize    size,
   return data;
 }
 
-/* The synchronous download of a checked, non-empty range into @data. */
-static gboolean
-download_into (CugiBuffer  *self,
-               gsize        offset,
-               guint8      *data,
-               gsize        size,
-               GError     **error)
-{
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-
-  return cugi_context_enter (self->ownership.binding.context, &scope, error) &&
-         CUGI_CALL (cuMemcpyDtoH, (data, self->address + offset, size), error);
-}
-
 /**
  * cugi_buffer_download:
  * @self: a #CugiBuffer
@@ -182,7 +153,7 @@ cugi_buffer_download (CugiBuffer  *self,
   if (size == 0)
     return g_bytes_new (NULL, 0);
   if ((data = cugi_buffer_try_alloc_host (size, error)) == NULL ||
-      !download_into (self, offset, data, size, error))
+      !cugi_buffer_copy_host_sync (self, offset, data, size, CUGI_COPY_TO_HOST, error))
     return NULL;
   return g_bytes_new_take (g_steal_pointer (&data), size);
 }
@@ -222,7 +193,7 @@ cugi_buffer_download_to_address (CugiBuffer  *self,
   if (!cugi_memory_host_address_get (address, size, &data, error) ||
       !cugi_buffer_check_usable_range (self, offset, size, _("buffer"), error))
     return FALSE;
-  return size == 0 || download_into (self, offset, (guint8 *) data, size, error);
+  return size == 0 || cugi_buffer_copy_host_sync (self, offset, (guint8 *) data, size, CUGI_COPY_TO_HOST, error);
 }
 
 gboolean

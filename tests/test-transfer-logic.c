@@ -38,6 +38,8 @@ static gint n_pins;
 static gint n_unpins;
 static gint n_waits;
 static gint n_driver_staged;  /* copies of pageable memory the driver staged */
+static gint n_pageable_downloads;  /* copies the driver made to pageable memory */
+static gint writes_until_failure = -1;  /* cuStreamWriteValue32 calls, if they fail */
 
 static guint8 *
 allocate (gsize    size,
@@ -231,6 +233,8 @@ enqueue_copy (void       *destination,
   copy->destination = destination;
   copy->source = source;
   copy->size = size;
+  if (!to_device && !lies_in (destination, size, TRUE))
+    g_atomic_int_inc (&n_pageable_downloads);
   if (to_device && !lies_in (source, size, TRUE))
     {
       g_atomic_int_inc (&n_driver_staged);
@@ -299,6 +303,7 @@ fake_memcpy_3d (const CUDA_MEMCPY3D *copy)
   return CUDA_SUCCESS;
 }
 
+/* A wait for, or a write of, a value in pinned memory. */
 typedef struct
 {
   const gint *address;
@@ -334,6 +339,33 @@ fake_stream_wait_value32 (CUstream     stream,
   return cugi_cuda.cuLaunchHostFunc (stream, run_wait, wait);
 }
 
+static void CUDA_CB
+run_write (void *data)
+{
+  Wait *write = data;
+
+  g_atomic_int_set ((gint *) write->address, write->value);
+  g_free (write);
+}
+
+static CUresult CUDAAPI
+fake_stream_write_value32 (CUstream     stream,
+                           CUdeviceptr  address,
+                           cuuint32_t   value,
+                           unsigned int flags)
+{
+  Wait *write;
+
+  if (flags != CU_STREAM_WRITE_VALUE_DEFAULT || !lies_in ((void *) (guintptr) address, sizeof (gint), TRUE))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (writes_until_failure >= 0 && writes_until_failure-- == 0)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  write = g_new (Wait, 1);
+  write->address = (const gint *) (guintptr) address;
+  write->value = (gint) value;
+  return cugi_cuda.cuLaunchHostFunc (stream, run_write, write);
+}
+
 static CUresult CUDAAPI
 fake_not_supported (CUstream     stream,
                     CUdeviceptr  address,
@@ -359,6 +391,7 @@ install_fake_memory (void)
   cugi_cuda.cuMemcpyHtoD = fake_memcpy_htod;
   cugi_cuda.cuMemcpyDtoH = fake_memcpy_dtoh;
   cugi_cuda.cuStreamWaitValue32 = fake_stream_wait_value32;
+  cugi_cuda.cuStreamWriteValue32 = fake_stream_write_value32;
   cugi_cuda.cuMemcpy3D = fake_memcpy_3d;
 }
 
@@ -525,9 +558,9 @@ test_upload_pageable_in_order (void)
                    g_bytes_get_data (pattern, NULL), size);
   g_bytes_unref (after.seen);
 
-  /* Three chunks of 2 MiB at most, each behind a wait for its staging; the
-   * driver had no pageable memory to stage. */
-  g_assert_cmpint (g_atomic_int_get (&n_waits) - waits_before, ==, 3);
+  /* Five chunks of 1 MiB (the tuning main() sets), each behind a wait for
+   * its staging; the driver had no pageable memory to stage. */
+  g_assert_cmpint (g_atomic_int_get (&n_waits) - waits_before, ==, 5);
   g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged_before);
   iterate_until_finalized (&weak_buffer, 5000);
   outcome_reset (&outcome);
@@ -963,6 +996,146 @@ test_staging_borrowed (void)
   g_object_unref (host);
 }
 
+/* ---- the synchronous copies through the pipeline -------------------------- */
+
+/* From 1 MiB up (the tuning main() sets), synchronous copies of pageable
+ * memory go through the staging in chunks, the stream waiting for each;
+ * sizes that split unevenly, and more chunks than slots, arrive whole. */
+static void
+test_sync_pipelined (void)
+{
+  const gsize sizes[] = { (1 << 20) + 1, (7 << 20) + 12345 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      const gsize size = sizes[i];
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 20 + i);
+      g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size + 10), size + 10);
+      g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+      const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+      g_autoptr(GBytes) back = NULL;
+      gint driver_staged = g_atomic_int_get (&n_driver_staged);
+      gint pageable_downloads = g_atomic_int_get (&n_pageable_downloads);
+      gint waits = g_atomic_int_get (&n_waits);
+
+      g_assert_true (cugi_buffer_upload_bytes (buffer, 10, pattern, &error));
+      g_assert_no_error (error);
+      g_assert_cmpmem (device + 10, size, g_bytes_get_data (pattern, NULL), size);
+      g_assert_cmpint (g_atomic_int_get (&n_waits) - waits, >=, 4);
+
+      waits = g_atomic_int_get (&n_waits);
+      back = cugi_buffer_download (buffer, 10, size, &error);
+      g_assert_no_error (error);
+      cugi_test_assert_bytes_equal (back, pattern);
+      g_assert_cmpint (g_atomic_int_get (&n_waits) - waits, >=, 4);
+
+      g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged);
+      g_assert_cmpint (g_atomic_int_get (&n_pageable_downloads), ==, pageable_downloads);
+    }
+}
+
+/* Below 1 MiB, and from or to pinned memory, the driver copies straight. */
+static void
+test_sync_direct (void)
+{
+  const gsize small = (1 << 20) - 1;
+  const gsize large = 3 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (large, 23);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (large), large);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, large, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+  g_autofree guint8 *out = g_malloc (small);
+  gint driver_staged = g_atomic_int_get (&n_driver_staged);
+  gint pageable_downloads = g_atomic_int_get (&n_pageable_downloads);
+  gint waits = g_atomic_int_get (&n_waits);
+  guint8 *pinned;
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_upload (buffer, 0, g_bytes_get_data (pattern, NULL), small, &error));
+  g_assert_true (cugi_buffer_download_to_address (buffer, 0, (guintptr) out, small, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (out, small, g_bytes_get_data (pattern, NULL), small);
+  g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged + 1);
+  g_assert_cmpint (g_atomic_int_get (&n_pageable_downloads), ==, pageable_downloads + 1);
+
+  pinned = cugi_host_buffer_get_data (host, NULL, &error);
+  g_assert_true (cugi_host_buffer_write (host, 0, g_bytes_get_data (pattern, NULL), large, &error));
+  g_assert_true (cugi_buffer_upload (buffer, 0, pinned, large, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (device, large, pinned, large);
+  memset (pinned, 0, large);
+  g_assert_true (cugi_buffer_download_to_address (buffer, 0, (guintptr) pinned, large, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (pinned, large, g_bytes_get_data (pattern, NULL), large);
+  g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged + 1);
+  g_assert_cmpint (g_atomic_int_get (&n_waits), ==, waits);
+}
+
+/* The calling thread of a synchronous copy does its share: with the workers
+ * held back, it does it all. */
+static void
+test_sync_without_workers (void)
+{
+  const gsize size = 6 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 24);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(GBytes) back = NULL;
+  GThreadPool *workers = cugi_buffer_get_staging_threads ();
+  gint max_threads = g_thread_pool_get_max_threads (workers);
+
+  g_assert_true (g_thread_pool_set_max_threads (workers, 0, &error));
+  g_assert_true (cugi_buffer_upload_bytes (buffer, 0, pattern, &error));
+  g_assert_no_error (error);
+  assert_device_holds (buffer, pattern);
+  back = cugi_buffer_download (buffer, 0, size, &error);
+  g_assert_no_error (error);
+  cugi_test_assert_bytes_equal (back, pattern);
+  g_assert_true (g_thread_pool_set_max_threads (workers, max_threads, &error));
+  g_assert_no_error (error);
+}
+
+/* A driver call failing halfway through the enqueuing: the error comes
+ * back, what was enqueued runs to its end without waiting for ever, and
+ * the next copies work. */
+static void
+test_sync_enqueue_fails (void)
+{
+  const gsize size = 8 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 25);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(GBytes) back = NULL;
+  g_autofree guint8 *out = g_malloc (size);
+  CugiTestTransfer outcome = { 0 };
+
+  for (gint failing = 0; failing < 7; failing += 3)
+    {
+      writes_until_failure = failing;
+      cugi_test_assert_fails (cugi_buffer_upload_bytes (buffer, 0, pattern, &error),
+                              &error, CUGI_ERROR_OUT_OF_MEMORY, NULL);
+      writes_until_failure = failing;
+      cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, 0, (guintptr) out, size, &error),
+                              &error, CUGI_ERROR_OUT_OF_MEMORY, NULL);
+      writes_until_failure = failing;
+      cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
+      iterate_until (&outcome.calls, 1, 5000);
+      g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY);
+      outcome_reset (&outcome);
+    }
+  writes_until_failure = -1;
+
+  cugi_test_synchronize (stream);
+  back = cugi_buffer_download (buffer, 0, size, &error);
+  g_assert_no_error (error);
+  cugi_test_assert_bytes_equal (back, pattern);
+}
+
 /* ---- the address-taking entry points of bindings -------------------------- */
 
 static guint64
@@ -1150,6 +1323,11 @@ main (int argc, char **argv)
 {
   g_autoptr(GError) error = NULL;
 
+  /* The pipeline's tuning, read once: chunks of 1 MiB, 2 threads (so 4
+   * slots), and copies from 1 MiB up through it. */
+  g_setenv ("CUGI_STAGING_CHUNK_BYTES", "1048576", TRUE);
+  g_setenv ("CUGI_STAGING_THREADS", "2", TRUE);
+  g_setenv ("CUGI_STAGING_DIRECT_BYTES", "1048576", TRUE);
   cugi_test_init (&argc, &argv);
   if (!cugi_init (&error))
     g_error ("the stand-in driver did not load: %s", error->message);
@@ -1167,6 +1345,10 @@ main (int argc, char **argv)
   g_test_add_func ("/transfer-logic/bytes-freed-on-another-thread", test_bytes_freed_on_another_thread);
   g_test_add_func ("/transfer-logic/steady-state", test_steady_state);
   g_test_add_func ("/transfer-logic/staging-borrowed", test_staging_borrowed);
+  g_test_add_func ("/transfer-logic/sync-pipelined", test_sync_pipelined);
+  g_test_add_func ("/transfer-logic/sync-direct", test_sync_direct);
+  g_test_add_func ("/transfer-logic/sync-without-workers", test_sync_without_workers);
+  g_test_add_func ("/transfer-logic/sync-enqueue-fails", test_sync_enqueue_fails);
   g_test_add_func ("/transfer-logic/address-copies", test_address_copies);
   g_test_add_func ("/transfer-logic/address-bad-input", test_address_bad_input);
   g_test_add_func ("/transfer-logic/address-async", test_address_async);
