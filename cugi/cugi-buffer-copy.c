@@ -13,16 +13,6 @@
 
 /* ---- linear transfers ----------------------------------------------------- */
 
-/* A synchronous copy from pageable memory returns once the data is staged,
- * possibly before its DMA lands: work on a non-blocking stream could then
- * read old data. Waiting for the legacy stream, where the copy ran, makes
- * the synchronous uploads complete when they return. */
-gboolean
-cugi_buffer_wait_for_pageable_upload (GError **error)
-{
-  return CUGI_CALL (cuStreamSynchronize, (CU_STREAM_LEGACY), error);
-}
-
 /**
  * cugi_buffer_upload:
  * @self: a #CugiBuffer
@@ -46,19 +36,14 @@ cugi_buffer_upload (CugiBuffer    *self,
                     gsize          len,
                     GError       **error)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-
   g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!cugi_buffer_check_usable_range (self, offset, len, _("buffer"), error))
     return FALSE;
-  if (len == 0)
-    return TRUE;
-  return cugi_context_enter (self->ownership.binding.context, &scope, error) &&
-         CUGI_CALL (cuMemcpyHtoD, (self->address + offset, data, len), error) &&
-         cugi_buffer_wait_for_pageable_upload (error);
+  return len == 0 ||
+         cugi_buffer_copy_host_sync (self, offset, (guint8 *) data, len, CUGI_COPY_TO_DEVICE, error);
 }
 
 /**
@@ -87,6 +72,42 @@ cugi_buffer_upload_bytes (CugiBuffer  *self,
 
   data = g_bytes_get_data (bytes, &len);
   return cugi_buffer_upload (self, offset, data, len, error);
+}
+
+/**
+ * cugi_buffer_upload_from_address:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @address: the host address of the bytes to write, as an integer
+ * @size: the number of bytes
+ * @error: return location for a #GError
+ *
+ * Like cugi_buffer_upload(), with the data given by its host address: for
+ * language bindings that hold the memory of an object of their own (a NumPy
+ * array, a `bytearray`, any object exposing Python's buffer protocol) and
+ * would otherwise convert it element by element into an array. The memory
+ * may be pageable or pinned; the caller keeps it valid for the call. Address
+ * 0 with a size, or a range that does not fit in the address space, is
+ * %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_upload_from_address (CugiBuffer  *self,
+                                 gsize        offset,
+                                 guint64      address,
+                                 gsize        size,
+                                 GError     **error)
+{
+  const guint8 *data;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return cugi_memory_host_address_get (address, size, &data, error) &&
+         cugi_buffer_upload (self, offset, data, size, error);
 }
 
 guint8 *
@@ -122,7 +143,6 @@ cugi_buffer_download (CugiBuffer  *self,
                       gsize        size,
                       GError     **error)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autofree guint8 *data = NULL;
 
   g_return_val_if_fail (CUGI_IS_BUFFER (self), NULL);
@@ -133,10 +153,47 @@ cugi_buffer_download (CugiBuffer  *self,
   if (size == 0)
     return g_bytes_new (NULL, 0);
   if ((data = cugi_buffer_try_alloc_host (size, error)) == NULL ||
-      !cugi_context_enter (self->ownership.binding.context, &scope, error) ||
-      !CUGI_CALL (cuMemcpyDtoH, (data, self->address + offset, size), error))
+      !cugi_buffer_copy_host_sync (self, offset, data, size, CUGI_COPY_TO_HOST, error))
     return NULL;
   return g_bytes_new_take (g_steal_pointer (&data), size);
+}
+
+/**
+ * cugi_buffer_download_to_address:
+ * @self: a #CugiBuffer
+ * @offset: where to read in @self, in bytes
+ * @address: the host address to write the bytes to, as an integer
+ * @size: the number of bytes
+ * @error: return location for a #GError
+ *
+ * Like cugi_buffer_download(), into host memory given by its address
+ * instead of new bytes: for language bindings that download into an object
+ * of their own (a NumPy array, a `bytearray`, any writable object exposing
+ * Python's buffer protocol) without a copy. The memory may be pageable or
+ * pinned; the caller keeps it valid and writable for the call. Address 0
+ * with a size, or a range that does not fit in the address space, is
+ * %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_download_to_address (CugiBuffer  *self,
+                                 gsize        offset,
+                                 guint64      address,
+                                 gsize        size,
+                                 GError     **error)
+{
+  const guint8 *data;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!cugi_memory_host_address_get (address, size, &data, error) ||
+      !cugi_buffer_check_usable_range (self, offset, size, _("buffer"), error))
+    return FALSE;
+  return size == 0 || cugi_buffer_copy_host_sync (self, offset, (guint8 *) data, size, CUGI_COPY_TO_HOST, error);
 }
 
 gboolean

@@ -1,9 +1,9 @@
 /* cugi-buffer-private.h: the layout of CugiBuffer and the helpers that the
  * files implementing it share: cugi-buffer.c (the object, its ownership and
  * constructors), cugi-buffer-shared.c (managed and IPC memory),
- * cugi-buffer-copy.c (linear copies and memsets), cugi-buffer-region.c (2D
- * and 3D copies) and cugi-staging.c (asynchronous transfers). Not
- * installed; included by those files only. */
+ * cugi-staging.c (the staging pool and pipeline, asynchronous transfers),
+ * cugi-buffer-copy.c (linear copies and memsets) and cugi-buffer-region.c
+ * (2D and 3D copies). Not installed; included by those files only. */
 #pragma once
 
 #include "cugi-context-private.h"
@@ -80,7 +80,7 @@ gboolean    cugi_memory_get_pointer_kind (CUdeviceptr   address,
                                           int          *ordinal,
                                           GError      **error);
 
-/* ---- cugi-buffer-copy.c --------------------------------------------------- */
+/* ---- cugi-staging.c ------------------------------------------------------- */
 
 typedef enum
 {
@@ -90,6 +90,18 @@ typedef enum
 
 /* Makes a synchronous upload from pageable memory complete on return. */
 gboolean    cugi_buffer_wait_for_pageable_upload (GError **error);
+/* The synchronous copy of @size bytes (not 0) between @host, pageable or
+ * pinned, and @self at @offset (a range checked before), done on return:
+ * small copies and pinned memory straight through the driver, others
+ * through the staging pipeline on the default stream. */
+gboolean    cugi_buffer_copy_host_sync   (CugiBuffer         *self,
+                                          gsize               offset,
+                                          guint8             *host,
+                                          gsize               size,
+                                          CugiCopyDirection   direction,
+                                          GError            **error);
+
+/* ---- cugi-buffer-copy.c --------------------------------------------------- */
 /* Host memory for @size bytes, or an OUT_OF_MEMORY error instead of abort(). */
 guint8     *cugi_buffer_try_alloc_host   (gsize    size,
                                           GError **error);

@@ -285,6 +285,46 @@ cugi_buffer_upload_2d (CugiBuffer    *self,
 }
 
 /**
+ * cugi_buffer_upload_2d_from_address:
+ * @self: a #CugiBuffer
+ * @offset: where the first row starts in @self, in bytes
+ * @pitch: the distance between rows in @self, in bytes, at least @width
+ * @address: the host address of @height packed rows of @width bytes, as an
+ *   integer
+ * @size: the number of bytes at @address: @width × @height
+ * @width: the number of bytes of each row
+ * @height: the number of rows
+ * @error: return location for a #GError
+ *
+ * Like cugi_buffer_upload_2d(), with the rows given by their host address,
+ * for language bindings (see cugi_buffer_upload_from_address()). The caller
+ * keeps the memory valid for the call.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_upload_2d_from_address (CugiBuffer  *self,
+                                    gsize        offset,
+                                    gsize        pitch,
+                                    guint64      address,
+                                    gsize        size,
+                                    gsize        width,
+                                    gsize        height,
+                                    GError     **error)
+{
+  PitchedRegion to = { self, offset, pitch, height };
+  const guint8 *data;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return cugi_memory_host_address_get (address, size, &data, error) &&
+         upload_region (&to, data, size, width, height, 1, error);
+}
+
+/**
  * cugi_buffer_download_2d:
  * @self: a #CugiBuffer
  * @offset: where the first row starts in @self, in bytes
@@ -407,6 +447,50 @@ cugi_buffer_upload_3d (CugiBuffer    *self,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return upload_region (&to, data, len, width, height, depth, error);
+}
+
+/**
+ * cugi_buffer_upload_3d_from_address:
+ * @self: a #CugiBuffer
+ * @offset: where the first row starts in @self, in bytes
+ * @pitch: the distance between rows in @self, in bytes, at least @width
+ * @slice_height: the number of rows between slices in @self, at least @height
+ * @address: the host address of @depth packed slices of @height packed rows
+ *   of @width bytes, as an integer
+ * @size: the number of bytes at @address: @width × @height × @depth
+ * @width: the number of bytes of each row
+ * @height: the number of rows of each slice
+ * @depth: the number of slices
+ * @error: return location for a #GError
+ *
+ * Like cugi_buffer_upload_3d(), with the box given by its host address, for
+ * language bindings (see cugi_buffer_upload_from_address()). The caller
+ * keeps the memory valid for the call.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_upload_3d_from_address (CugiBuffer  *self,
+                                    gsize        offset,
+                                    gsize        pitch,
+                                    gsize        slice_height,
+                                    guint64      address,
+                                    gsize        size,
+                                    gsize        width,
+                                    gsize        height,
+                                    gsize        depth,
+                                    GError     **error)
+{
+  PitchedRegion to = { self, offset, pitch, slice_height };
+  const guint8 *data;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return cugi_memory_host_address_get (address, size, &data, error) &&
+         upload_region (&to, data, size, width, height, depth, error);
 }
 
 /**

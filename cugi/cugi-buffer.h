@@ -145,8 +145,20 @@ gboolean     cugi_buffer_upload_bytes        (CugiBuffer     *self,
                                               GBytes         *bytes,
                                               GError        **error);
 CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_upload_from_address (CugiBuffer     *self,
+                                              gsize           offset,
+                                              guint64         address,
+                                              gsize           size,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_download            (CugiBuffer     *self,
                                               gsize           offset,
+                                              gsize           size,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_download_to_address (CugiBuffer     *self,
+                                              gsize           offset,
+                                              guint64         address,
                                               gsize           size,
                                               GError        **error);
 CUGI_AVAILABLE_IN_0_1
@@ -182,6 +194,20 @@ CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload_bytes_finish (CugiBuffer     *self,
                                               GAsyncResult   *result,
                                               GError        **error);
+
+CUGI_AVAILABLE_IN_0_1
+void         cugi_buffer_upload_from_address_async  (CugiBuffer         *self,
+                                                     gsize               offset,
+                                                     guint64             address,
+                                                     gsize               size,
+                                                     CugiStream         *stream,
+                                                     GCancellable       *cancellable,
+                                                     GAsyncReadyCallback callback,
+                                                     gpointer            user_data);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_upload_from_address_finish (CugiBuffer     *self,
+                                                     GAsyncResult   *result,
+                                                     GError        **error);
 
 CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_buffer_upload_from_host    (CugiBuffer     *self,
@@ -284,6 +310,15 @@ gboolean     cugi_buffer_upload_2d           (CugiBuffer     *self,
                                               gsize           height,
                                               GError        **error);
 CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_upload_2d_from_address (CugiBuffer  *self,
+                                                 gsize        offset,
+                                                 gsize        pitch,
+                                                 guint64      address,
+                                                 gsize        size,
+                                                 gsize        width,
+                                                 gsize        height,
+                                                 GError     **error);
+CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_download_2d         (CugiBuffer     *self,
                                               gsize           offset,
                                               gsize           pitch,
@@ -337,6 +372,17 @@ gboolean     cugi_buffer_upload_3d           (CugiBuffer     *self,
                                               gsize           height,
                                               gsize           depth,
                                               GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_buffer_upload_3d_from_address (CugiBuffer  *self,
+                                                 gsize        offset,
+                                                 gsize        pitch,
+                                                 gsize        slice_height,
+                                                 guint64      address,
+                                                 gsize        size,
+                                                 gsize        width,
+                                                 gsize        height,
+                                                 gsize        depth,
+                                                 GError     **error);
 CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_download_3d         (CugiBuffer     *self,
                                               gsize           offset,

@@ -760,6 +760,62 @@ cugi_host_buffer_write (CugiHostBuffer  *self,
   return TRUE;
 }
 
+gboolean
+cugi_memory_host_address_get (guint64        address,
+                              gsize          size,
+                              const guint8 **data,
+                              GError       **error)
+{
+  *data = NULL;
+  if (size == 0)
+    return TRUE;
+  /* Written so that no sum can wrap: the last byte must be addressable. */
+  if (address == 0 || address > UINTPTR_MAX || size - 1 > UINTPTR_MAX - address)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("Host address 0x%llx cannot hold %zu bytes"),
+                   (unsigned long long) address, size);
+      return FALSE;
+    }
+  *data = (const guint8 *) (guintptr) address;
+  return TRUE;
+}
+
+/**
+ * cugi_host_buffer_write_from_address:
+ * @self: a #CugiHostBuffer
+ * @offset: where to write in @self, in bytes
+ * @address: the host address of the bytes to write, as an integer
+ * @size: the number of bytes
+ * @error: return location for a #GError
+ *
+ * Like cugi_host_buffer_write(), with the data given by its address: for
+ * language bindings that hold the memory of an object of their own (a NumPy
+ * array, a `bytearray`, any object exposing Python's buffer protocol) and
+ * would otherwise convert it element by element into an array. The caller
+ * keeps the memory valid for the call. Address 0 with a size, or a range
+ * that does not fit in the address space, is %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_host_buffer_write_from_address (CugiHostBuffer  *self,
+                                     gsize            offset,
+                                     guint64          address,
+                                     gsize            size,
+                                     GError         **error)
+{
+  const guint8 *data;
+
+  g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return cugi_memory_host_address_get (address, size, &data, error) &&
+         cugi_host_buffer_write (self, offset, data, size, error);
+}
+
 /**
  * cugi_host_buffer_free:
  * @self: a #CugiHostBuffer

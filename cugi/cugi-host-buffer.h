@@ -98,6 +98,12 @@ gboolean            cugi_host_buffer_write             (CugiHostBuffer      *sel
                                                         gsize                len,
                                                         GError             **error);
 CUGI_AVAILABLE_IN_0_1
+gboolean            cugi_host_buffer_write_from_address (CugiHostBuffer     *self,
+                                                        gsize                offset,
+                                                        guint64              address,
+                                                        gsize                size,
+                                                        GError             **error);
+CUGI_AVAILABLE_IN_0_1
 CugiBuffer         *cugi_host_buffer_get_device_buffer (CugiHostBuffer      *self,
                                                         GError             **error);
 CUGI_AVAILABLE_IN_0_1

@@ -69,6 +69,7 @@ G_BEGIN_DECLS
   X (cuStreamGetCaptureInfo, FALSE) \
   X (cuLaunchHostFunc, TRUE) \
   X (cuStreamWaitValue32, FALSE) \
+  X (cuStreamWriteValue32, FALSE) \
   X (cuEventCreate, TRUE) \
   X (cuEventDestroy, TRUE) \
   X (cuEventRecord, TRUE) \

@@ -20,6 +20,16 @@ CugiBuffer  *cugi_buffer_new_wrapping  (CugiContext *context,
                                         gsize        size,
                                         GObject     *owner);
 
+/* ---- host addresses (cugi-host-buffer.c) ---------------------------------- */
+
+/* The host memory at @address, an integer from a language binding, for
+ * @size bytes: NULL for 0 bytes; INVALID_ARGUMENT for address 0 with a size,
+ * or a range past the end of the address space. */
+gboolean  cugi_memory_host_address_get (guint64        address,
+                                        gsize          size,
+                                        const guint8 **data,
+                                        GError       **error);
+
 /* ---- core, pools, resources of work ----------------------------------------- */
 
 /* Range checks (cugi-memory-core.c). Overflow-safe; INVALID_ARGUMENT naming

@@ -1,4 +1,6 @@
-/* cugi-staging.c: asynchronous transfers through pinned staging memory */
+/* cugi-staging.c: transfers through pinned staging memory: the staging
+ * pool, the pipeline that copies pageable memory in chunks, and the
+ * asynchronous transfers */
 #include "config.h"
 
 #include <stdatomic.h>
@@ -11,7 +13,7 @@
 #include "cugi-memory-private.h"
 #include "cugi-buffer-private.h"
 
-/* ---- asynchronous transfers ----------------------------------------------- */
+/* ---- the staging pool ----------------------------------------------------- */
 
 /* Asynchronous transfers go through pinned staging memory, which cugi keeps
  * for reuse: pinning memory takes milliseconds and can wait for the device,
@@ -25,15 +27,6 @@
  * (cugi_host_buffer_new_staging()). */
 #define STAGING_FLAGS (CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED)
 #define STAGING_MAX_HELD_BYTES ((gsize) 512 << 20)
-
-/* Pageable data is staged by worker threads, in chunks of at least
- * STAGING_MIN_CHUNK bytes and at most STAGING_MAX_CHUNKS of them, so that
- * the copy of a chunk to the device overlaps the staging of the next.
- * Chunks start at multiples of STAGING_CHUNK_ALIGNMENT. */
-#define STAGING_THREADS 4
-#define STAGING_MIN_CHUNK ((gsize) 2 << 20)
-#define STAGING_MAX_CHUNKS 8
-#define STAGING_CHUNK_ALIGNMENT ((gsize) 64 << 10)
 
 /* The staging pools made so far: CugiDevice -> CugiHostMemoryPool (owned).
  * Devices live as long as the process, and so do their pools. */
@@ -164,6 +157,513 @@ cugi_free_staging_memory (GError **error)
   return TRUE;
 }
 
+/* ---- the pipeline: pageable memory through staging slots ------------------ */
+
+/* A copy between pageable host memory and the device goes through a ring of
+ * pinned staging slots, one chunk of the copy in each, so that worker
+ * threads copying chunks between the caller's memory and the slots overlap
+ * the DMA of the others. Beyond the copying itself, what limits it is the
+ * page faults of the caller's memory (touched for the first time, often),
+ * which is why several threads help.
+ *
+ * All the device's side is enqueued at once, on the calling thread, and
+ * keeps its place on the stream; per slot, two counters in pinned memory
+ * hand it over between the host and the device. For chunk i in slot
+ * s = i mod n_slots, an upload is
+ *
+ *   host:   wait device[s] >= i + 1 - n_slots; copy to the slot; host[s] = i + 1
+ *   stream: wait host[s] >= i + 1; cuMemcpyHtoDAsync; write device[s] = i + 1
+ *
+ * and a download the same, the other way round:
+ *
+ *   stream: wait host[s] >= i + 1 - n_slots; cuMemcpyDtoHAsync; write device[s] = i + 1
+ *   host:   wait device[s] >= i + 1; copy from the slot; host[s] = i + 1
+ *
+ * where the waits compare as cuStreamWaitValue32's CU_STREAM_WAIT_VALUE_GEQ
+ * does, cyclically: a wait for a value below 1 is over at once. The workers
+ * take chunks in order, and jobs in the order they were enqueued, so that
+ * what a worker waits for depends only on work enqueued before.
+ *
+ * The tuning below was chosen by measurement (tests/benchmarks/bench-copy.c,
+ * --sweep), and can be overridden for measuring: the environment variables
+ * CUGI_STAGING_CHUNK_BYTES, CUGI_STAGING_THREADS and CUGI_STAGING_DIRECT_BYTES,
+ * read once (docs/memory.md). */
+#define STAGING_DEFAULT_CHUNK_BYTES ((gsize) 4 << 20)
+#define STAGING_DEFAULT_THREADS 4
+/* Copies smaller than this go straight to the driver. */
+#define STAGING_DEFAULT_DIRECT_BYTES ((gsize) 1 << 20)
+/* A copy is cut into at least STAGING_SLOTS_PER_THREAD chunks a thread
+ * (where that leaves chunks of STAGING_MIN_CHUNK_BYTES), and has that many
+ * slots a thread, to stage ahead of the DMA. */
+#define STAGING_SLOTS_PER_THREAD 2
+#define STAGING_MIN_CHUNK_BYTES ((gsize) 256 << 10)
+#define STAGING_CHUNK_ALIGNMENT ((gsize) 64 << 10)
+/* One counter per cache line, so that threads do not share lines. */
+#define STAGING_COUNTER_STRIDE 16
+/* A worker waiting for the device yields for this long, then sleeps. */
+#define STAGING_SPIN_US 2000
+
+typedef struct
+{
+  gsize chunk_bytes;
+  guint threads;
+  gsize direct_bytes;
+} StagingTuning;
+
+/* A tuning knob from the environment, or @fallback with a warning when it
+ * is set to something else than a number in [@min, @max]. */
+static guint64
+read_knob (const char *variable,
+           guint64     min,
+           guint64     max,
+           guint64     fallback)
+{
+  const char *value = g_getenv (variable);
+  guint64 number;
+
+  if (value == NULL || *value == '\0')
+    return fallback;
+  if (!g_ascii_string_to_unsigned (value, 10, min, max, &number, NULL))
+    {
+      g_warning ("%s=%s is not a number from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+                 ": using %" G_GUINT64_FORMAT, variable, value, min, max, fallback);
+      return fallback;
+    }
+  return number;
+}
+
+static gpointer
+read_tuning (gpointer data)
+{
+  StagingTuning *tuning = g_new (StagingTuning, 1);
+
+  tuning->chunk_bytes = read_knob ("CUGI_STAGING_CHUNK_BYTES", STAGING_MIN_CHUNK_BYTES,
+                                   (guint64) 1 << 30, STAGING_DEFAULT_CHUNK_BYTES);
+  tuning->chunk_bytes = (tuning->chunk_bytes + STAGING_CHUNK_ALIGNMENT - 1) & ~(STAGING_CHUNK_ALIGNMENT - 1);
+  tuning->threads = read_knob ("CUGI_STAGING_THREADS", 1, 64, STAGING_DEFAULT_THREADS);
+  tuning->direct_bytes = read_knob ("CUGI_STAGING_DIRECT_BYTES", 0, G_MAXSIZE, STAGING_DEFAULT_DIRECT_BYTES);
+  return tuning;
+}
+
+static const StagingTuning *
+get_tuning (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, read_tuning, NULL);
+}
+
+/* Whether the driver can DMA straight from or to @data: pinned host memory
+ * (a CugiHostBuffer's bytes, say) needs no staging. */
+static gboolean
+is_pinned (const guint8 *data,
+           gsize         size)
+{
+  const guint8 *ends[] = { data, data + size - 1 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (ends); i++)
+    {
+      CUmemorytype type;
+      int ordinal;
+
+      /* Pageable memory is no error, only not pinned: nothing to report. */
+      if (!cugi_memory_get_pointer_kind ((CUdeviceptr) (guintptr) ends[i], &type, &ordinal, NULL) ||
+          type != CU_MEMORYTYPE_HOST)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether the driver has the stream memory operations the pipeline needs. */
+static gboolean
+can_pipeline (void)
+{
+  return cugi_cuda.cuStreamWaitValue32 != NULL && cugi_cuda.cuStreamWriteValue32 != NULL;
+}
+
+/* A copy through the staging slots, shared by the threads doing the host's
+ * side. It borrows its memory: the caller or the stream's tracking keeps
+ * the staging and the caller's memory until every chunk is done. */
+typedef struct
+{
+  CugiCopyDirection direction;
+  guint8           *host;          /* the caller's memory */
+  guint8           *slots;         /* n_slots chunks of staging memory */
+  gint             *counters;      /* host[s] at 2s, device[s] at 2s + 1, strided */
+  gsize             size;
+  gsize             chunk_size;
+  guint             n_slots;
+  guint             n_chunks;      /* those the host must do: all but after an error */
+  gint              next;          /* the next chunk to take */
+  gint              done;          /* the chunks done */
+  GMutex            lock;          /* for a caller waiting for done == n_chunks */
+  GCond             all_done;
+} Pipeline;
+
+static gint *
+pipeline_counter (Pipeline *self,
+                  guint     slot,
+                  gboolean  device)
+{
+  return self->counters + (2 * slot + (device ? 1 : 0)) * STAGING_COUNTER_STRIDE;
+}
+
+/* The bytes of staging a copy of @size bytes needs, and the shape of it:
+ * chunks of at most the tuned size, at least STAGING_SLOTS_PER_THREAD of
+ * them a thread where they can be STAGING_MIN_CHUNK_BYTES or more. */
+static gsize
+pipeline_plan (gsize  size,
+               gsize *chunk_size,
+               guint *n_chunks,
+               guint *n_slots)
+{
+  const StagingTuning *tuning = get_tuning ();
+  guint ring = tuning->threads * STAGING_SLOTS_PER_THREAD;
+  gsize chunk = (size - 1) / ring + 1;
+
+  chunk = CLAMP (chunk, STAGING_MIN_CHUNK_BYTES, tuning->chunk_bytes);
+  chunk = (chunk + STAGING_CHUNK_ALIGNMENT - 1) & ~(STAGING_CHUNK_ALIGNMENT - 1);
+  *chunk_size = chunk;
+  *n_chunks = (size - 1) / chunk + 1;
+  *n_slots = MIN (ring, *n_chunks);
+  return *n_slots * chunk + 2 * *n_slots * STAGING_COUNTER_STRIDE * sizeof (gint);
+}
+
+static void
+pipeline_clear (gpointer data)
+{
+  Pipeline *self = data;
+
+  g_mutex_clear (&self->lock);
+  g_cond_clear (&self->all_done);
+}
+
+static void
+pipeline_unref (gpointer data)
+{
+  g_atomic_rc_box_release_full (data, pipeline_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Pipeline, pipeline_unref)
+
+/* Waits until @counter reaches @value (cyclically, as the device does). */
+static void
+wait_for_counter (const gint *counter,
+                  guint       value)
+{
+  gint64 deadline = 0;
+
+  while ((gint32) ((guint32) g_atomic_int_get (counter) - value) < 0)
+    {
+      gint64 now = g_get_monotonic_time ();
+
+      if (deadline == 0)
+        deadline = now + STAGING_SPIN_US;
+      if (now < deadline)
+        g_thread_yield ();
+      else
+        g_usleep (50);
+    }
+}
+
+/* The host's side: takes chunks until none are left. */
+static void
+pipeline_run (Pipeline *self)
+{
+  gboolean upload = self->direction == CUGI_COPY_TO_DEVICE;
+  guint i;
+
+  while ((i = (guint) g_atomic_int_add (&self->next, 1)) < self->n_chunks)
+    {
+      guint slot = i % self->n_slots;
+      gsize start = (gsize) i * self->chunk_size;
+      gsize length = MIN (self->chunk_size, self->size - start);
+      guint8 *staged = self->slots + (gsize) slot * self->chunk_size;
+
+      wait_for_counter (pipeline_counter (self, slot, TRUE), upload ? i + 1 - self->n_slots : i + 1);
+      if (upload)
+        memcpy (staged, self->host + start, length);
+      else
+        memcpy (self->host + start, staged, length);
+      /* memcpy may use non-temporal stores, which only a full fence orders
+       * before the counter's. */
+      atomic_thread_fence (memory_order_seq_cst);
+      g_atomic_int_set (pipeline_counter (self, slot, FALSE), (gint) i + 1);
+
+      if ((guint) g_atomic_int_add (&self->done, 1) + 1 == self->n_chunks)
+        {
+          g_mutex_lock (&self->lock);
+          g_cond_broadcast (&self->all_done);
+          g_mutex_unlock (&self->lock);
+        }
+    }
+}
+
+static void
+pipeline_work (gpointer data,
+               gpointer user_data)
+{
+  g_autoptr(Pipeline) self = data;
+
+  pipeline_run (self);
+}
+
+static gpointer
+staging_threads_new (gpointer data)
+{
+  /* Not exclusive: the threads are GLib's shared ones, made when needed, so
+   * making the pool cannot fail. */
+  return g_thread_pool_new (pipeline_work, NULL, get_tuning ()->threads, FALSE, NULL);
+}
+
+GThreadPool *
+cugi_buffer_get_staging_threads (void)
+{
+  static GOnce once = G_ONCE_INIT;
+
+  return g_once (&once, staging_threads_new, NULL);
+}
+
+/* Hands @self to @n_threads workers of the pool. */
+static void
+pipeline_start (Pipeline *self,
+                guint     n_threads)
+{
+  GThreadPool *workers = cugi_buffer_get_staging_threads ();
+
+  for (guint i = 0; i < MIN (n_threads, self->n_chunks); i++)
+    g_thread_pool_push (workers, g_atomic_rc_box_acquire (self), NULL);
+}
+
+/* Waits until the host's side of @self is done. */
+static void
+pipeline_wait (Pipeline *self)
+{
+  g_mutex_lock (&self->lock);
+  while ((guint) g_atomic_int_get (&self->done) < self->n_chunks)
+    g_cond_wait (&self->all_done, &self->lock);
+  g_mutex_unlock (&self->lock);
+}
+
+typedef enum
+{
+  ENQUEUED,
+  ENQUEUE_FAILED,       /* part of it is enqueued: the host must do its side */
+  ENQUEUE_UNSUPPORTED,  /* nothing is: the stream cannot wait for memory */
+} EnqueueResult;
+
+/* A pipeline for @size bytes of @host, in @staging; the counters zeroed. */
+static Pipeline *
+pipeline_new (CugiCopyDirection  direction,
+              guint8            *host,
+              gsize              size,
+              guint8            *staging)
+{
+  Pipeline *self = g_atomic_rc_box_new0 (Pipeline);
+
+  self->direction = direction;
+  self->host = host;
+  self->size = size;
+  pipeline_plan (size, &self->chunk_size, &self->n_chunks, &self->n_slots);
+  self->slots = staging;
+  self->counters = (gint *) (staging + (gsize) self->n_slots * self->chunk_size);
+  memset (self->counters, 0, 2 * self->n_slots * STAGING_COUNTER_STRIDE * sizeof (gint));
+  g_mutex_init (&self->lock);
+  g_cond_init (&self->all_done);
+  return self;
+}
+
+/* Enqueues the device's side of @self, to or from @address, on @handle.
+ * After ENQUEUE_FAILED, self->n_chunks is cut to the chunks that the
+ * stream, as far as it was enqueued, waits for the host to do. */
+static EnqueueResult
+pipeline_enqueue (Pipeline    *self,
+                  CUdeviceptr  address,
+                  CUstream     handle,
+                  GError     **error)
+{
+  g_autoptr(GError) first_error = NULL;
+  gboolean upload = self->direction == CUGI_COPY_TO_DEVICE;
+  CUdeviceptr counters;
+  guint needed = 0;
+
+  if (!CUGI_CALL (cuMemHostGetDevicePointer, (&counters, self->counters, 0), &first_error))
+    goto unsupported;
+
+  for (guint i = 0; i < self->n_chunks; i++)
+    {
+      guint slot = i % self->n_slots;
+      CUdeviceptr host_counter = counters + (2 * slot) * STAGING_COUNTER_STRIDE * sizeof (gint);
+      CUdeviceptr device_counter = host_counter + STAGING_COUNTER_STRIDE * sizeof (gint);
+      gsize start = (gsize) i * self->chunk_size;
+      gsize length = MIN (self->chunk_size, self->size - start);
+      guint8 *staged = self->slots + (gsize) slot * self->chunk_size;
+
+      if (!CUGI_CALL (cuStreamWaitValue32, (handle, host_counter, upload ? i + 1 : i + 1 - self->n_slots,
+                                            CU_STREAM_WAIT_VALUE_GEQ), &first_error))
+        {
+          if (i == 0)
+            goto unsupported;
+          break;
+        }
+      if (upload)
+        needed = i + 1;
+      if (!(upload ? CUGI_CALL (cuMemcpyHtoDAsync, (address + start, staged, length, handle), &first_error)
+                   : CUGI_CALL (cuMemcpyDtoHAsync, (staged, address + start, length, handle), &first_error)) ||
+          !CUGI_CALL (cuStreamWriteValue32, (handle, device_counter, i + 1, CU_STREAM_WRITE_VALUE_DEFAULT),
+                      &first_error))
+        break;
+      needed = i + 1;
+    }
+  if (first_error == NULL)
+    return ENQUEUED;
+  self->n_chunks = needed;
+  g_propagate_error (error, g_steal_pointer (&first_error));
+  return ENQUEUE_FAILED;
+
+unsupported:
+  g_debug ("Copying pageable memory without the pipeline: %s", first_error->message);
+  return ENQUEUE_UNSUPPORTED;
+}
+
+/* The straight copy of the driver, complete on return. */
+static gboolean
+copy_direct (CUdeviceptr         address,
+             guint8             *host,
+             gsize               size,
+             CugiCopyDirection   direction,
+             gboolean            pinned,
+             GError            **error)
+{
+  if (direction == CUGI_COPY_TO_HOST)
+    return CUGI_CALL (cuMemcpyDtoH, (host, address, size), error);
+  /* From pinned memory the copy is done when it returns; from pageable
+   * memory once staged by the driver, possibly before its DMA lands. */
+  return CUGI_CALL (cuMemcpyHtoD, (address, host, size), error) &&
+         (pinned || cugi_buffer_wait_for_pageable_upload (error));
+}
+
+gboolean
+cugi_buffer_wait_for_pageable_upload (GError **error)
+{
+  return CUGI_CALL (cuStreamSynchronize, (CU_STREAM_LEGACY), error);
+}
+
+gboolean
+cugi_buffer_copy_host_sync (CugiBuffer         *self,
+                            gsize               offset,
+                            guint8             *host,
+                            gsize               size,
+                            CugiCopyDirection   direction,
+                            GError            **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(CugiHostBuffer) staging = NULL;
+  g_autoptr(Pipeline) pipeline = NULL;
+  g_autoptr(GError) enqueue_error = NULL;
+  CUdeviceptr address = self->address + offset;
+  CugiStream *target;
+  gsize chunk_size, staging_size;
+  guint n_chunks, n_slots;
+  guint8 *staged;
+  gboolean pinned = FALSE;
+
+  if (!cugi_context_enter (self->ownership.binding.context, &scope, error))
+    return FALSE;
+  if (size < get_tuning ()->direct_bytes || !can_pipeline () || (pinned = is_pinned (host, size)))
+    return copy_direct (address, host, size, direction, pinned, error);
+
+  /* On the default stream, where the driver's synchronous copies run. */
+  target = cugi_stream_resolve (NULL, self->ownership.binding.context);
+  staging_size = pipeline_plan (size, &chunk_size, &n_chunks, &n_slots);
+  if ((staging = staging_new (self->ownership.binding.context, staging_size, error)) == NULL ||
+      (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
+    return FALSE;
+  pipeline = pipeline_new (direction, host, size, staged);
+  switch (pipeline_enqueue (pipeline, address, cugi_stream_get_handle (target), &enqueue_error))
+    {
+    case ENQUEUE_UNSUPPORTED:
+      return copy_direct (address, host, size, direction, FALSE, error);
+    case ENQUEUE_FAILED:
+      /* What was enqueued runs, and needs the staging until it is done. */
+      cugi_buffer_track_work (target, self, NULL, staging, NULL);
+      break;
+    case ENQUEUED:
+      break;
+    }
+
+  /* This thread is one of the threads doing the host's side. */
+  pipeline_start (pipeline, get_tuning ()->threads - 1);
+  pipeline_run (pipeline);
+  pipeline_wait (pipeline);
+  if (enqueue_error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&enqueue_error));
+      return FALSE;
+    }
+  /* A download is done once its last chunk is out of the staging; an
+   * upload once the stream is past its last DMA. */
+  return direction == CUGI_COPY_TO_HOST ||
+         CUGI_CALL (cuStreamSynchronize, (cugi_stream_get_handle (target)), error);
+}
+
+/* Enqueues the copy of pageable @bytes to @address on @target. Small copies,
+ * and all where the stream cannot wait for memory, are staged here, on the
+ * calling thread; others by the workers, through the pipeline. */
+static gboolean
+upload_pageable (CugiBuffer   *self,
+                 CUdeviceptr   address,
+                 GBytes       *bytes,
+                 CugiStream   *target,
+                 GError      **error)
+{
+  g_autoptr(CugiHostBuffer) staging = NULL;
+  g_autoptr(Pipeline) pipeline = NULL;
+  CUstream handle = cugi_stream_get_handle (target);
+  CugiContext *context = self->ownership.binding.context;
+  gsize size, chunk_size, staging_size;
+  guint8 *data = (guint8 *) g_bytes_get_data (bytes, &size);
+  guint n_chunks, n_slots;
+  guint8 *staged;
+  gboolean ok = TRUE;
+
+  if (size >= get_tuning ()->direct_bytes && can_pipeline ())
+    {
+      staging_size = pipeline_plan (size, &chunk_size, &n_chunks, &n_slots);
+      if ((staging = staging_new (context, staging_size, error)) == NULL ||
+          (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
+        return FALSE;
+      pipeline = pipeline_new (CUGI_COPY_TO_DEVICE, data, size, staged);
+      switch (pipeline_enqueue (pipeline, address, handle, error))
+        {
+        case ENQUEUE_UNSUPPORTED:
+          g_clear_object (&staging);
+          break;
+        case ENQUEUE_FAILED:
+          ok = FALSE;
+          G_GNUC_FALLTHROUGH;
+        case ENQUEUED:
+          /* Even after an error, what was enqueued waits for the staging:
+           * it must run, and the memory stay until the stream is past it.
+           * The stream being past it, the workers are done with it. */
+          cugi_buffer_track_work (target, self, NULL, staging, bytes);
+          pipeline_start (pipeline, get_tuning ()->threads);
+          return ok;
+        }
+    }
+
+  if ((staging = staging_new (context, size, error)) == NULL ||
+      (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
+    return FALSE;
+  memcpy (staged, data, size);
+  if (!CUGI_CALL (cuMemcpyHtoDAsync, (address, staged, size, handle), error))
+    return FALSE;
+  cugi_buffer_track_work (target, self, NULL, staging, NULL);
+  return TRUE;
+}
+
+/* ---- asynchronous transfers ----------------------------------------------- */
+
 static void
 return_downloaded_bytes (GTask *task)
 {
@@ -274,193 +774,53 @@ cugi_buffer_download_finish (CugiBuffer    *self,
   return g_task_propagate_pointer (G_TASK (result), error);
 }
 
-/* Whether the driver can DMA straight from @data: pinned host memory
- * (a CugiHostBuffer's bytes, say) needs no staging copy. */
-static gboolean
-is_pinned (const guint8 *data,
-           gsize         size)
-{
-  const guint8 *ends[] = { data, data + size - 1 };
-
-  for (gsize i = 0; i < G_N_ELEMENTS (ends); i++)
-    {
-      CUmemorytype type;
-      int ordinal;
-
-      /* Pageable memory is no error, only not pinned: nothing to report. */
-      if (!cugi_memory_get_pointer_kind ((CUdeviceptr) (guintptr) ends[i], &type, &ordinal, NULL) ||
-          type != CU_MEMORYTYPE_HOST)
-        return FALSE;
-    }
-  return TRUE;
-}
-
-/* The staging of pageable data for an upload, by a worker thread. It copies
- * the data into the pinned staging memory chunk by chunk and, after each
- * chunk, raises a counter in pinned memory; on the stream, the copy of each
- * chunk to the device waits for the counter (cuStreamWaitValue32). So the
- * calling thread only enqueues, and the copies keep their place in the
- * stream: after the work enqueued before the call, before the work enqueued
- * after it.
- *
- * The job holds what it touches until it is done, and drops it in the
- * caller's main context: the last reference to the caller's bytes runs
- * their free function there, and that of the staging memory may free it
- * (beyond what the pool holds), a driver call that a worker must not make
- * while the device may be waiting for another job. */
-typedef struct
-{
-  GBytes         *bytes;          /* the caller's pageable data */
-  CugiHostBuffer *staging;
-  GBytes         *counter_bytes;  /* the counter's memory */
-  guint8         *staged;
-  gint           *counter;        /* the number of chunks staged */
-  gsize           chunk_size;
-  guint           n_chunks;
-  GMainContext   *main_context;   /* the caller's, until the job is done */
-} StagingJob;
-
+/* The body of the asynchronous uploads: enqueues the copy of @bytes into
+ * @self at @offset on @stream, and completes @task when it is done. */
 static void
-staging_job_free (gpointer data)
+upload_async (CugiBuffer *self,
+              gsize       offset,
+              GBytes     *bytes,
+              CugiStream *stream,
+              GTask      *task)
 {
-  StagingJob *job = data;
-
-  g_bytes_unref (job->bytes);
-  g_object_unref (job->staging);
-  g_bytes_unref (job->counter_bytes);
-  g_free (job);
-}
-
-/* Nothing to do but be dispatched: the source's destroy notify frees the job. */
-static gboolean
-staging_job_done (gpointer data)
-{
-  return G_SOURCE_REMOVE;
-}
-
-static void
-stage_chunks (gpointer data,
-              gpointer user_data)
-{
-  StagingJob *job = data;
+  g_autoptr(GError) error = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+  const guint8 *data;
   gsize size;
-  const guint8 *source = g_bytes_get_data (job->bytes, &size);
-  GMainContext *main_context;
-  GSource *done;
 
-  for (guint i = 0; i < job->n_chunks; i++)
+  data = g_bytes_get_data (bytes, &size);
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  if (!cugi_buffer_check_usable_range (self, offset, size, _("buffer"), &error) ||
+      (size > 0 && !cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error)))
     {
-      gsize start = i * job->chunk_size;
-
-      memcpy (job->staged + start, source + start, MIN (job->chunk_size, size - start));
-      /* memcpy may use non-temporal stores, which only a full fence orders
-       * before the counter's. */
-      atomic_thread_fence (memory_order_seq_cst);
-      g_atomic_int_set (job->counter, (gint) i + 1);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (size == 0)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
     }
 
-  /* The job is freed with the source, after it ran or with its context: it
-   * may be gone as soon as the source is attached. */
-  main_context = g_steal_pointer (&job->main_context);
-  done = g_idle_source_new ();
-  g_source_set_priority (done, G_PRIORITY_DEFAULT);
-  g_source_set_static_name (done, "[cugi] upload staged");
-  g_source_set_callback (done, staging_job_done, job, staging_job_free);
-  g_source_attach (done, main_context);
-  g_source_unref (done);
-  g_main_context_unref (main_context);
-}
-
-static gpointer
-staging_threads_new (gpointer data)
-{
-  /* Not exclusive: the threads are GLib's shared ones, made when needed, so
-   * making the pool cannot fail. */
-  return g_thread_pool_new (stage_chunks, NULL, STAGING_THREADS, FALSE, NULL);
-}
-
-GThreadPool *
-cugi_buffer_get_staging_threads (void)
-{
-  static GOnce once = G_ONCE_INIT;
-
-  return g_once (&once, staging_threads_new, NULL);
-}
-
-/* Enqueues the copy of pageable @bytes to @address on @target, staged by a
- * worker thread (see StagingJob); where the stream cannot wait for memory,
- * the data is staged here. */
-static gboolean
-upload_pageable (CugiBuffer   *self,
-                 CUdeviceptr   address,
-                 GBytes       *bytes,
-                 CugiStream   *target,
-                 GError      **error)
-{
-  g_autoptr(CugiHostBuffer) staging = NULL;
-  g_autoptr(CugiHostBuffer) counter_memory = NULL;
-  g_autoptr(GBytes) counter_bytes = NULL;
-  g_autoptr(GError) wait_error = NULL;
-  CUstream handle = cugi_stream_get_handle (target);
-  CUdeviceptr counter_address = 0;
-  StagingJob *job;
-  guint8 *staged;
-  gint *counter;
-  gsize size, chunk_size;
-  const guint8 *data = g_bytes_get_data (bytes, &size);
-  guint n_chunks;
-  gboolean ok = TRUE;
-
-  /* The counter's bytes keep its memory for the stream's waits. */
-  if ((staging = staging_new (self->ownership.binding.context, size, error)) == NULL ||
-      (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL ||
-      (counter_memory = staging_new (self->ownership.binding.context, sizeof (gint), error)) == NULL ||
-      (counter = (gint *) cugi_host_buffer_get_data (counter_memory, NULL, error)) == NULL ||
-      (counter_bytes = cugi_host_buffer_get_bytes (counter_memory, error)) == NULL)
-    return FALSE;
-  g_atomic_int_set (counter, 0);
-
-  if (cugi_cuda.cuStreamWaitValue32 == NULL ||
-      !CUGI_CALL (cuMemHostGetDevicePointer, (&counter_address, counter, 0), &wait_error) ||
-      !CUGI_CALL (cuStreamWaitValue32, (handle, counter_address, 1, CU_STREAM_WAIT_VALUE_GEQ), &wait_error))
+  if (is_pinned (data, size))
     {
-      g_debug ("Staging an upload on the calling thread: %s",
-               wait_error != NULL ? wait_error->message : "the driver lacks cuStreamWaitValue32");
-      memcpy (staged, data, size);
-      if (!CUGI_CALL (cuMemcpyHtoDAsync, (address, staged, size, handle), error))
-        return FALSE;
-      cugi_buffer_track_work (target, self, NULL, staging, NULL);
-      return TRUE;
+      if (!CUGI_CALL (cuMemcpyHtoDAsync, (self->address + offset, data, size,
+                                          cugi_stream_get_handle (target)), &error))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      /* The caller's pinned bytes, until the DMA is done. */
+      cugi_buffer_track_work (target, self, NULL, NULL, bytes);
     }
-
-  chunk_size = MAX (STAGING_MIN_CHUNK, (size - 1) / STAGING_MAX_CHUNKS + 1);
-  chunk_size = (chunk_size + STAGING_CHUNK_ALIGNMENT - 1) & ~(STAGING_CHUNK_ALIGNMENT - 1);
-  n_chunks = (size + chunk_size - 1) / chunk_size;
-  for (guint i = 0; ok && i < n_chunks; i++)
+  else if (!upload_pageable (self, self->address + offset, bytes, target, &error))
     {
-      gsize start = i * chunk_size;
-
-      /* The wait for the first chunk is enqueued already. */
-      ok = (i == 0 || CUGI_CALL (cuStreamWaitValue32, (handle, counter_address, i + 1,
-                                                       CU_STREAM_WAIT_VALUE_GEQ), error)) &&
-           CUGI_CALL (cuMemcpyHtoDAsync, (address + start, staged + start,
-                                          MIN (chunk_size, size - start), handle), error);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
     }
-
-  /* Even after an error, what was enqueued waits for the staging: it must
-   * run, and the memory stay until the stream is past it. */
-  cugi_buffer_track_work (target, self, NULL, staging, counter_bytes);
-  job = g_new (StagingJob, 1);
-  job->bytes = g_bytes_ref (bytes);
-  job->staging = g_steal_pointer (&staging);
-  job->counter_bytes = g_steal_pointer (&counter_bytes);
-  job->staged = staged;
-  job->counter = counter;
-  job->chunk_size = chunk_size;
-  job->n_chunks = n_chunks;
-  job->main_context = cugi_capture_main_context ();
-  g_thread_pool_push (cugi_buffer_get_staging_threads (), job, NULL);
-  return ok;
+  cugi_stream_complete_task (target, task, NULL);
 }
 
 /**
@@ -499,11 +859,6 @@ cugi_buffer_upload_bytes_async (CugiBuffer          *self,
                                 gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(GError) error = NULL;
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CugiStream *target;
-  const guint8 *data;
-  gsize size;
 
   g_return_if_fail (CUGI_IS_BUFFER (self));
   g_return_if_fail (bytes != NULL);
@@ -512,38 +867,7 @@ cugi_buffer_upload_bytes_async (CugiBuffer          *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, cugi_buffer_upload_bytes_async);
-  data = g_bytes_get_data (bytes, &size);
-  if (g_task_return_error_if_cancelled (task))
-    return;
-  if (!cugi_buffer_check_usable_range (self, offset, size, _("buffer"), &error) ||
-      (size > 0 && !cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error)))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  if (size == 0)
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-
-  if (is_pinned (data, size))
-    {
-      if (!CUGI_CALL (cuMemcpyHtoDAsync, (self->address + offset, data, size,
-                                          cugi_stream_get_handle (target)), &error))
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-      /* The caller's pinned bytes, until the DMA is done. */
-      cugi_buffer_track_work (target, self, NULL, NULL, bytes);
-    }
-  else if (!upload_pageable (self, self->address + offset, bytes, target, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-  cugi_stream_complete_task (target, task, NULL);
+  upload_async (self, offset, bytes, stream, task);
 }
 
 /**
@@ -567,6 +891,93 @@ cugi_buffer_upload_bytes_finish (CugiBuffer    *self,
   g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_upload_bytes_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * cugi_buffer_upload_from_address_async:
+ * @self: a #CugiBuffer
+ * @offset: where to write in @self, in bytes
+ * @address: the host address of the bytes to write, as an integer
+ * @size: the number of bytes
+ * @stream: (nullable): the stream to enqueue the copy on, or %NULL for the
+ *   default stream
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: (scope async): called in the thread-default main context of the
+ *   caller once the bytes are on the device
+ * @user_data: data for @callback
+ *
+ * Like cugi_buffer_upload_bytes_async(), with the data given by its host
+ * address: for language bindings that upload the memory of an object of
+ * their own (a NumPy array, any object exposing Python's buffer protocol)
+ * without converting or copying it first. Pageable memory is staged as for
+ * cugi_buffer_upload_bytes_async(), pinned memory is sent as it is.
+ *
+ * cugi does not own that memory: the caller keeps it valid, and does not
+ * change it, until @callback has run (a binding keeps the source object
+ * referenced until then). Cancelling @cancellable completes the call at once
+ * with %G_IO_ERROR_CANCELLED, but does not stop the copy already enqueued,
+ * which may still read the memory: a caller that cancels waits for the
+ * stream (cugi_stream_synchronize()) before releasing it. Address 0 with a
+ * size, or a range that does not fit in the address space, is
+ * %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Since: 0.1
+ */
+void
+cugi_buffer_upload_from_address_async (CugiBuffer          *self,
+                                       gsize                offset,
+                                       guint64              address,
+                                       gsize                size,
+                                       CugiStream          *stream,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  const guint8 *data;
+
+  g_return_if_fail (CUGI_IS_BUFFER (self));
+  g_return_if_fail (stream == NULL || CUGI_IS_STREAM (stream));
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, cugi_buffer_upload_from_address_async);
+  if (!cugi_memory_host_address_get (address, size, &data, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* The caller's memory, which it keeps until the callback. */
+  bytes = g_bytes_new_static (data, size);
+  upload_async (self, offset, bytes, stream, task);
+}
+
+/**
+ * cugi_buffer_upload_from_address_finish:
+ * @self: a #CugiBuffer
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError
+ *
+ * Finishes cugi_buffer_upload_from_address_async().
+ *
+ * Returns: %TRUE once the bytes are on the device, %FALSE with @error set
+ *   (%G_IO_ERROR_CANCELLED when cancelled)
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_buffer_upload_from_address_finish (CugiBuffer    *self,
+                                        GAsyncResult  *result,
+                                        GError       **error)
+{
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == cugi_buffer_upload_from_address_async,
+                        FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }

@@ -1346,6 +1346,59 @@ test_async_cancelled (void)
   cugi_test_transfer_clear (&uploaded);
 }
 
+static void
+on_uploaded_from_address (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      data)
+{
+  CugiTestTransfer *uploaded = data;
+
+  uploaded->calls++;
+  uploaded->thread = g_thread_self ();
+  uploaded->uploaded = cugi_buffer_upload_from_address_finish (CUGI_BUFFER (source), result,
+                                                               &uploaded->error);
+}
+
+/* The address-taking entry points, on sizes that go straight to the driver
+ * and on sizes that are staged in chunks, at offsets that split no chunk
+ * evenly: every byte arrives, sync and async, both ways. */
+static void
+test_from_address (void)
+{
+  const gsize sizes[] = { 1, 4096, (40 << 20) + 4097 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      const gsize size = sizes[i];
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 30 + i);
+      g_autoptr(GBytes) other = cugi_test_pattern_new (size, 40 + i);
+      g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (size + 3);
+      g_autoptr(GBytes) back = NULL;
+      g_autofree guint8 *host = g_malloc0 (size + 5);
+      CugiTestTransfer outcome = { 0 };
+
+      g_assert_true (cugi_buffer_upload_from_address (buffer, 3, (guintptr) g_bytes_get_data (pattern, NULL),
+                                                      size, &error));
+      g_assert_no_error (error);
+      back = cugi_test_download (buffer, 3, size);
+      cugi_test_assert_bytes_equal (back, pattern);
+
+      g_assert_true (cugi_buffer_download_to_address (buffer, 3, (guintptr) (host + 5), size, &error));
+      g_assert_no_error (error);
+      g_assert_cmpmem (host + 5, size, g_bytes_get_data (pattern, NULL), size);
+
+      cugi_buffer_upload_from_address_async (buffer, 3, (guintptr) g_bytes_get_data (other, NULL), size,
+                                             NULL, NULL, on_uploaded_from_address, &outcome);
+      wait_for_success (&outcome, 1);
+      g_assert_true (outcome.uploaded);
+      g_clear_pointer (&back, g_bytes_unref);
+      back = cugi_test_download (buffer, 3, size);
+      cugi_test_assert_bytes_equal (back, other);
+      cugi_test_transfer_clear (&outcome);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1380,6 +1433,7 @@ main (int   argc,
   g_test_add_func ("/buffer/async/upload-pinned", test_upload_async_pinned);
   g_test_add_func ("/buffer/async/on-stream", test_upload_async_on_stream);
   g_test_add_func ("/buffer/async/cancelled", test_async_cancelled);
+  g_test_add_func ("/buffer/from-address", test_from_address);
 
   return g_test_run ();
 }

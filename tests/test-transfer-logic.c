@@ -38,6 +38,8 @@ static gint n_pins;
 static gint n_unpins;
 static gint n_waits;
 static gint n_driver_staged;  /* copies of pageable memory the driver staged */
+static gint n_pageable_downloads;  /* copies the driver made to pageable memory */
+static gint writes_until_failure = -1;  /* cuStreamWriteValue32 calls, if they fail */
 
 static guint8 *
 allocate (gsize    size,
@@ -231,6 +233,8 @@ enqueue_copy (void       *destination,
   copy->destination = destination;
   copy->source = source;
   copy->size = size;
+  if (!to_device && !lies_in (destination, size, TRUE))
+    g_atomic_int_inc (&n_pageable_downloads);
   if (to_device && !lies_in (source, size, TRUE))
     {
       g_atomic_int_inc (&n_driver_staged);
@@ -278,6 +282,28 @@ fake_memcpy_dtoh (void        *destination,
   return result != CUDA_SUCCESS ? result : cugi_cuda.cuStreamSynchronize (CU_STREAM_LEGACY);
 }
 
+/* The synchronous 3D copy from the host to the device, row by row. */
+static CUresult CUDAAPI
+fake_memcpy_3d (const CUDA_MEMCPY3D *copy)
+{
+  if (copy->srcMemoryType != CU_MEMORYTYPE_HOST || copy->dstMemoryType != CU_MEMORYTYPE_DEVICE)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  for (gsize z = 0; z < copy->Depth; z++)
+    for (gsize y = 0; y < copy->Height; y++)
+      {
+        const guint8 *from = (const guint8 *) copy->srcHost +
+                             (z * copy->srcHeight + y) * copy->srcPitch;
+        guint8 *to = (guint8 *) (guintptr) copy->dstDevice +
+                     (z * copy->dstHeight + y) * copy->dstPitch;
+
+        if (!lies_in (to, copy->WidthInBytes, FALSE))
+          return CUDA_ERROR_INVALID_VALUE;
+        memcpy (to, from, copy->WidthInBytes);
+      }
+  return CUDA_SUCCESS;
+}
+
+/* A wait for, or a write of, a value in pinned memory. */
 typedef struct
 {
   const gint *address;
@@ -313,6 +339,33 @@ fake_stream_wait_value32 (CUstream     stream,
   return cugi_cuda.cuLaunchHostFunc (stream, run_wait, wait);
 }
 
+static void CUDA_CB
+run_write (void *data)
+{
+  Wait *write = data;
+
+  g_atomic_int_set ((gint *) write->address, write->value);
+  g_free (write);
+}
+
+static CUresult CUDAAPI
+fake_stream_write_value32 (CUstream     stream,
+                           CUdeviceptr  address,
+                           cuuint32_t   value,
+                           unsigned int flags)
+{
+  Wait *write;
+
+  if (flags != CU_STREAM_WRITE_VALUE_DEFAULT || !lies_in ((void *) (guintptr) address, sizeof (gint), TRUE))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (writes_until_failure >= 0 && writes_until_failure-- == 0)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  write = g_new (Wait, 1);
+  write->address = (const gint *) (guintptr) address;
+  write->value = (gint) value;
+  return cugi_cuda.cuLaunchHostFunc (stream, run_write, write);
+}
+
 static CUresult CUDAAPI
 fake_not_supported (CUstream     stream,
                     CUdeviceptr  address,
@@ -338,6 +391,8 @@ install_fake_memory (void)
   cugi_cuda.cuMemcpyHtoD = fake_memcpy_htod;
   cugi_cuda.cuMemcpyDtoH = fake_memcpy_dtoh;
   cugi_cuda.cuStreamWaitValue32 = fake_stream_wait_value32;
+  cugi_cuda.cuStreamWriteValue32 = fake_stream_write_value32;
+  cugi_cuda.cuMemcpy3D = fake_memcpy_3d;
 }
 
 /* ---- work on the stand-in's streams --------------------------------------- */
@@ -388,6 +443,19 @@ outcome_reset (CugiTestTransfer *outcome)
 }
 
 /* ---- cases ------------------------------------------------------------------ */
+
+static void
+on_uploaded_from_address (GObject      *source,
+                          GAsyncResult *result,
+                          gpointer      data)
+{
+  CugiTestTransfer *uploaded = data;
+
+  uploaded->calls++;
+  uploaded->thread = g_thread_self ();
+  uploaded->uploaded = cugi_buffer_upload_from_address_finish (CUGI_BUFFER (source), result,
+                                                               &uploaded->error);
+}
 
 static void
 test_download (void)
@@ -490,9 +558,9 @@ test_upload_pageable_in_order (void)
                    g_bytes_get_data (pattern, NULL), size);
   g_bytes_unref (after.seen);
 
-  /* Three chunks of 2 MiB at most, each behind a wait for its staging; the
-   * driver had no pageable memory to stage. */
-  g_assert_cmpint (g_atomic_int_get (&n_waits) - waits_before, ==, 3);
+  /* Five chunks of 1 MiB (the tuning main() sets), each behind a wait for
+   * its staging; the driver had no pageable memory to stage. */
+  g_assert_cmpint (g_atomic_int_get (&n_waits) - waits_before, ==, 5);
   g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged_before);
   iterate_until_finalized (&weak_buffer, 5000);
   outcome_reset (&outcome);
@@ -928,11 +996,338 @@ test_staging_borrowed (void)
   g_object_unref (host);
 }
 
+/* ---- the synchronous copies through the pipeline -------------------------- */
+
+/* From 1 MiB up (the tuning main() sets), synchronous copies of pageable
+ * memory go through the staging in chunks, the stream waiting for each;
+ * sizes that split unevenly, and more chunks than slots, arrive whole. */
+static void
+test_sync_pipelined (void)
+{
+  const gsize sizes[] = { (1 << 20) + 1, (7 << 20) + 12345 };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      const gsize size = sizes[i];
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 20 + i);
+      g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size + 10), size + 10);
+      g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+      const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+      g_autoptr(GBytes) back = NULL;
+      gint driver_staged = g_atomic_int_get (&n_driver_staged);
+      gint pageable_downloads = g_atomic_int_get (&n_pageable_downloads);
+      gint waits = g_atomic_int_get (&n_waits);
+
+      g_assert_true (cugi_buffer_upload_bytes (buffer, 10, pattern, &error));
+      g_assert_no_error (error);
+      g_assert_cmpmem (device + 10, size, g_bytes_get_data (pattern, NULL), size);
+      g_assert_cmpint (g_atomic_int_get (&n_waits) - waits, >=, 4);
+
+      waits = g_atomic_int_get (&n_waits);
+      back = cugi_buffer_download (buffer, 10, size, &error);
+      g_assert_no_error (error);
+      cugi_test_assert_bytes_equal (back, pattern);
+      g_assert_cmpint (g_atomic_int_get (&n_waits) - waits, >=, 4);
+
+      g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged);
+      g_assert_cmpint (g_atomic_int_get (&n_pageable_downloads), ==, pageable_downloads);
+    }
+}
+
+/* Below 1 MiB, and from or to pinned memory, the driver copies straight. */
+static void
+test_sync_direct (void)
+{
+  const gsize small = (1 << 20) - 1;
+  const gsize large = 3 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (large, 23);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (large), large);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, large, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+  g_autofree guint8 *out = g_malloc (small);
+  gint driver_staged = g_atomic_int_get (&n_driver_staged);
+  gint pageable_downloads = g_atomic_int_get (&n_pageable_downloads);
+  gint waits = g_atomic_int_get (&n_waits);
+  guint8 *pinned;
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_upload (buffer, 0, g_bytes_get_data (pattern, NULL), small, &error));
+  g_assert_true (cugi_buffer_download_to_address (buffer, 0, (guintptr) out, small, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (out, small, g_bytes_get_data (pattern, NULL), small);
+  g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged + 1);
+  g_assert_cmpint (g_atomic_int_get (&n_pageable_downloads), ==, pageable_downloads + 1);
+
+  pinned = cugi_host_buffer_get_data (host, NULL, &error);
+  g_assert_true (cugi_host_buffer_write (host, 0, g_bytes_get_data (pattern, NULL), large, &error));
+  g_assert_true (cugi_buffer_upload (buffer, 0, pinned, large, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (device, large, pinned, large);
+  memset (pinned, 0, large);
+  g_assert_true (cugi_buffer_download_to_address (buffer, 0, (guintptr) pinned, large, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (pinned, large, g_bytes_get_data (pattern, NULL), large);
+  g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged + 1);
+  g_assert_cmpint (g_atomic_int_get (&n_waits), ==, waits);
+}
+
+/* The calling thread of a synchronous copy does its share: with the workers
+ * held back, it does it all. */
+static void
+test_sync_without_workers (void)
+{
+  const gsize size = 6 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 24);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(GBytes) back = NULL;
+  GThreadPool *workers = cugi_buffer_get_staging_threads ();
+  gint max_threads = g_thread_pool_get_max_threads (workers);
+
+  g_assert_true (g_thread_pool_set_max_threads (workers, 0, &error));
+  g_assert_true (cugi_buffer_upload_bytes (buffer, 0, pattern, &error));
+  g_assert_no_error (error);
+  assert_device_holds (buffer, pattern);
+  back = cugi_buffer_download (buffer, 0, size, &error);
+  g_assert_no_error (error);
+  cugi_test_assert_bytes_equal (back, pattern);
+  g_assert_true (g_thread_pool_set_max_threads (workers, max_threads, &error));
+  g_assert_no_error (error);
+}
+
+/* A driver call failing halfway through the enqueuing: the error comes
+ * back, what was enqueued runs to its end without waiting for ever, and
+ * the next copies work. */
+static void
+test_sync_enqueue_fails (void)
+{
+  const gsize size = 8 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 25);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(GBytes) back = NULL;
+  g_autofree guint8 *out = g_malloc (size);
+  CugiTestTransfer outcome = { 0 };
+
+  for (gint failing = 0; failing < 7; failing += 3)
+    {
+      writes_until_failure = failing;
+      cugi_test_assert_fails (cugi_buffer_upload_bytes (buffer, 0, pattern, &error),
+                              &error, CUGI_ERROR_OUT_OF_MEMORY, NULL);
+      writes_until_failure = failing;
+      cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, 0, (guintptr) out, size, &error),
+                              &error, CUGI_ERROR_OUT_OF_MEMORY, NULL);
+      writes_until_failure = failing;
+      cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
+      iterate_until (&outcome.calls, 1, 5000);
+      g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY);
+      outcome_reset (&outcome);
+    }
+  writes_until_failure = -1;
+
+  cugi_test_synchronize (stream);
+  back = cugi_buffer_download (buffer, 0, size, &error);
+  g_assert_no_error (error);
+  cugi_test_assert_bytes_equal (back, pattern);
+}
+
+/* ---- the address-taking entry points of bindings -------------------------- */
+
+static guint64
+address_of (gconstpointer data)
+{
+  return (guint64) (guintptr) data;
+}
+
+/* Each takes host memory by its address, pageable or pinned, and copies
+ * what is there, where the array-taking entry point would. */
+static void
+test_address_copies (void)
+{
+  const gsize size = 3 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 10);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_autofree guint8 *back = g_malloc0 (size);
+  const guint8 *source = g_bytes_get_data (pattern, NULL);
+  const guint8 *device = (const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer);
+  const guint8 *pinned;
+
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_upload_from_address (buffer, 0, address_of (source), size, &error));
+  g_assert_no_error (error);
+  assert_device_holds (buffer, pattern);
+
+  g_assert_true (cugi_buffer_download_to_address (buffer, 1000, address_of (back + 24), size - 1000, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (back + 24, size - 1000, source + 1000, size - 1000);
+
+  /* Into a host buffer, and from it by its address: pinned memory. */
+  g_assert_true (cugi_host_buffer_write_from_address (host, 16, address_of (source), size - 16, &error));
+  g_assert_no_error (error);
+  pinned = cugi_host_buffer_get_data (host, NULL, &error);
+  g_assert_cmpmem (pinned + 16, size - 16, source, size - 16);
+  g_assert_true (cugi_buffer_upload_from_address (buffer, 0, address_of (pinned), size, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (device + 16, size - 16, source, size - 16);
+
+  /* Rows of 1000 bytes into rows 1024 apart; a box of 2 slices of 3 rows
+   * of 100 bytes into slices of 4 rows. */
+  g_assert_true (cugi_buffer_upload_2d_from_address (buffer, 0, 1024, address_of (source), 1000 * 5,
+                                                     1000, 5, &error));
+  g_assert_no_error (error);
+  for (guint y = 0; y < 5; y++)
+    g_assert_cmpmem (device + y * 1024, 1000, source + y * 1000, 1000);
+  g_assert_true (cugi_buffer_upload_3d_from_address (buffer, 64, 128, 4, address_of (source), 100 * 3 * 2,
+                                                     100, 3, 2, &error));
+  g_assert_no_error (error);
+  for (guint z = 0; z < 2; z++)
+    for (guint y = 0; y < 3; y++)
+      g_assert_cmpmem (device + 64 + (z * 4 + y) * 128, 100, source + (z * 3 + y) * 100, 100);
+
+  /* Nothing to copy: any address, 0 included. */
+  g_assert_true (cugi_buffer_upload_from_address (buffer, size, 0, 0, &error));
+  g_assert_true (cugi_buffer_download_to_address (buffer, 0, 0, 0, &error));
+  g_assert_true (cugi_host_buffer_write_from_address (host, 0, 0, 0, &error));
+  g_assert_no_error (error);
+}
+
+/* Bad addresses and ranges are errors, which leave the buffer usable. */
+static void
+test_address_bad_input (void)
+{
+  const gsize size = 4096;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 11);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autofree guint8 *memory = g_malloc0 (2 * size);
+  guint64 address = address_of (memory);
+  const guint64 wrapping[] = { 0, G_MAXUINT64 - 100 };
+  CugiTestTransfer outcome = { 0 };
+
+  g_assert_no_error (error);
+  for (gsize i = 0; i < G_N_ELEMENTS (wrapping); i++)
+    {
+      cugi_test_assert_fails (cugi_buffer_upload_from_address (buffer, 0, wrapping[i], 200, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, 0, wrapping[i], 200, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_test_assert_fails (cugi_buffer_upload_2d_from_address (buffer, 0, 20, wrapping[i], 200, 10, 20,
+                                                                  &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_test_assert_fails (cugi_buffer_upload_3d_from_address (buffer, 0, 20, 10, wrapping[i], 200, 10, 10, 2,
+                                                                  &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_test_assert_fails (cugi_host_buffer_write_from_address (host, 0, wrapping[i], 200, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
+      cugi_buffer_upload_from_address_async (buffer, 0, wrapping[i], 200, stream, NULL,
+                                             on_uploaded_from_address, &outcome);
+      iterate_until (&outcome.calls, 1, 5000);
+      g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+      outcome_reset (&outcome);
+    }
+
+  /* Good memory, out of the buffer's range or the host buffer's. */
+  cugi_test_assert_fails (cugi_buffer_upload_from_address (buffer, 1, address, size, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, size + 1, address, 0, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, G_MAXSIZE, address, 2, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  cugi_test_assert_fails (cugi_buffer_upload_2d_from_address (buffer, 0, 1000, address, 1000 * 5, 1000, 5,
+                                                              &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  /* The size must be that of the region. */
+  cugi_test_assert_fails (cugi_buffer_upload_2d_from_address (buffer, 0, 100, address, 999, 100, 10, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "999 bytes");
+  cugi_test_assert_fails (cugi_host_buffer_write_from_address (host, size, address, 1, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
+  cugi_buffer_upload_from_address_async (buffer, size, address, 1, stream, NULL,
+                                         on_uploaded_from_address, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  outcome_reset (&outcome);
+
+  /* Nothing was written, and the buffer still works. */
+  assert_device_holds (buffer, pattern);
+  g_assert_true (cugi_buffer_download_to_address (buffer, 0, address, size, &error));
+  g_assert_no_error (error);
+  g_assert_cmpmem (memory, size, g_bytes_get_data (pattern, NULL), size);
+}
+
+/* The asynchronous upload by address goes the way of upload_bytes_async():
+ * pageable memory staged off the calling thread, in its place on the
+ * stream; pinned memory as it is. */
+static void
+test_address_async (void)
+{
+  const gsize size = 5 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 12);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, size, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_autofree guint8 *pageable = g_memdup2 (g_bytes_get_data (pattern, NULL), size);
+  gint driver_staged_before = g_atomic_int_get (&n_driver_staged);
+  gint waits_before = g_atomic_int_get (&n_waits);
+  CugiTestTransfer outcome = { 0 };
+  Snapshot after = { 0 };
+  CugiTestGate gate;
+  guint8 *pinned;
+
+  g_assert_no_error (error);
+  cugi_test_gate_close (&gate, stream);
+  cugi_buffer_upload_from_address_async (buffer, 0, address_of (pageable), size, stream, NULL,
+                                         on_uploaded_from_address, &outcome);
+  enqueue_snapshot (&after, buffer, stream);
+  iterate_for (20);
+  g_assert_cmpuint (outcome.calls, ==, 0);
+  cugi_test_gate_open (&gate, stream);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.uploaded);
+  g_assert_true (outcome.thread == g_thread_self ());
+  g_assert_cmpmem (g_bytes_get_data (after.seen, NULL), g_bytes_get_size (after.seen),
+                   g_bytes_get_data (pattern, NULL), size);
+  g_bytes_unref (after.seen);
+  g_assert_cmpint (g_atomic_int_get (&n_waits), >, waits_before);
+  g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged_before);
+  outcome_reset (&outcome);
+
+  /* Pinned: straight to the driver, no staging and no waits. */
+  pinned = cugi_host_buffer_get_data (host, NULL, &error);
+  g_assert_no_error (error);
+  memset (pinned, 0x77, size);
+  waits_before = g_atomic_int_get (&n_waits);
+  cugi_buffer_upload_from_address_async (buffer, 0, address_of (pinned), size, NULL, NULL,
+                                         on_uploaded_from_address, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_cmpmem ((const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer), size, pinned, size);
+  g_assert_cmpint (g_atomic_int_get (&n_waits), ==, waits_before);
+  outcome_reset (&outcome);
+}
+
 int
 main (int argc, char **argv)
 {
   g_autoptr(GError) error = NULL;
 
+  /* The pipeline's tuning, read once: chunks of 1 MiB, 2 threads (so 4
+   * slots), and copies from 1 MiB up through it. */
+  g_setenv ("CUGI_STAGING_CHUNK_BYTES", "1048576", TRUE);
+  g_setenv ("CUGI_STAGING_THREADS", "2", TRUE);
+  g_setenv ("CUGI_STAGING_DIRECT_BYTES", "1048576", TRUE);
   cugi_test_init (&argc, &argv);
   if (!cugi_init (&error))
     g_error ("the stand-in driver did not load: %s", error->message);
@@ -950,6 +1345,13 @@ main (int argc, char **argv)
   g_test_add_func ("/transfer-logic/bytes-freed-on-another-thread", test_bytes_freed_on_another_thread);
   g_test_add_func ("/transfer-logic/steady-state", test_steady_state);
   g_test_add_func ("/transfer-logic/staging-borrowed", test_staging_borrowed);
+  g_test_add_func ("/transfer-logic/sync-pipelined", test_sync_pipelined);
+  g_test_add_func ("/transfer-logic/sync-direct", test_sync_direct);
+  g_test_add_func ("/transfer-logic/sync-without-workers", test_sync_without_workers);
+  g_test_add_func ("/transfer-logic/sync-enqueue-fails", test_sync_enqueue_fails);
+  g_test_add_func ("/transfer-logic/address-copies", test_address_copies);
+  g_test_add_func ("/transfer-logic/address-bad-input", test_address_bad_input);
+  g_test_add_func ("/transfer-logic/address-async", test_address_async);
 
   return g_test_run ();
 }
