@@ -144,8 +144,11 @@ void
 cugi_test_synchronize (CugiStream *stream)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) context = stream == NULL ? cugi_context_get_default (&error) : NULL;
 
-  g_assert_true (cugi_stream_synchronize (stream, &error));
+  g_assert_no_error (error);
+  g_assert_true (stream != NULL ? cugi_stream_synchronize (stream, &error)
+                                : cugi_context_synchronize (context, &error));
   g_assert_no_error (error);
 }
 

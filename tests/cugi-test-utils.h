@@ -41,6 +41,7 @@ CugiBuffer  *cugi_test_buffer_new_with (GBytes         *contents);
 
 /* ---- calls that must succeed ---------------------------------------------- */
 
+/* Waits for @stream's work, or with %NULL for all of the default context's. */
 void     cugi_test_synchronize        (CugiStream *stream);
 /* Asserts that cugi_stream_query() says @done, without an error. */
 void     cugi_test_assert_query       (CugiStream *stream,

@@ -156,8 +156,9 @@ test_idle_waits_for_newer_work (Fixture      *fixture,
   g_assert_cmpint (markers_since_set_up (fixture), ==, 2);
 }
 
-/* With no handler and nothing to keep alive, tracking work schedules
- * nothing and enqueues no marker; connecting a handler makes it count. */
+/* With no handler and nothing to keep alive, tracking work enqueues no
+ * marker (the burst's flush finds nobody listening); connecting a handler
+ * makes it count. */
 static void
 test_idle_costs_nothing_unwatched (Fixture      *fixture,
                                    gconstpointer data)
@@ -165,8 +166,9 @@ test_idle_costs_nothing_unwatched (Fixture      *fixture,
   spin_burst (fixture->stream, 100);
   for (guint i = 0; i < 100; i++)
     cugi_stream_track_work (fixture->stream, NULL);
-  /* No flush was scheduled. */
-  g_assert_false (g_main_context_pending (fixture->main_context));
+  while (g_main_context_iteration (fixture->main_context, FALSE))
+    ;
+  g_assert_cmpint (markers_since_set_up (fixture), ==, 0);
   cugi_test_synchronize (fixture->stream);
   iterate_for (50);
   g_assert_cmpint (markers_since_set_up (fixture), ==, 0);
