@@ -201,7 +201,7 @@ cugi_free_staging_memory (GError **error)
 /* One counter per cache line, so that threads do not share lines. */
 #define STAGING_COUNTER_STRIDE 16
 /* A worker waiting for the device yields for this long, then sleeps. */
-#define STAGING_SPIN_US 2000
+#define STAGING_SPIN_US 500
 
 typedef struct
 {
