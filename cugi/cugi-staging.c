@@ -184,10 +184,12 @@ cugi_free_staging_memory (GError **error)
  * take chunks in order, and jobs in the order they were enqueued, so that
  * what a worker waits for depends only on work enqueued before.
  *
- * The tuning below was chosen by measurement (tests/benchmarks/bench-copy.c,
- * --sweep), and can be overridden for measuring: the environment variables
- * CUGI_STAGING_CHUNK_BYTES, CUGI_STAGING_THREADS and CUGI_STAGING_DIRECT_BYTES,
- * read once (docs/memory.md). */
+ * The tuning below is what tests/benchmarks/bench-copy --sweep measures
+ * (chunk size × threads, and where the pipeline beats the driver); the
+ * defaults are provisional until set from its figures on the GPU machine.
+ * The environment variables CUGI_STAGING_CHUNK_BYTES, CUGI_STAGING_THREADS
+ * and CUGI_STAGING_DIRECT_BYTES, read once, override them for measuring
+ * (docs/memory.md). */
 #define STAGING_DEFAULT_CHUNK_BYTES ((gsize) 4 << 20)
 #define STAGING_DEFAULT_THREADS 4
 /* Copies smaller than this go straight to the driver. */
