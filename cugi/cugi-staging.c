@@ -489,8 +489,11 @@ pipeline_enqueue (Pipeline    *self,
   CUdeviceptr counters;
   guint needed = 0;
 
-  if (!CUGI_CALL (cuMemHostGetDevicePointer, (&counters, self->counters, 0), &first_error))
+  /* The device address of the staging block, where the counters follow
+   * the slots. */
+  if (!CUGI_CALL (cuMemHostGetDevicePointer, (&counters, self->slots, 0), &first_error))
     goto unsupported;
+  counters += (guint8 *) self->counters - self->slots;
 
   for (guint i = 0; i < self->n_chunks; i++)
     {
