@@ -188,10 +188,12 @@ cugi_free_staging_memory (GError **error)
  * take chunks in order, and jobs in the order they were enqueued, so that
  * what a worker waits for depends only on work enqueued before.
  *
- * The tuning below was chosen by measurement (tests/benchmarks/bench-copy.c,
- * --sweep), and can be overridden for measuring: the environment variables
- * CUGI_STAGING_CHUNK_BYTES, CUGI_STAGING_THREADS and CUGI_STAGING_DIRECT_BYTES,
- * read once (docs/memory.md). */
+ * The tuning below is what tests/benchmarks/bench-copy --sweep measured on
+ * an H100 (docs/memory.md has the table): of chunks from 1 to 16 MiB and 1
+ * to 8 threads, 2 MiB on 8 threads moved 256 MiB of pageable memory fastest
+ * both ways. The environment variables CUGI_STAGING_CHUNK_BYTES,
+ * CUGI_STAGING_THREADS and CUGI_STAGING_DIRECT_BYTES, read once, override it
+ * for measuring. */
 #define STAGING_DEFAULT_CHUNK_BYTES ((gsize) 2 << 20)
 #define STAGING_DEFAULT_THREADS 8
 /* Copies smaller than this go straight to the driver. */
@@ -205,7 +207,7 @@ cugi_free_staging_memory (GError **error)
 /* One counter per cache line, so that threads do not share lines. */
 #define STAGING_COUNTER_STRIDE 16
 /* A worker waiting for the device yields for this long, then sleeps. */
-#define STAGING_SPIN_US 2000
+#define STAGING_SPIN_US 500
 
 typedef struct
 {
@@ -516,8 +518,11 @@ pipeline_enqueue (Pipeline    *self,
   CUdeviceptr counters;
   guint needed = 0;
 
-  if (!CUGI_CALL (cuMemHostGetDevicePointer, (&counters, self->counters, 0), &first_error))
+  /* The device address of the staging block, where the counters follow
+   * the slots. */
+  if (!CUGI_CALL (cuMemHostGetDevicePointer, (&counters, self->slots, 0), &first_error))
     goto unsupported;
+  counters += (guint8 *) self->counters - self->slots;
 
   for (guint i = 0; i < self->n_chunks; i++)
     {
