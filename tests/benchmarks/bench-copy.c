@@ -17,7 +17,7 @@
  *  - device to device: raw cuMemcpyDtoDAsync, cugi_buffer_copy(), both on
  *    one stream and synchronized after each copy.
  * Each figure is the median of REPETITIONS runs, raw and cugi interleaved,
- * each run copying at least MIN_RUN_BYTES (small sizes loop); GB/s are 1e9
+ * each run copying at least MIN_RUN_BYTES (small sizes loop, up to MAX_RUN_LOOPS times); GB/s are 1e9
  * bytes a second. Prints a table with the ratios cugi/raw; never fails on
  * speed.
  *
@@ -43,8 +43,11 @@
 
 #include "launch-pair.h"
 
-#define REPETITIONS 5
-#define MIN_RUN_BYTES ((gsize) 64 << 20)
+#define REPETITIONS 3
+#define MIN_RUN_BYTES ((gsize) 32 << 20)
+/* Small asynchronous copies each wait for the main loop: a run of them is
+ * timed long enough at this many. */
+#define MAX_RUN_LOOPS 1000
 #define MIN_SIZE ((gsize) 4 << 10)
 #define MAX_SIZE ((gsize) 1 << 30)
 #define SWEEP_SIZE ((gsize) 256 << 20)
@@ -296,7 +299,7 @@ static const Row rows[] = {
 static double
 run_once (Bench *bench, CopyFunc copy, gsize size)
 {
-  guint loops = MAX (1, MIN_RUN_BYTES / size);
+  guint loops = CLAMP (MIN_RUN_BYTES / size, 1, MAX_RUN_LOOPS);
   gint64 start = g_get_monotonic_time ();
 
   for (guint i = 0; i < loops; i++)
