@@ -206,6 +206,8 @@ cugi_free_staging_memory (GError **error)
  * slots a thread, to stage ahead of the DMA. */
 #define STAGING_SLOTS_PER_THREAD 2
 #define STAGING_MIN_CHUNK_BYTES ((gsize) 256 << 10)
+/* See pipeline_max_bytes(). */
+#define STAGING_MAX_CHUNKS_PER_PIPELINE 64
 #define STAGING_CHUNK_ALIGNMENT ((gsize) 64 << 10)
 /* One counter per cache line, so that threads do not share lines. */
 #define STAGING_COUNTER_STRIDE 16
@@ -600,32 +602,37 @@ cugi_buffer_wait_for_pageable_upload (GError **error)
   return CUGI_CALL (cuStreamSynchronize, (CU_STREAM_LEGACY), error);
 }
 
-gboolean
-cugi_buffer_copy_host_sync (CugiBuffer         *self,
-                            gsize               offset,
-                            guint8             *host,
-                            gsize               size,
-                            CugiCopyDirection   direction,
-                            GError            **error)
+/* The largest piece of a copy that one pipeline moves. A pipeline's device
+ * side is enqueued whole before its workers start, and a stream's queue
+ * holds a limited number of operations: on the H100, 256 chunks (768
+ * operations) filled it, and enqueuing waited for workers that had not
+ * started. Larger copies run as several pipelines, one after another. */
+static gsize
+pipeline_max_bytes (void)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  return (gsize) STAGING_MAX_CHUNKS_PER_PIPELINE * get_tuning ()->chunk_bytes;
+}
+
+/* One pipeline of a synchronous copy on @target: FALSE with @error set
+ * when it failed, with *@unsupported set when the stream cannot wait for
+ * memory (nothing was copied). */
+static gboolean
+copy_pipelined_sync (CugiBuffer         *self,
+                     CugiStream         *target,
+                     CUdeviceptr         address,
+                     guint8             *host,
+                     gsize               size,
+                     CugiCopyDirection   direction,
+                     gboolean           *unsupported,
+                     GError            **error)
+{
   g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(Pipeline) pipeline = NULL;
   g_autoptr(GError) enqueue_error = NULL;
-  CUdeviceptr address = self->address + offset;
-  CugiStream *target;
   gsize chunk_size, staging_size;
   guint n_chunks, n_slots;
   guint8 *staged;
-  gboolean pinned = FALSE;
 
-  if (!cugi_context_enter (self->ownership.binding.context, &scope, error))
-    return FALSE;
-  if (size < direct_bytes (direction) || !can_pipeline () || (pinned = is_pinned (host, size)))
-    return copy_direct (address, host, size, direction, pinned, error);
-
-  /* On the default stream, where the driver's synchronous copies run. */
-  target = cugi_stream_resolve (NULL, self->ownership.binding.context);
   staging_size = pipeline_plan (size, &chunk_size, &n_chunks, &n_slots);
   if ((staging = staging_new (self->ownership.binding.context, staging_size, error)) == NULL ||
       (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
@@ -634,7 +641,8 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
   switch (pipeline_enqueue (pipeline, address, cugi_stream_get_handle (target), &enqueue_error))
     {
     case ENQUEUE_UNSUPPORTED:
-      return copy_direct (address, host, size, direction, FALSE, error);
+      *unsupported = TRUE;
+      return FALSE;
     case ENQUEUE_FAILED:
       /* What was enqueued runs, and needs the staging until it is done. */
       cugi_buffer_track_work (target, self, NULL, staging, NULL);
@@ -652,6 +660,39 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
       g_propagate_error (error, g_steal_pointer (&enqueue_error));
       return FALSE;
     }
+  return TRUE;
+}
+
+gboolean
+cugi_buffer_copy_host_sync (CugiBuffer         *self,
+                            gsize               offset,
+                            guint8             *host,
+                            gsize               size,
+                            CugiCopyDirection   direction,
+                            GError            **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUdeviceptr address = self->address + offset;
+  CugiStream *target;
+  gboolean pinned = FALSE;
+  gboolean unsupported = FALSE;
+  gsize piece;
+
+  if (!cugi_context_enter (self->ownership.binding.context, &scope, error))
+    return FALSE;
+  if (size < direct_bytes (direction) || !can_pipeline () || (pinned = is_pinned (host, size)))
+    return copy_direct (address, host, size, direction, pinned, error);
+
+  /* On the default stream, where the driver's synchronous copies run. */
+  target = cugi_stream_resolve (NULL, self->ownership.binding.context);
+  for (gsize done = 0; done < size; done += piece)
+    {
+      piece = MIN (size - done, pipeline_max_bytes ());
+      if (!copy_pipelined_sync (self, target, address + done, host + done, piece, direction,
+                                &unsupported, error))
+        return unsupported && done == 0 ? copy_direct (address, host, size, direction, FALSE, error)
+                                        : FALSE;
+    }
   /* A download is done once its last chunk is out of the staging; an
    * upload once the stream is past its last DMA. */
   return direction == CUGI_COPY_TO_HOST ||
@@ -661,6 +702,41 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
 /* Enqueues the copy of pageable @bytes to @address on @target. Small copies,
  * and all where the stream cannot wait for memory, are staged here, on the
  * calling thread; others by the workers, through the pipeline. */
+/* Enqueues one pipeline of an asynchronous upload of @size bytes of @data
+ * (which @bytes holds) to @address on @target, and starts its workers. */
+static EnqueueResult
+upload_pipelined (CugiBuffer   *self,
+                  CUdeviceptr   address,
+                  guint8       *data,
+                  gsize         size,
+                  GBytes       *bytes,
+                  CugiStream   *target,
+                  GError      **error)
+{
+  g_autoptr(CugiHostBuffer) staging = NULL;
+  g_autoptr(Pipeline) pipeline = NULL;
+  gsize chunk_size, staging_size;
+  guint n_chunks, n_slots;
+  guint8 *staged;
+  EnqueueResult result;
+
+  staging_size = pipeline_plan (size, &chunk_size, &n_chunks, &n_slots);
+  if ((staging = staging_new (self->ownership.binding.context, staging_size, error)) == NULL ||
+      (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
+    return ENQUEUE_FAILED;
+  pipeline = pipeline_new (CUGI_COPY_TO_DEVICE, data, size, staged);
+  result = pipeline_enqueue (pipeline, address, cugi_stream_get_handle (target), error);
+  if (result != ENQUEUE_UNSUPPORTED)
+    {
+      /* Even after an error, what was enqueued waits for the staging: it
+       * must run, and the memory stay until the stream is past it. The
+       * stream being past it, the workers are done with it. */
+      cugi_buffer_track_work (target, self, NULL, staging, bytes);
+      pipeline_start (pipeline, get_tuning ()->threads);
+    }
+  return result;
+}
+
 static gboolean
 upload_pageable (CugiBuffer   *self,
                  CUdeviceptr   address,
@@ -669,38 +745,33 @@ upload_pageable (CugiBuffer   *self,
                  GError      **error)
 {
   g_autoptr(CugiHostBuffer) staging = NULL;
-  g_autoptr(Pipeline) pipeline = NULL;
   CUstream handle = cugi_stream_get_handle (target);
   CugiContext *context = self->ownership.binding.context;
-  gsize size, chunk_size, staging_size;
+  gsize size, piece;
   guint8 *data = (guint8 *) g_bytes_get_data (bytes, &size);
-  guint n_chunks, n_slots;
   guint8 *staged;
-  gboolean ok = TRUE;
 
   if (size >= direct_bytes (CUGI_COPY_TO_DEVICE) && can_pipeline ())
     {
-      staging_size = pipeline_plan (size, &chunk_size, &n_chunks, &n_slots);
-      if ((staging = staging_new (context, staging_size, error)) == NULL ||
-          (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
-        return FALSE;
-      pipeline = pipeline_new (CUGI_COPY_TO_DEVICE, data, size, staged);
-      switch (pipeline_enqueue (pipeline, address, handle, error))
+      EnqueueResult result = ENQUEUED;
+      gsize done;
+
+      for (done = 0; done < size && result == ENQUEUED; done += piece)
         {
-        case ENQUEUE_UNSUPPORTED:
-          g_clear_object (&staging);
-          break;
-        case ENQUEUE_FAILED:
-          ok = FALSE;
-          G_GNUC_FALLTHROUGH;
-        case ENQUEUED:
-          /* Even after an error, what was enqueued waits for the staging:
-           * it must run, and the memory stay until the stream is past it.
-           * The stream being past it, the workers are done with it. */
-          cugi_buffer_track_work (target, self, NULL, staging, bytes);
-          pipeline_start (pipeline, get_tuning ()->threads);
-          return ok;
+          piece = MIN (size - done, pipeline_max_bytes ());
+          result = upload_pipelined (self, address + done, data + done, piece, bytes, target, error);
         }
+      if (result == ENQUEUED)
+        return TRUE;
+      if (result == ENQUEUE_FAILED)
+        return FALSE;
+      if (done > piece)
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_DRIVER,
+                       _("The stream stopped waiting for memory in the middle of a copy"));
+          return FALSE;
+        }
+      /* The stream cannot wait for memory: staged here, on this thread. */
     }
 
   if ((staging = staging_new (context, size, error)) == NULL ||
