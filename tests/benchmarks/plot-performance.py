@@ -25,7 +25,13 @@ def load_records(data_dir):
     """Every record of every *.json file in @data_dir, grouped by bench."""
     records = collections.defaultdict(list)
     for path in sorted(pathlib.Path(data_dir).glob('*.json')):
-        for record in json.loads(path.read_text()):
+        text = path.read_text()
+        try:
+            file_records = json.loads(text)
+        except json.JSONDecodeError:
+            # the Python benchmarks append a record a line
+            file_records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        for record in file_records:
             records[record['bench']].append(record)
     return records
 
