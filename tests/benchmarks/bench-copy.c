@@ -21,7 +21,8 @@
  * bytes a second. Prints a table with the ratios cugi/raw; never fails on
  * speed.
  *
- *   bench-copy [--json FILE] [--sweep] [--max-size BYTES]
+ *   bench-copy [--json FILE] [--sweep] [--min-size BYTES] [--max-size BYTES]
+ *              [--memory pinned|pageable|device]
  *
  * --json FILE writes every figure as a list of records {"bench": "copy",
  * "direction": "upload|download|device-to-device", "memory":
@@ -411,8 +412,10 @@ bench_clear (Bench *bench)
 /* ---- the table ------------------------------------------------------------ */
 
 static void
-run_table (gsize    max_size,
-           GString *json)
+run_table (gsize       min_size,
+           gsize       max_size,
+           const char *only_memory,
+           GString    *json)
 {
   Bench bench = { 0 };
 
@@ -423,11 +426,15 @@ run_table (gsize    max_size,
     {
       const Row *row = &rows[r];
 
+      if (only_memory != NULL && g_strcmp0 (only_memory, memory_names[row->memory]) != 0)
+        continue;
       for (gsize size = MIN_SIZE; size <= max_size; size *= 4)
         {
           g_autofree char *shown = format_size (size);
           double raw, cugi;
 
+          if (size < min_size)
+            continue;
           measure (&bench, row->raw, row->cugi, size, &raw, &cugi);
           g_print ("%-18s %-9s %-6s %9s %10.2f %10.2f %7.3f\n", direction_names[row->direction],
                    memory_names[row->memory], mode_names[row->mode], shown, raw, cugi, cugi / raw);
@@ -578,10 +585,14 @@ main (int    argc,
   g_autofree char *child_sizes = NULL;
   gboolean sweep = FALSE;
   gint64 max_size = MAX_SIZE;
+  gint64 min_size = MIN_SIZE;
+  g_autofree char *only_memory = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Write the figures to FILE as JSON", "FILE" },
     { "sweep", 0, 0, G_OPTION_ARG_NONE, &sweep, "Sweep the staging pipeline's tuning knobs", NULL },
     { "max-size", 0, 0, G_OPTION_ARG_INT64, &max_size, "The largest size measured (default 1 GiB)", "BYTES" },
+    { "min-size", 0, 0, G_OPTION_ARG_INT64, &min_size, "The smallest size measured (default 4 KiB)", "BYTES" },
+    { "memory", 0, 0, G_OPTION_ARG_STRING, &only_memory, "Only the rows of this memory", "pinned|pageable|device" },
     { "child", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &child_sizes, NULL, NULL },
     G_OPTION_ENTRY_NULL
   };
@@ -619,7 +630,8 @@ main (int    argc,
     {
       g_print ("bench-copy on %s: GB/s, medians of %u runs; pageable downloads into fresh memory\n\n",
                cugi_device_get_name (device), REPETITIONS);
-      run_table (CLAMP (max_size, (gint64) MIN_SIZE, (gint64) MAX_SIZE), json);
+      run_table (CLAMP (min_size, (gint64) MIN_SIZE, (gint64) MAX_SIZE),
+                 CLAMP (max_size, (gint64) MIN_SIZE, (gint64) MAX_SIZE), only_memory, json);
     }
   if (json != NULL)
     write_json (json, json_path);
