@@ -117,6 +117,12 @@ struct _CugiStream
   guint            check_generation;   /* of the context when check_event was made */
   gboolean         check_recorded;
   CugiPendingMark  check_mark;         /* what was pending when check_event was recorded */
+
+  /* Where the flushes' markers wait: see stream_add_flush_marker(). Only
+   * touched by stream_flush() and finalize, in the stream's main context. */
+  CUstream         marker_stream;      /* made on first use */
+  CUevent          marker_event;
+  guint            marker_generation;  /* of the context when the two were made */
 };
 
 /* NULL for a context's legacy default stream. No type check: every launch

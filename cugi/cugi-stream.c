@@ -147,6 +147,32 @@ stream_is_capturing (CugiStream *self,
   return FALSE;
 }
 
+/* Enqueues the marker of a completion on @handle: @self's own stream, or
+ * the stream its flushes wait on. The context is entered. */
+static gboolean
+stream_enqueue_marker (CugiStream        *self,
+                       CUstream           handle,
+                       GMainContext      *main_context,
+                       CugiCompletionFunc func,
+                       gpointer           user_data,
+                       GDestroyNotify     notify,
+                       GError           **error)
+{
+  CugiCompletion *completion;
+
+  completion = cugi_completion_new (main_context != NULL ? main_context : self->main_context,
+                                    func, user_data, notify);
+  /* The stream with its context lives as long as work on it is followed. */
+  cugi_completion_keep_alive (completion, stream_ref_with_context (self), stream_unref_with_context);
+
+  if (!CUGI_CALL (cuLaunchHostFunc, (handle, cugi_completion_host_func, completion), error))
+    {
+      cugi_completion_discard (completion);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 cugi_stream_add_completion (CugiStream        *self,
                             GMainContext      *main_context,
@@ -156,7 +182,6 @@ cugi_stream_add_completion (CugiStream        *self,
                             GError           **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CugiCompletion *completion;
 
   g_return_val_if_fail (CUGI_IS_STREAM (self), FALSE);
   g_return_val_if_fail (func != NULL, FALSE);
@@ -169,18 +194,7 @@ cugi_stream_add_completion (CugiStream        *self,
         notify (user_data);
       return FALSE;
     }
-
-  completion = cugi_completion_new (main_context != NULL ? main_context : self->main_context,
-                                    func, user_data, notify);
-  /* The stream with its context lives as long as work on it is followed. */
-  cugi_completion_keep_alive (completion, stream_ref_with_context (self), stream_unref_with_context);
-
-  if (!CUGI_CALL (cuLaunchHostFunc, (self->handle, cugi_completion_host_func, completion), error))
-    {
-      cugi_completion_discard (completion);
-      return FALSE;
-    }
-  return TRUE;
+  return stream_enqueue_marker (self, self->handle, main_context, func, user_data, notify, error);
 }
 
 /* ---- bursts and ::idle ----------------------------------------------------- */
@@ -299,6 +313,56 @@ burst_free (gpointer data)
 
 static gboolean stream_flush (gpointer data);
 
+/* A flush's marker goes on a stream of its own, behind an event recorded on
+ * @self: a host function holds up the work enqueued after it on its stream
+ * until CUDA's thread has run it (tens of microseconds), which a flush in
+ * every main-loop iteration would add to the stream's own work. The marker
+ * still comes after all earlier work on @self, markers included, so ::idle
+ * and the resources' release keep their order with other completions.
+ * Called with the context entered, in the stream's main context. */
+static gboolean
+stream_add_flush_marker (CugiStream *self,
+                         Burst      *burst,
+                         GError    **error)
+{
+  guint generation = cugi_context_get_generation (self->binding.context);
+  CUstream markers;
+
+  /* A reset of the context destroyed both. */
+  if (self->marker_stream != NULL && self->marker_generation != generation)
+    {
+      g_atomic_pointer_set (&self->marker_stream, NULL);
+      self->marker_event = NULL;
+    }
+  if (self->marker_stream == NULL)
+    {
+      if (!CUGI_CALL (cuEventCreate, (&self->marker_event, CU_EVENT_DISABLE_TIMING), error))
+        {
+          burst_free (burst);
+          return FALSE;
+        }
+      /* Non-blocking: the legacy default stream must not wait for it. */
+      if (!CUGI_CALL (cuStreamCreateWithPriority, (&markers, CU_STREAM_NON_BLOCKING, 0), error))
+        {
+          cugi_cuda.cuEventDestroy (self->marker_event);
+          self->marker_event = NULL;
+          burst_free (burst);
+          return FALSE;
+        }
+      self->marker_generation = generation;
+      /* Published last: cugi_stream_synchronize() reads it on any thread. */
+      g_atomic_pointer_set (&self->marker_stream, markers);
+    }
+  if (!CUGI_CALL (cuEventRecord, (self->marker_event, self->handle), error) ||
+      !CUGI_CALL (cuStreamWaitEvent, (self->marker_stream, self->marker_event, 0), error))
+    {
+      burst_free (burst);
+      return FALSE;
+    }
+  return stream_enqueue_marker (self, self->marker_stream, self->main_context, burst_completed, burst,
+                                burst_free, error);
+}
+
 /* Called with the lock held: makes the current main-loop iteration of the
  * stream's main context end with a flush, if nothing did yet. */
 static void
@@ -365,7 +429,7 @@ stream_flush (gpointer data)
    * before this marker.) */
   burst->work_generation = g_atomic_int_get (&self->work_generation);
   burst->resources = resources;
-  if (!cugi_stream_add_completion (self, self->main_context, burst_completed, burst, burst_free, &error))
+  if (!stream_add_flush_marker (self, burst, &error))
     {
       /* The burst's resources are dropped: the context is broken or was
        * reset, which the caller's next call on the stream reports. */
@@ -853,6 +917,20 @@ cugi_stream_query (CugiStream *self,
   return TRUE;
 }
 
+/* Waits for the flush markers behind the work @self completed, as it did
+ * when they were on @self itself: once the stream is synchronized, the next
+ * main-loop iteration releases its work's resources and emits ::idle. */
+static gboolean
+stream_synchronize_markers (CugiStream *self,
+                            GError    **error)
+{
+  CUstream markers = g_atomic_pointer_get (&self->marker_stream);
+
+  return markers == NULL ||
+         self->marker_generation != cugi_context_get_generation (self->binding.context) ||
+         CUGI_CALL (cuStreamSynchronize, (markers), error);
+}
+
 /**
  * cugi_stream_synchronize:
  * @self: a #CugiStream
@@ -881,7 +959,8 @@ cugi_stream_synchronize (CugiStream *self,
     return FALSE;
 
   mark = stream_mark_pending (self);
-  if (!CUGI_CALL (cuStreamSynchronize, (self->handle), error))
+  if (!CUGI_CALL (cuStreamSynchronize, (self->handle), error) ||
+      !stream_synchronize_markers (self, error))
     return FALSE;
 
   stream_release_pending (self, mark);
@@ -968,6 +1047,13 @@ cugi_stream_finalize (GObject *object)
       if (entered && self->check_event != NULL &&
           self->check_generation == cugi_context_get_generation (self->binding.context))
         cugi_cuda.cuEventDestroy (self->check_event);
+      /* Every flush marker held a reference: none is left in flight. */
+      if (entered && self->marker_stream != NULL &&
+          self->marker_generation == cugi_context_get_generation (self->binding.context))
+        {
+          cugi_cuda.cuStreamDestroy (self->marker_stream);
+          cugi_cuda.cuEventDestroy (self->marker_event);
+        }
       /* Work still in flight completes before the driver frees the stream. */
       if (entered && self->owns_handle)
         cugi_cuda.cuStreamDestroy (self->handle);

@@ -103,6 +103,7 @@ struct FakeStream
   int            priority;
   FakeGraph     *capture;    /* while captured: where its work goes */
   cuuint64_t     capture_id;
+  int            host_funcs; /* cuLaunchHostFunc'd on it, ever */
 };
 
 /* One lock and condition for all: streams, events and the failure. */
@@ -761,6 +762,7 @@ fake_cuLaunchHostFunc (CUstream handle, CUhostFn fn, void *data)
   op->fn = fn;
   op->data = data;
   pthread_mutex_lock (&lock);
+  resolve (handle)->host_funcs++;
   push (handle, op);
   pthread_mutex_unlock (&lock);
   return CUDA_SUCCESS;
@@ -1646,6 +1648,18 @@ EXPORT void
 fake_cuda_streams_support_read_only (int supported)
 {
   __atomic_store_n (&read_only_unsupported, !supported, __ATOMIC_RELEASE);
+}
+
+/* How many host functions were enqueued on @handle since it was made. */
+EXPORT int
+fake_cuda_streams_host_funcs (CUstream handle)
+{
+  int count;
+
+  pthread_mutex_lock (&lock);
+  count = resolve (handle)->host_funcs;
+  pthread_mutex_unlock (&lock);
+  return count;
 }
 
 /* Makes the context fail (@fail non-zero) or recover. */

@@ -12,6 +12,7 @@
 #include "gpu-work.h"
 
 static void (*fake_fail) (int fail);
+static int (*fake_host_funcs) (CUstream handle);
 
 static void CUDA_CB
 sleep_ms (void *data)
@@ -129,6 +130,39 @@ test_idle_bursts (void)
   iterate_for (100);
   g_assert_cmpuint (n_idle, ==, 2);
   g_assert_cmpint (cugi_test_get_n_markers (), ==, markers + 3);
+
+  cugi_test_pop_main_context (main_context);
+}
+
+/* A burst's flush puts its marker on a stream of its own, behind the
+ * burst: the stream's later work never waits for CUDA's callback thread.
+ * Still ::idle comes after the burst, and once the stream is synchronized
+ * the next iteration releases what the burst used. */
+static void
+test_flush_marker_beside_stream (void)
+{
+  GMainContext *main_context = cugi_test_push_main_context ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  CUstream handle = cugi_stream_get_handle (stream);
+  int markers = cugi_test_get_n_markers ();
+  GObject *alive;
+  guint n_idle = 0;
+
+  g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
+  work (stream, 50, resources_new (&alive));
+  g_main_context_iteration (main_context, FALSE);
+  /* The flush's marker went in, not on the stream: its only host function
+   * is the work's. */
+  g_assert_cmpint (cugi_test_get_n_markers (), ==, markers + 1);
+  g_assert_cmpint (fake_host_funcs (handle), ==, 1);
+  g_assert_cmpuint (n_idle, ==, 0);
+  g_assert_nonnull (alive);
+
+  cugi_test_synchronize (stream);
+  g_main_context_iteration (main_context, FALSE);
+  g_assert_null (alive);
+  g_assert_cmpuint (n_idle, ==, 1);
+  g_assert_cmpint (fake_host_funcs (handle), ==, 1);
 
   cugi_test_pop_main_context (main_context);
 }
@@ -598,7 +632,8 @@ main (int argc, char **argv)
   if (!cugi_init (&error))
     g_error ("the stand-in driver did not load: %s", error->message);
   fake = g_module_open (g_getenv ("CUGI_LIBCUDA"), G_MODULE_BIND_LOCAL);
-  if (fake == NULL || !g_module_symbol (fake, "fake_cuda_streams_fail", (gpointer *) &fake_fail))
+  if (fake == NULL || !g_module_symbol (fake, "fake_cuda_streams_fail", (gpointer *) &fake_fail) ||
+      !g_module_symbol (fake, "fake_cuda_streams_host_funcs", (gpointer *) &fake_host_funcs))
     g_error ("CUGI_LIBCUDA is not fake-cuda-streams");
   cugi_test_count_markers ();
 
@@ -606,6 +641,7 @@ main (int argc, char **argv)
   g_test_add_func ("/stream-logic/query-synchronize", test_query_synchronize);
   g_test_add_func ("/stream-logic/idle-bursts", test_idle_bursts);
   g_test_add_func ("/stream-logic/idle-after-last-unref", test_idle_after_last_unref);
+  g_test_add_func ("/stream-logic/flush-marker-beside-stream", test_flush_marker_beside_stream);
   g_test_add_func ("/stream-logic/resources-in-main-loop", test_resources_in_main_loop);
   g_test_add_func ("/stream-logic/resources-without-main-loop", test_resources_without_main_loop);
   g_test_add_func ("/stream-logic/completed-once-per-record", test_completed_once_per_record);
