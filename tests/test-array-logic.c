@@ -453,6 +453,31 @@ test_texture_description (void)
   g_assert_cmpfloat (alpha, ==, 1);
 }
 
+/* The properties of a texture or surface (@object) are what it was made of;
+ * a surface has no "buffer". */
+static void
+assert_resource_properties (GObject     *object,
+                            CugiContext *context,
+                            CugiArray   *array,
+                            CugiBuffer  *buffer,
+                            guint64      handle)
+{
+  g_autoptr(CugiContext) read_context = NULL;
+  g_autoptr(CugiArray) read_array = NULL;
+  g_autoptr(CugiBuffer) read_buffer = NULL;
+  guint64 read_handle = 0;
+
+  g_object_get (object, "context", &read_context, "array", &read_array, "handle", &read_handle, NULL);
+  g_assert_true (read_context == context);
+  g_assert_true (read_array == array);
+  g_assert_cmpuint (read_handle, ==, handle);
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (object), "buffer") != NULL)
+    {
+      g_object_get (object, "buffer", &read_buffer, NULL);
+      g_assert_true (read_buffer == buffer);
+    }
+}
+
 /* What the driver is asked for, and what cannot be asked. */
 static void
 test_texture_of_array (void)
@@ -477,6 +502,8 @@ test_texture_of_array (void)
   g_assert_true (read == array);
   g_object_unref (read);
   g_assert_null (cugi_texture_get_buffer (texture));
+  assert_resource_properties (G_OBJECT (texture), cugi_array_get_context (array), array, NULL,
+                              cugi_texture_get_handle (texture));
 
   get_last_texture (&resource, &desc);
   g_assert_cmpint (resource.resType, ==, CU_RESOURCE_TYPE_ARRAY);
@@ -539,6 +566,8 @@ test_texture_of_buffer (void)
   texture = cugi_texture_new_for_pitched_buffer (pitched, CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (cugi_texture_get_buffer (texture) == pitched);
+  assert_resource_properties (G_OBJECT (texture), cugi_buffer_get_context (pitched), NULL, pitched,
+                              cugi_texture_get_handle (texture));
   get_last_texture (&resource, &desc);
   g_assert_cmpint (resource.resType, ==, CU_RESOURCE_TYPE_PITCH2D);
   g_assert_cmpuint (resource.res.pitch2D.pitchInBytes, ==, 64);
@@ -581,6 +610,8 @@ test_surface (void)
   g_assert_no_error (error);
   g_assert_cmpuint (cugi_surface_get_handle (surface), !=, 0);
   g_assert_true (cugi_surface_get_array (surface) == writable);
+  assert_resource_properties (G_OBJECT (surface), cugi_array_get_context (writable), writable, NULL,
+                              cugi_surface_get_handle (surface));
   assert_counts (2, 0, 1);
 }
 
