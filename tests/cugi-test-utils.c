@@ -461,15 +461,24 @@ cugi_test_transfer_clear (CugiTestTransfer *transfer)
   g_clear_error (&transfer->error);
 }
 
+/* Counts a callback of @transfer on the thread it runs on. */
+static CugiTestTransfer *
+transfer_called (gpointer transfer)
+{
+  CugiTestTransfer *called = transfer;
+
+  called->calls++;
+  called->thread = g_thread_self ();
+  return called;
+}
+
 void
 cugi_test_on_downloaded (GObject      *source,
                          GAsyncResult *result,
                          gpointer      transfer)
 {
-  CugiTestTransfer *downloaded = transfer;
+  CugiTestTransfer *downloaded = transfer_called (transfer);
 
-  downloaded->calls++;
-  downloaded->thread = g_thread_self ();
   downloaded->bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &downloaded->error);
 }
 
@@ -478,11 +487,20 @@ cugi_test_on_uploaded (GObject      *source,
                        GAsyncResult *result,
                        gpointer      transfer)
 {
-  CugiTestTransfer *uploaded = transfer;
+  CugiTestTransfer *uploaded = transfer_called (transfer);
 
-  uploaded->calls++;
-  uploaded->thread = g_thread_self ();
   uploaded->uploaded = cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &uploaded->error);
+}
+
+void
+cugi_test_on_uploaded_from_address (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      transfer)
+{
+  CugiTestTransfer *uploaded = transfer_called (transfer);
+
+  uploaded->uploaded = cugi_buffer_upload_from_address_finish (CUGI_BUFFER (source), result,
+                                                               &uploaded->error);
 }
 
 void
@@ -490,10 +508,8 @@ cugi_test_on_downloaded_to_host (GObject      *source,
                                  GAsyncResult *result,
                                  gpointer      transfer)
 {
-  CugiTestTransfer *downloaded = transfer;
+  CugiTestTransfer *downloaded = transfer_called (transfer);
 
-  downloaded->calls++;
-  downloaded->thread = g_thread_self ();
   g_clear_error (&downloaded->error);
   downloaded->in_host = cugi_buffer_download_to_host_finish (CUGI_BUFFER (source), result, &downloaded->error);
 }

@@ -169,7 +169,8 @@ typedef struct
 {
   guint    calls;
   GBytes  *bytes;     /* from cugi_buffer_download_finish() */
-  gboolean uploaded;  /* from cugi_buffer_upload_bytes_finish() */
+  gboolean uploaded;  /* from cugi_buffer_upload_bytes_finish() or
+                       * cugi_buffer_upload_from_address_finish() */
   gboolean in_host;   /* from cugi_buffer_download_to_host_finish() */
   GError  *error;
   GThread *thread;    /* where the callback ran */
@@ -184,10 +185,14 @@ void cugi_test_on_downloaded  (GObject          *source,
 void cugi_test_on_uploaded    (GObject          *source,
                                GAsyncResult     *result,
                                gpointer          transfer);
-/* And for cugi_buffer_download_to_host_async(). */
+/* And for cugi_buffer_download_to_host_async() and
+ * cugi_buffer_upload_from_address_async(). */
 void cugi_test_on_downloaded_to_host (GObject      *source,
                                       GAsyncResult *result,
                                       gpointer      transfer);
+void cugi_test_on_uploaded_from_address (GObject      *source,
+                                         GAsyncResult *result,
+                                         gpointer      transfer);
 
 /* ---- cugi-info ------------------------------------------------------------ */
 
