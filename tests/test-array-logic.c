@@ -14,15 +14,8 @@
 #include "cugi-launch-private.h"
 #include "cugi-test-utils.h"
 
-/* Device memory for the stand-in, which has none: host memory. */
-static CUresult CUDAAPI
-fake_mem_alloc (CUdeviceptr *address,
-                size_t       size)
-{
-  *address = (CUdeviceptr) (guintptr) g_malloc0 (size);
-  return CUDA_SUCCESS;
-}
-
+/* The stand-in has no pitched allocations: rows 64 bytes apart, in its
+ * memory. */
 static CUresult CUDAAPI
 fake_mem_alloc_pitch (CUdeviceptr  *address,
                       size_t       *pitch,
@@ -31,30 +24,7 @@ fake_mem_alloc_pitch (CUdeviceptr  *address,
                       unsigned int  element_size)
 {
   *pitch = (width + 63) / 64 * 64;
-  return fake_mem_alloc (address, *pitch * height);
-}
-
-static CUresult CUDAAPI
-fake_mem_free (CUdeviceptr address)
-{
-  g_free ((gpointer) (guintptr) address);
-  return CUDA_SUCCESS;
-}
-
-static CUresult CUDAAPI
-fake_mem_host_alloc (void         **data,
-                     size_t         size,
-                     unsigned int   flags)
-{
-  *data = g_malloc0 (size);
-  return CUDA_SUCCESS;
-}
-
-static CUresult CUDAAPI
-fake_mem_free_host (void *data)
-{
-  g_free (data);
-  return CUDA_SUCCESS;
+  return cugi_cuda.cuMemAlloc (address, *pitch * height);
 }
 
 /* The stand-in's own functions (fake-cuda-arrays.c, fake-cuda-streams.c). */
@@ -774,11 +744,7 @@ main (int argc, char **argv)
       !g_module_symbol (driver, "fake_cuda_arrays_get_last_texture", (gpointer *) &get_last_texture) ||
       !g_module_symbol (driver, "fake_cuda_streams_last_params", (gpointer *) &last_params))
     g_error ("the stand-in driver has no arrays: %s", g_module_error ());
-  cugi_cuda.cuMemAlloc = fake_mem_alloc;
   cugi_cuda.cuMemAllocPitch = fake_mem_alloc_pitch;
-  cugi_cuda.cuMemFree = fake_mem_free;
-  cugi_cuda.cuMemHostAlloc = fake_mem_host_alloc;
-  cugi_cuda.cuMemFreeHost = fake_mem_free_host;
 
   g_test_add_func ("/array/new", test_new);
   g_test_add_func ("/array/host-round-trip", test_host_round_trip);
