@@ -127,6 +127,34 @@ cugi_test_buffer_new (gsize size)
   return buffer;
 }
 
+CugiArray *
+cugi_test_array_new (CugiArrayFormat format,
+                     guint           channels,
+                     gsize           width,
+                     gsize           height,
+                     gsize           depth,
+                     CugiArrayFlags  flags)
+{
+  g_autoptr(GError) error = NULL;
+  CugiArray *array = cugi_array_new (NULL, format, channels, width, height, depth, flags, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (CUGI_IS_ARRAY (array));
+  return array;
+}
+
+CugiKernel *
+cugi_test_kernel_new (const char *source,
+                      const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  CugiKernel *kernel = cugi_kernel_new_from_source (NULL, source, name, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (CUGI_IS_KERNEL (kernel));
+  return kernel;
+}
+
 CugiBuffer *
 cugi_test_buffer_new_with (GBytes *contents)
 {

@@ -38,6 +38,15 @@ CugiEvent   *cugi_test_event_new       (CugiEventFlags  flags);
 CugiBuffer  *cugi_test_buffer_new      (gsize           size);
 /* A buffer holding @contents. */
 CugiBuffer  *cugi_test_buffer_new_with (GBytes         *contents);
+CugiArray   *cugi_test_array_new       (CugiArrayFormat format,
+                                        guint           channels,
+                                        gsize           width,
+                                        gsize           height,
+                                        gsize           depth,
+                                        CugiArrayFlags  flags);
+/* Kernel @name of @source, compiled with NVRTC. */
+CugiKernel  *cugi_test_kernel_new      (const char     *source,
+                                        const char     *name);
 
 /* ---- calls that must succeed ---------------------------------------------- */
 

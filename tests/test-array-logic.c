@@ -45,21 +45,6 @@ assert_counts (int arrays,
   g_assert_cmpint (live_surfaces, ==, surfaces);
 }
 
-static CugiArray *
-array_new (CugiArrayFormat format,
-           guint           channels,
-           gsize           width,
-           gsize           height,
-           gsize           depth,
-           CugiArrayFlags  flags)
-{
-  g_autoptr(GError) error = NULL;
-  CugiArray *array = cugi_array_new (NULL, format, channels, width, height, depth, flags, &error);
-
-  g_assert_no_error (error);
-  return array;
-}
-
 static CugiTexture *
 texture_new (CugiArray              *array,
              CugiTextureDescription *description)
@@ -86,7 +71,8 @@ static void
 test_new (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_HALF, 4, 16, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_HALF, 4, 16, 8, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
   g_autoptr(CugiContext) context = cugi_test_default_context ();
   CugiArrayFormat format;
   guint channels;
@@ -132,13 +118,14 @@ test_new (void)
 
   /* What the rules allow: 1D, layered 1D, a cubemap, a layered cubemap. */
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 0, 0, 0);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 0, 0, 0);
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 0, 5, CUGI_ARRAY_FLAGS_LAYERED);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 0, 5, CUGI_ARRAY_FLAGS_LAYERED);
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 6, CUGI_ARRAY_FLAGS_CUBEMAP);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 6, CUGI_ARRAY_FLAGS_CUBEMAP);
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 12, CUGI_ARRAY_FLAGS_CUBEMAP | CUGI_ARRAY_FLAGS_LAYERED);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 12,
+                               CUGI_ARRAY_FLAGS_CUBEMAP | CUGI_ARRAY_FLAGS_LAYERED);
 }
 
 /* Host data in and out, as a whole and as boxes inside, in 2D and 3D. */
@@ -146,8 +133,8 @@ static void
 test_host_round_trip (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) volume = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 5, 4, 3, 0);
-  g_autoptr(CugiArray) image = array_new (CUGI_ARRAY_FORMAT_UINT8, 2, 6, 4, 0, 0);
+  g_autoptr(CugiArray) volume = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 5, 4, 3, 0);
+  g_autoptr(CugiArray) image = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 2, 6, 4, 0, 0);
   g_autoptr(GBytes) all = floats_new (5 * 4 * 3);
   g_autoptr(GBytes) back = NULL;
   g_autoptr(GBytes) pattern = cugi_test_pattern_new (6 * 4 * 2, 3);
@@ -199,8 +186,8 @@ static void
 test_regions (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) image = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
-  g_autoptr(CugiArray) line = array_new (CUGI_ARRAY_FORMAT_FLOAT, 2, 16, 0, 0, 0);
+  g_autoptr(CugiArray) image = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
+  g_autoptr(CugiArray) line = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 2, 16, 0, 0, 0);
   g_autoptr(GBytes) data = floats_new (8 * 4);
   g_autoptr(GBytes) nothing = NULL;
   const guint8 *bytes = g_bytes_get_data (data, NULL);
@@ -246,9 +233,9 @@ test_buffers_and_arrays (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
-  g_autoptr(CugiArray) image = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
-  g_autoptr(CugiArray) other = array_new (CUGI_ARRAY_FORMAT_INT32, 1, 8, 4, 0, 0);
-  g_autoptr(CugiArray) small = array_new (CUGI_ARRAY_FORMAT_UINT16, 1, 8, 4, 0, 0);
+  g_autoptr(CugiArray) image = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
+  g_autoptr(CugiArray) other = cugi_test_array_new (CUGI_ARRAY_FORMAT_INT32, 1, 8, 4, 0, 0);
+  g_autoptr(CugiArray) small = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT16, 1, 8, 4, 0, 0);
   g_autoptr(CugiBuffer) pitched = pitched_buffer_new (8 * 4, 4);
   g_autoptr(CugiBuffer) packed = cugi_test_buffer_new (8 * 4 * 4);
   g_autoptr(GBytes) data = floats_new (8 * 4);
@@ -305,7 +292,7 @@ test_host_buffers (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
-  g_autoptr(CugiArray) volume = array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 4, 2, 2, 0);
+  g_autoptr(CugiArray) volume = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 4, 2, 2, 0);
   g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, 4 * 4 * 2 * 2, CUGI_HOST_BUFFER_FLAGS_NONE,
                                                          &error);
   g_autoptr(CugiHostBuffer) back = NULL;
@@ -339,8 +326,9 @@ static void
 test_free (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
-  g_autoptr(CugiArray) other = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) other = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
   g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (256);
   guint notified = 0;
   gboolean freed;
@@ -372,7 +360,7 @@ test_free (void)
 
   /* The library goes on. */
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
   g_assert_false (cugi_array_is_freed (array));
 }
 
@@ -382,7 +370,7 @@ test_work_keeps_array (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
-  CugiArray *array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
+  CugiArray *array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
   g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (8 * 4 * 4);
   CugiTestGate gate = { 0 };
 
@@ -453,9 +441,9 @@ static void
 test_texture_of_array (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
-  g_autoptr(CugiArray) integers = array_new (CUGI_ARRAY_FORMAT_INT32, 1, 8, 8, 0, 0);
-  g_autoptr(CugiArray) bytes = array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 8, 8, 0, 0);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
+  g_autoptr(CugiArray) integers = cugi_test_array_new (CUGI_ARRAY_FORMAT_INT32, 1, 8, 8, 0, 0);
+  g_autoptr(CugiArray) bytes = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 8, 8, 0, 0);
   g_autoptr(CugiTextureDescription) description = cugi_texture_description_new ();
   g_autoptr(CugiTexture) texture = NULL;
   CUDA_RESOURCE_DESC resource;
@@ -508,7 +496,7 @@ static void
 test_texture_keeps_array (void)
 {
   g_autoptr(GError) error = NULL;
-  CugiArray *array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  CugiArray *array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
   CugiTexture *texture = texture_new (array, NULL);
   CugiSurface *surface = cugi_surface_new (array, &error);
 
@@ -570,8 +558,9 @@ static void
 test_surface (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) plain = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
-  g_autoptr(CugiArray) writable = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) plain = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
+  g_autoptr(CugiArray) writable = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0,
+                                                       CUGI_ARRAY_FLAGS_SURFACE_LDST);
   g_autoptr(CugiSurface) surface = NULL;
 
   g_assert_null (cugi_surface_new (plain, &error));
@@ -591,7 +580,8 @@ static void
 test_kernel_signature (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
   g_autoptr(CugiTexture) texture = texture_new (array, NULL);
   g_autoptr(CugiSurface) surface = cugi_surface_new (array, &error);
   g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
@@ -660,7 +650,7 @@ test_launch (void)
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (1, 32);
   g_autoptr(CugiBuffer) out = cugi_test_buffer_new (64);
-  CugiArray *array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0, 0);
+  CugiArray *array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0, 0);
   CugiTexture *texture = texture_new (array, NULL);
   CugiKernelArgs *args = cugi_kernel_args_new ();
   guint64 passed[2];
@@ -718,7 +708,8 @@ test_after_reset (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiContext) context = cugi_test_default_context ();
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
   g_autoptr(CugiTexture) texture = texture_new (array, NULL);
 
   g_assert_true (cugi_context_reset (context, &error));
