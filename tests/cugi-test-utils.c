@@ -24,6 +24,31 @@ cugi_test_init (int    *argc,
 }
 
 void
+cugi_test_init_stand_in (int    *argc,
+                         char ***argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  cugi_test_init (argc, argv);
+  if (!cugi_init (&error))
+    g_error ("the stand-in driver did not load: %s", error->message);
+}
+
+gpointer
+cugi_test_stand_in_symbol (const char *name)
+{
+  /* Open as long as the process runs, as the loader keeps it. */
+  static GModule *driver;
+  gpointer symbol = NULL;
+
+  if (driver == NULL)
+    driver = g_module_open (cugi_loader_get_driver_path (), G_MODULE_BIND_LOCAL);
+  if (driver == NULL || !g_module_symbol (driver, name, &symbol))
+    g_error ("the stand-in driver has no %s: %s", name, g_module_error ());
+  return symbol;
+}
+
+void
 cugi_test_skip_all (const char *format,
                     ...)
 {

@@ -7,6 +7,12 @@ G_BEGIN_DECLS
 
 /* GTest set-up for cugi's tests: g_test_init plus a fixed locale. */
 void     cugi_test_init        (int *argc, char ***argv);
+/* cugi_test_init() for tests over the stand-in driver that CUGI_LIBCUDA
+ * names (fake-cuda-streams): cugi is initialized with it, or the test fails. */
+void     cugi_test_init_stand_in   (int *argc, char ***argv);
+/* A function of the stand-in driver through which a test steers or watches
+ * it (fake_cuda_streams_fail(), say); the test fails without it. */
+gpointer cugi_test_stand_in_symbol (const char *name);
 
 /* Skips the whole program: prints the reason as a skipped TAP plan (and on
  * stderr) and exits, with status 0 under --tap, else 77, so that either

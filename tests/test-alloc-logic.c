@@ -229,15 +229,13 @@ test_attach (void)
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiBuffer) plain = cugi_buffer_new_on_stream (stream, 64, &error);
   g_autoptr(CugiBuffer) managed = NULL;
-  GModule *fake = g_module_open (g_getenv ("CUGI_LIBCUDA"), G_MODULE_BIND_LOCAL);
-  void (*last_attach) (CUstream *, CUdeviceptr *, size_t *, unsigned int *) = NULL;
+  void (*last_attach) (CUstream *, CUdeviceptr *, size_t *, unsigned int *) =
+    cugi_test_stand_in_symbol ("fake_cuda_streams_last_attach");
   CUstream attached_stream = NULL;
   CUdeviceptr attached = 0;
   size_t length = 1;
   unsigned int flags = 0;
 
-  g_assert_true (fake != NULL && g_module_symbol (fake, "fake_cuda_streams_last_attach",
-                                                  (gpointer *) &last_attach));
   managed = cugi_buffer_new_managed (NULL, 256, CUGI_MEM_ATTACH_GLOBAL, &error);
   g_assert_no_error (error);
 
@@ -260,17 +258,12 @@ test_attach (void)
   g_assert_cmpuint (flags, ==, CU_MEM_ATTACH_GLOBAL);
   cugi_test_synchronize (stream);
   g_clear_object (&managed);
-  g_module_close (fake);
 }
 
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
+  cugi_test_init_stand_in (&argc, &argv);
 
   g_test_add_func ("/alloc-logic/on-stream", test_on_stream);
   g_test_add_func ("/alloc-logic/own-pool", test_own_pool);

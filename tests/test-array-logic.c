@@ -723,18 +723,10 @@ test_after_reset (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-  GModule *driver;
-
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
-  driver = g_module_open (cugi_loader_get_driver_path (), G_MODULE_BIND_LOCAL);
-  if (driver == NULL ||
-      !g_module_symbol (driver, "fake_cuda_arrays_get_counts", (gpointer *) &get_counts) ||
-      !g_module_symbol (driver, "fake_cuda_arrays_get_last_texture", (gpointer *) &get_last_texture) ||
-      !g_module_symbol (driver, "fake_cuda_streams_last_params", (gpointer *) &last_params))
-    g_error ("the stand-in driver has no arrays: %s", g_module_error ());
+  cugi_test_init_stand_in (&argc, &argv);
+  get_counts = cugi_test_stand_in_symbol ("fake_cuda_arrays_get_counts");
+  get_last_texture = cugi_test_stand_in_symbol ("fake_cuda_arrays_get_last_texture");
+  last_params = cugi_test_stand_in_symbol ("fake_cuda_streams_last_params");
   cugi_cuda.cuMemAllocPitch = fake_mem_alloc_pitch;
 
   g_test_add_func ("/array/new", test_new);

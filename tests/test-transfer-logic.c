@@ -1316,16 +1316,12 @@ test_address_async (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-
   /* The pipeline's tuning, read once: chunks of 1 MiB, 2 threads (so 4
    * slots), and copies from 1 MiB up through it. */
   g_setenv ("CUGI_STAGING_CHUNK_BYTES", "1048576", TRUE);
   g_setenv ("CUGI_STAGING_THREADS", "2", TRUE);
   g_setenv ("CUGI_STAGING_DIRECT_BYTES", "1048576", TRUE);
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
+  cugi_test_init_stand_in (&argc, &argv);
   install_fake_memory ();
 
   g_test_add_func ("/transfer-logic/download", test_download);
