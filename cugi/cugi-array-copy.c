@@ -7,6 +7,7 @@
 #include "cugi-stream-private.h"
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
+#include "cugi-buffer-private.h"
 #include "cugi-array-private.h"
 
 /* One end of a copy: a box of an array, or pitched rows of linear memory
@@ -311,6 +312,47 @@ run_copy (const CopyEnd  *dst,
 #define ARRAY_END(array_, x_, y_, z_, what_) \
   { .kind = END_ARRAY, .array = (array_), .x = (x_), .y = (y_), .z = (z_), .what = (what_) }
 
+/* Pitched rows of a pinned host buffer or a device buffer (@kind), @object. */
+static CopyEnd
+linear_end (EndKind      kind,
+            gpointer     object,
+            gsize        offset,
+            gsize        pitch,
+            gsize        slice_height,
+            const char  *what)
+{
+  CopyEnd end = { .kind = kind, .offset = offset, .pitch = pitch, .slice_height = slice_height,
+                  .what = what };
+
+  if (kind == END_HOST_BUFFER)
+    end.host_buffer = object;
+  else
+    end.buffer = object;
+  return end;
+}
+
+/* The copy of a box of @width × @height × @depth elements between @array,
+ * from (@x, @y, @z), and @other: into the array when @into_array. */
+static gboolean
+copy_with_array (CugiArray      *array,
+                 gsize           x,
+                 gsize           y,
+                 gsize           z,
+                 const CopyEnd  *other,
+                 gboolean        into_array,
+                 gsize           width,
+                 gsize           height,
+                 gsize           depth,
+                 CugiStream     *stream,
+                 GError        **error)
+{
+  CopyEnd array_end = ARRAY_END (array, x, y, z, _("array"));
+  Extent extent = { width, height, depth };
+
+  return into_array ? run_copy (&array_end, other, &extent, stream, error)
+                    : run_copy (other, &array_end, &extent, stream, error);
+}
+
 /**
  * cugi_array_upload:
  * @self: a #CugiArray
@@ -345,15 +387,13 @@ cugi_array_upload (CugiArray     *self,
                    gsize          depth,
                    GError       **error)
 {
-  CopyEnd dst = ARRAY_END (self, x, y, z, _("array"));
   CopyEnd src = { .kind = END_HOST, .host = (gpointer) data, .host_len = len };
-  Extent extent = { width, height, depth };
 
   g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return run_copy (&dst, &src, &extent, NULL, error);
+  return copy_with_array (self, x, y, z, &src, TRUE, width, height, depth, NULL, error);
 }
 
 /**
@@ -436,14 +476,9 @@ cugi_array_download (CugiArray  *self,
   if (!check_array_box (&src, &extent, error))
     return NULL;
   cugi_memory_region_size (width * cugi_array_get_element_size (self), height, depth, &size);
-  data = g_try_malloc (MAX (size, 1));
-  if (data == NULL)
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY,
-                   _("Cannot allocate %zu bytes of host memory"), size);
-      return NULL;
-    }
-  if (!cugi_array_download_to_address (self, x, y, z, (guint64) (guintptr) data, size,
+  /* At least a byte: g_try_malloc (0) gives NULL, which is no failure. */
+  if ((data = cugi_buffer_try_alloc_host (MAX (size, 1), error)) == NULL ||
+      !cugi_array_download_to_address (self, x, y, z, (guint64) (guintptr) data, size,
                                        width, height, depth, error))
     return NULL;
   return g_bytes_new_take (g_steal_pointer (&data), size);
@@ -483,15 +518,13 @@ cugi_array_download_to_address (CugiArray  *self,
                                 gsize       depth,
                                 GError    **error)
 {
-  CopyEnd src = ARRAY_END (self, x, y, z, _("array"));
   CopyEnd dst = { .kind = END_HOST, .host = (gpointer) (guintptr) address, .host_len = len };
-  Extent extent = { width, height, depth };
 
   g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
   g_return_val_if_fail (address != 0 || len == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return run_copy (&dst, &src, &extent, NULL, error);
+  return copy_with_array (self, x, y, z, &dst, FALSE, width, height, depth, NULL, error);
 }
 
 /**
@@ -536,17 +569,14 @@ cugi_array_upload_from_host (CugiArray       *self,
                              CugiStream      *stream,
                              GError         **error)
 {
-  CopyEnd dst = ARRAY_END (self, x, y, z, _("array"));
-  CopyEnd src = { .kind = END_HOST_BUFFER, .host_buffer = host, .offset = host_offset,
-                  .pitch = host_pitch, .slice_height = host_height, .what = _("host buffer") };
-  Extent extent = { width, height, depth };
+  CopyEnd src = linear_end (END_HOST_BUFFER, host, host_offset, host_pitch, host_height, _("host buffer"));
 
   g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
   g_return_val_if_fail (CUGI_IS_HOST_BUFFER (host), FALSE);
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return run_copy (&dst, &src, &extent, stream, error);
+  return copy_with_array (self, x, y, z, &src, TRUE, width, height, depth, stream, error);
 }
 
 /**
@@ -590,17 +620,14 @@ cugi_array_download_to_host (CugiArray       *self,
                              CugiStream      *stream,
                              GError         **error)
 {
-  CopyEnd src = ARRAY_END (self, x, y, z, _("array"));
-  CopyEnd dst = { .kind = END_HOST_BUFFER, .host_buffer = host, .offset = host_offset,
-                  .pitch = host_pitch, .slice_height = host_height, .what = _("host buffer") };
-  Extent extent = { width, height, depth };
+  CopyEnd dst = linear_end (END_HOST_BUFFER, host, host_offset, host_pitch, host_height, _("host buffer"));
 
   g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
   g_return_val_if_fail (CUGI_IS_HOST_BUFFER (host), FALSE);
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return run_copy (&dst, &src, &extent, stream, error);
+  return copy_with_array (self, x, y, z, &dst, FALSE, width, height, depth, stream, error);
 }
 
 /**
@@ -643,17 +670,14 @@ cugi_array_copy_from_buffer (CugiArray   *self,
                              CugiStream  *stream,
                              GError     **error)
 {
-  CopyEnd to = ARRAY_END (self, x, y, z, _("array"));
-  CopyEnd from = { .kind = END_BUFFER, .buffer = src, .offset = src_offset, .pitch = src_pitch,
-                   .slice_height = src_height, .what = _("source buffer") };
-  Extent extent = { width, height, depth };
+  CopyEnd from = linear_end (END_BUFFER, src, src_offset, src_pitch, src_height, _("source buffer"));
 
   g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
   g_return_val_if_fail (CUGI_IS_BUFFER (src), FALSE);
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return run_copy (&to, &from, &extent, stream, error);
+  return copy_with_array (self, x, y, z, &from, TRUE, width, height, depth, stream, error);
 }
 
 /**
@@ -696,17 +720,14 @@ cugi_array_copy_to_buffer (CugiArray   *self,
                            CugiStream  *stream,
                            GError     **error)
 {
-  CopyEnd from = ARRAY_END (self, x, y, z, _("array"));
-  CopyEnd to = { .kind = END_BUFFER, .buffer = dst, .offset = dst_offset, .pitch = dst_pitch,
-                 .slice_height = dst_height, .what = _("destination buffer") };
-  Extent extent = { width, height, depth };
+  CopyEnd to = linear_end (END_BUFFER, dst, dst_offset, dst_pitch, dst_height, _("destination buffer"));
 
   g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
   g_return_val_if_fail (CUGI_IS_BUFFER (dst), FALSE);
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  return run_copy (&to, &from, &extent, stream, error);
+  return copy_with_array (self, x, y, z, &to, FALSE, width, height, depth, stream, error);
 }
 
 /**

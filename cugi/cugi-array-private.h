@@ -63,5 +63,15 @@ void      cugi_array_resource_init    (CugiArrayResource       *self,
                                        CugiResourceDestroyFunc  destroy);
 /* From finalize: destroys the handle, ends the use. */
 void      cugi_array_resource_clear   (CugiArrayResource       *self);
+/* The specification of the property @name ("context", "array", "buffer" or
+ * "handle") that textures and surfaces share, read-only. */
+GParamSpec *cugi_array_resource_param_spec (const char *name);
+/* The get_property of textures and surfaces: their properties "context",
+ * "array", "buffer" and "handle" are those of @self. */
+void      cugi_array_resource_get_property (const CugiArrayResource *self,
+                                            GObject                 *object,
+                                            guint                    prop_id,
+                                            GValue                  *value,
+                                            GParamSpec              *pspec);
 
 G_END_DECLS

@@ -166,6 +166,41 @@ cugi_array_resource_clear (CugiArrayResource *self)
   cugi_context_binding_clear (&self->binding);
 }
 
+GParamSpec *
+cugi_array_resource_param_spec (const char *name)
+{
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_STATIC_STRINGS;
+
+  if (g_str_equal (name, "context"))
+    return g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT, flags);
+  if (g_str_equal (name, "array"))
+    return g_param_spec_object ("array", NULL, NULL, CUGI_TYPE_ARRAY, flags);
+  if (g_str_equal (name, "buffer"))
+    return g_param_spec_object ("buffer", NULL, NULL, CUGI_TYPE_BUFFER, flags);
+  g_assert (g_str_equal (name, "handle"));
+  return g_param_spec_uint64 ("handle", NULL, NULL, 0, G_MAXUINT64, 0, flags);
+}
+
+void
+cugi_array_resource_get_property (const CugiArrayResource *self,
+                                  GObject                 *object,
+                                  guint                    prop_id,
+                                  GValue                  *value,
+                                  GParamSpec              *pspec)
+{
+  /* By name: each class numbers its properties its own way. */
+  if (g_str_equal (pspec->name, "context"))
+    g_value_set_object (value, self->binding.context);
+  else if (g_str_equal (pspec->name, "array"))
+    g_value_set_object (value, self->array);
+  else if (g_str_equal (pspec->name, "buffer"))
+    g_value_set_object (value, self->buffer);
+  else if (g_str_equal (pspec->name, "handle"))
+    g_value_set_uint64 (value, self->handle);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+}
+
 /* ---- GObject -------------------------------------------------------------- */
 
 static void

@@ -257,9 +257,9 @@ cugi_buffer_memset_2d_d8 (CugiBuffer  *self,
  * rows to @value (`cuMemsetD2D16Async`); the bytes between the end of a
  * row's @width values and the next row are left as they are. Like
  * cugi_buffer_memset_d16(), it is ordered on @stream and returns before it
- * runs.
- * The start address and @pitch must be multiples of 2 bytes. A region that does not fit in @self, or a @pitch smaller than a
- * row, is %CUGI_ERROR_INVALID_ARGUMENT.
+ * runs. The start address and @pitch must be multiples of 2 bytes. A
+ * region that does not fit in @self, or a @pitch smaller than a row, is
+ * %CUGI_ERROR_INVALID_ARGUMENT.
  *
  * Returns: %TRUE if the memset was enqueued
  *
@@ -299,9 +299,9 @@ cugi_buffer_memset_2d_d16 (CugiBuffer  *self,
  * rows to @value (`cuMemsetD2D32Async`); the bytes between the end of a
  * row's @width values and the next row are left as they are. Like
  * cugi_buffer_memset_d32(), it is ordered on @stream and returns before it
- * runs.
- * The start address and @pitch must be multiples of 4 bytes. A region that does not fit in @self, or a @pitch smaller than a
- * row, is %CUGI_ERROR_INVALID_ARGUMENT.
+ * runs. The start address and @pitch must be multiples of 4 bytes. A
+ * region that does not fit in @self, or a @pitch smaller than a row, is
+ * %CUGI_ERROR_INVALID_ARGUMENT.
  *
  * Returns: %TRUE if the memset was enqueued
  *

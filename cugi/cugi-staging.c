@@ -70,6 +70,21 @@ staging_new (CugiContext  *context,
   return pool != NULL ? cugi_host_memory_pool_allocate (pool, size, error) : NULL;
 }
 
+/* staging_new(), and the memory itself in *@data, for the copies that
+ * stage through it. */
+static CugiHostBuffer *
+staging_new_with_data (CugiContext  *context,
+                       gsize         size,
+                       guint8      **data,
+                       GError      **error)
+{
+  g_autoptr(CugiHostBuffer) staging = staging_new (context, size, error);
+
+  if (staging == NULL || (*data = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
+    return NULL;
+  return g_steal_pointer (&staging);
+}
+
 /**
  * cugi_host_buffer_new_staging:
  * @context: (nullable): a context of the device the memory is to be copied
@@ -502,21 +517,34 @@ typedef enum
   ENQUEUE_UNSUPPORTED,  /* nothing is: the stream cannot wait for memory */
 } EnqueueResult;
 
-/* A pipeline for @size bytes of @host, in @staging; the counters zeroed. */
+/* A pipeline for @size bytes of @host, the counters zeroed, in staging
+ * memory of @context's device that it returns in *@staging (which the
+ * pipeline's work needs until it is done); NULL with @error set. */
 static Pipeline *
-pipeline_new (CugiCopyDirection  direction,
-              guint8            *host,
-              gsize              size,
-              guint8            *staging)
+pipeline_new (CugiContext        *context,
+              CugiCopyDirection   direction,
+              guint8             *host,
+              gsize               size,
+              CugiHostBuffer    **staging,
+              GError            **error)
 {
-  Pipeline *self = g_atomic_rc_box_new0 (Pipeline);
+  gsize chunk_size;
+  guint n_chunks, n_slots;
+  guint8 *staged;
+  Pipeline *self;
 
+  if ((*staging = staging_new_with_data (context, pipeline_plan (size, &chunk_size, &n_chunks, &n_slots),
+                                         &staged, error)) == NULL)
+    return NULL;
+  self = g_atomic_rc_box_new0 (Pipeline);
   self->direction = direction;
   self->host = host;
   self->size = size;
-  pipeline_plan (size, &self->chunk_size, &self->n_chunks, &self->n_slots);
-  self->slots = staging;
-  self->counters = (gint *) (staging + (gsize) self->n_slots * self->chunk_size);
+  self->chunk_size = chunk_size;
+  self->n_chunks = n_chunks;
+  self->n_slots = n_slots;
+  self->slots = staged;
+  self->counters = (gint *) (staged + (gsize) self->n_slots * self->chunk_size);
   memset (self->counters, 0, 2 * self->n_slots * STAGING_COUNTER_STRIDE * sizeof (gint));
   g_mutex_init (&self->lock);
   g_cond_init (&self->all_done);
@@ -629,15 +657,10 @@ copy_pipelined_sync (CugiBuffer         *self,
   g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(Pipeline) pipeline = NULL;
   g_autoptr(GError) enqueue_error = NULL;
-  gsize chunk_size, staging_size;
-  guint n_chunks, n_slots;
-  guint8 *staged;
 
-  staging_size = pipeline_plan (size, &chunk_size, &n_chunks, &n_slots);
-  if ((staging = staging_new (self->ownership.binding.context, staging_size, error)) == NULL ||
-      (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
+  pipeline = pipeline_new (self->ownership.binding.context, direction, host, size, &staging, error);
+  if (pipeline == NULL)
     return FALSE;
-  pipeline = pipeline_new (direction, host, size, staged);
   switch (pipeline_enqueue (pipeline, address, cugi_stream_get_handle (target), &enqueue_error))
     {
     case ENQUEUE_UNSUPPORTED:
@@ -699,9 +722,6 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
          CUGI_CALL (cuStreamSynchronize, (cugi_stream_get_handle (target)), error);
 }
 
-/* Enqueues the copy of pageable @bytes to @address on @target. Small copies,
- * and all where the stream cannot wait for memory, are staged here, on the
- * calling thread; others by the workers, through the pipeline. */
 /* Enqueues one pipeline of an asynchronous upload of @size bytes of @data
  * (which @bytes holds) to @address on @target, and starts its workers. */
 static EnqueueResult
@@ -715,16 +735,11 @@ upload_pipelined (CugiBuffer   *self,
 {
   g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(Pipeline) pipeline = NULL;
-  gsize chunk_size, staging_size;
-  guint n_chunks, n_slots;
-  guint8 *staged;
   EnqueueResult result;
 
-  staging_size = pipeline_plan (size, &chunk_size, &n_chunks, &n_slots);
-  if ((staging = staging_new (self->ownership.binding.context, staging_size, error)) == NULL ||
-      (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
+  pipeline = pipeline_new (self->ownership.binding.context, CUGI_COPY_TO_DEVICE, data, size, &staging, error);
+  if (pipeline == NULL)
     return ENQUEUE_FAILED;
-  pipeline = pipeline_new (CUGI_COPY_TO_DEVICE, data, size, staged);
   result = pipeline_enqueue (pipeline, address, cugi_stream_get_handle (target), error);
   if (result != ENQUEUE_UNSUPPORTED)
     {
@@ -737,6 +752,9 @@ upload_pipelined (CugiBuffer   *self,
   return result;
 }
 
+/* Enqueues the copy of pageable @bytes to @address on @target. Small copies,
+ * and all where the stream cannot wait for memory, are staged here, on the
+ * calling thread; others by the workers, through the pipeline. */
 static gboolean
 upload_pageable (CugiBuffer   *self,
                  CUdeviceptr   address,
@@ -774,8 +792,7 @@ upload_pageable (CugiBuffer   *self,
       /* The stream cannot wait for memory: staged here, on this thread. */
     }
 
-  if ((staging = staging_new (context, size, error)) == NULL ||
-      (staged = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
+  if ((staging = staging_new_with_data (context, size, &staged, error)) == NULL)
     return FALSE;
   memcpy (staged, data, size);
   if (!CUGI_CALL (cuMemcpyHtoDAsync, (address, staged, size, handle), error))

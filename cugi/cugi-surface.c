@@ -60,22 +60,7 @@ cugi_surface_get_property (GObject    *object,
                            GValue     *value,
                            GParamSpec *pspec)
 {
-  CugiSurface *self = CUGI_SURFACE (object);
-
-  switch (prop_id)
-    {
-    case PROP_CONTEXT:
-      g_value_set_object (value, self->resource.binding.context);
-      break;
-    case PROP_ARRAY:
-      g_value_set_object (value, self->resource.array);
-      break;
-    case PROP_HANDLE:
-      g_value_set_uint64 (value, self->resource.handle);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-    }
+  cugi_array_resource_get_property (&CUGI_SURFACE (object)->resource, object, prop_id, value, pspec);
 }
 
 static void
@@ -93,9 +78,7 @@ cugi_surface_class_init (CugiSurfaceClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_CONTEXT] =
-    g_param_spec_object ("context", NULL, NULL, CUGI_TYPE_CONTEXT,
-                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CONTEXT] = cugi_array_resource_param_spec ("context");
 
   /**
    * CugiSurface:array:
@@ -104,9 +87,7 @@ cugi_surface_class_init (CugiSurfaceClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_ARRAY] =
-    g_param_spec_object ("array", NULL, NULL, CUGI_TYPE_ARRAY,
-                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_ARRAY] = cugi_array_resource_param_spec ("array");
 
   /**
    * CugiSurface:handle:
@@ -116,9 +97,7 @@ cugi_surface_class_init (CugiSurfaceClass *klass)
    *
    * Since: 0.1
    */
-  properties[PROP_HANDLE] =
-    g_param_spec_uint64 ("handle", NULL, NULL, 0, G_MAXUINT64, 0,
-                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HANDLE] = cugi_array_resource_param_spec ("handle");
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }

@@ -24,6 +24,31 @@ cugi_test_init (int    *argc,
 }
 
 void
+cugi_test_init_stand_in (int    *argc,
+                         char ***argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  cugi_test_init (argc, argv);
+  if (!cugi_init (&error))
+    g_error ("the stand-in driver did not load: %s", error->message);
+}
+
+gpointer
+cugi_test_stand_in_symbol (const char *name)
+{
+  /* Open as long as the process runs, as the loader keeps it. */
+  static GModule *driver;
+  gpointer symbol = NULL;
+
+  if (driver == NULL)
+    driver = g_module_open (cugi_loader_get_driver_path (), G_MODULE_BIND_LOCAL);
+  if (driver == NULL || !g_module_symbol (driver, name, &symbol))
+    g_error ("the stand-in driver has no %s: %s", name, g_module_error ());
+  return symbol;
+}
+
+void
 cugi_test_skip_all (const char *format,
                     ...)
 {
@@ -125,6 +150,34 @@ cugi_test_buffer_new (gsize size)
   g_assert_no_error (error);
   g_assert_true (CUGI_IS_BUFFER (buffer));
   return buffer;
+}
+
+CugiArray *
+cugi_test_array_new (CugiArrayFormat format,
+                     guint           channels,
+                     gsize           width,
+                     gsize           height,
+                     gsize           depth,
+                     CugiArrayFlags  flags)
+{
+  g_autoptr(GError) error = NULL;
+  CugiArray *array = cugi_array_new (NULL, format, channels, width, height, depth, flags, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (CUGI_IS_ARRAY (array));
+  return array;
+}
+
+CugiKernel *
+cugi_test_kernel_new (const char *source,
+                      const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  CugiKernel *kernel = cugi_kernel_new_from_source (NULL, source, name, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_true (CUGI_IS_KERNEL (kernel));
+  return kernel;
 }
 
 CugiBuffer *
@@ -461,15 +514,24 @@ cugi_test_transfer_clear (CugiTestTransfer *transfer)
   g_clear_error (&transfer->error);
 }
 
+/* Counts a callback of @transfer on the thread it runs on. */
+static CugiTestTransfer *
+transfer_called (gpointer transfer)
+{
+  CugiTestTransfer *called = transfer;
+
+  called->calls++;
+  called->thread = g_thread_self ();
+  return called;
+}
+
 void
 cugi_test_on_downloaded (GObject      *source,
                          GAsyncResult *result,
                          gpointer      transfer)
 {
-  CugiTestTransfer *downloaded = transfer;
+  CugiTestTransfer *downloaded = transfer_called (transfer);
 
-  downloaded->calls++;
-  downloaded->thread = g_thread_self ();
   downloaded->bytes = cugi_buffer_download_finish (CUGI_BUFFER (source), result, &downloaded->error);
 }
 
@@ -478,11 +540,20 @@ cugi_test_on_uploaded (GObject      *source,
                        GAsyncResult *result,
                        gpointer      transfer)
 {
-  CugiTestTransfer *uploaded = transfer;
+  CugiTestTransfer *uploaded = transfer_called (transfer);
 
-  uploaded->calls++;
-  uploaded->thread = g_thread_self ();
   uploaded->uploaded = cugi_buffer_upload_bytes_finish (CUGI_BUFFER (source), result, &uploaded->error);
+}
+
+void
+cugi_test_on_uploaded_from_address (GObject      *source,
+                                    GAsyncResult *result,
+                                    gpointer      transfer)
+{
+  CugiTestTransfer *uploaded = transfer_called (transfer);
+
+  uploaded->uploaded = cugi_buffer_upload_from_address_finish (CUGI_BUFFER (source), result,
+                                                               &uploaded->error);
 }
 
 void
@@ -490,10 +561,8 @@ cugi_test_on_downloaded_to_host (GObject      *source,
                                  GAsyncResult *result,
                                  gpointer      transfer)
 {
-  CugiTestTransfer *downloaded = transfer;
+  CugiTestTransfer *downloaded = transfer_called (transfer);
 
-  downloaded->calls++;
-  downloaded->thread = g_thread_self ();
   g_clear_error (&downloaded->error);
   downloaded->in_host = cugi_buffer_download_to_host_finish (CUGI_BUFFER (source), result, &downloaded->error);
 }

@@ -7,6 +7,12 @@ G_BEGIN_DECLS
 
 /* GTest set-up for cugi's tests: g_test_init plus a fixed locale. */
 void     cugi_test_init        (int *argc, char ***argv);
+/* cugi_test_init() for tests over the stand-in driver that CUGI_LIBCUDA
+ * names (fake-cuda-streams): cugi is initialized with it, or the test fails. */
+void     cugi_test_init_stand_in   (int *argc, char ***argv);
+/* A function of the stand-in driver through which a test steers or watches
+ * it (fake_cuda_streams_fail(), say); the test fails without it. */
+gpointer cugi_test_stand_in_symbol (const char *name);
 
 /* Skips the whole program: prints the reason as a skipped TAP plan (and on
  * stderr) and exits, with status 0 under --tap, else 77, so that either
@@ -38,6 +44,15 @@ CugiEvent   *cugi_test_event_new       (CugiEventFlags  flags);
 CugiBuffer  *cugi_test_buffer_new      (gsize           size);
 /* A buffer holding @contents. */
 CugiBuffer  *cugi_test_buffer_new_with (GBytes         *contents);
+CugiArray   *cugi_test_array_new       (CugiArrayFormat format,
+                                        guint           channels,
+                                        gsize           width,
+                                        gsize           height,
+                                        gsize           depth,
+                                        CugiArrayFlags  flags);
+/* Kernel @name of @source, compiled with NVRTC. */
+CugiKernel  *cugi_test_kernel_new      (const char     *source,
+                                        const char     *name);
 
 /* ---- calls that must succeed ---------------------------------------------- */
 
@@ -169,7 +184,8 @@ typedef struct
 {
   guint    calls;
   GBytes  *bytes;     /* from cugi_buffer_download_finish() */
-  gboolean uploaded;  /* from cugi_buffer_upload_bytes_finish() */
+  gboolean uploaded;  /* from cugi_buffer_upload_bytes_finish() or
+                       * cugi_buffer_upload_from_address_finish() */
   gboolean in_host;   /* from cugi_buffer_download_to_host_finish() */
   GError  *error;
   GThread *thread;    /* where the callback ran */
@@ -184,10 +200,14 @@ void cugi_test_on_downloaded  (GObject          *source,
 void cugi_test_on_uploaded    (GObject          *source,
                                GAsyncResult     *result,
                                gpointer          transfer);
-/* And for cugi_buffer_download_to_host_async(). */
+/* And for cugi_buffer_download_to_host_async() and
+ * cugi_buffer_upload_from_address_async(). */
 void cugi_test_on_downloaded_to_host (GObject      *source,
                                       GAsyncResult *result,
                                       gpointer      transfer);
+void cugi_test_on_uploaded_from_address (GObject      *source,
+                                         GAsyncResult *result,
+                                         gpointer      transfer);
 
 /* ---- cugi-info ------------------------------------------------------------ */
 

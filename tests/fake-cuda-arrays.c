@@ -167,6 +167,24 @@ fake_cuMemcpy3DAsync (const CUDA_MEMCPY3D *copy, CUstream stream)
   return result;
 }
 
+/* A new texture or surface handle, counted in *@live. */
+static unsigned long long
+object_new (int *live)
+{
+  __atomic_add_fetch (live, 1, __ATOMIC_SEQ_CST);
+  return __atomic_add_fetch (&last_handle, 1, __ATOMIC_SEQ_CST);
+}
+
+static CUresult
+object_destroy (unsigned long long  handle,
+                int                *live)
+{
+  if (handle == 0)
+    return CUDA_ERROR_INVALID_HANDLE;
+  __atomic_sub_fetch (live, 1, __ATOMIC_SEQ_CST);
+  return CUDA_SUCCESS;
+}
+
 static CUresult
 fake_cuTexObjectCreate (CUtexObject *handle, const CUDA_RESOURCE_DESC *resource,
                         const CUDA_TEXTURE_DESC *texture, const CUDA_RESOURCE_VIEW_DESC *view)
@@ -176,18 +194,14 @@ fake_cuTexObjectCreate (CUtexObject *handle, const CUDA_RESOURCE_DESC *resource,
     return CUDA_ERROR_INVALID_VALUE;
   last_resource = *resource;
   last_texture = *texture;
-  __atomic_add_fetch (&live_textures, 1, __ATOMIC_SEQ_CST);
-  *handle = __atomic_add_fetch (&last_handle, 1, __ATOMIC_SEQ_CST);
+  *handle = object_new (&live_textures);
   return CUDA_SUCCESS;
 }
 
 static CUresult
 fake_cuTexObjectDestroy (CUtexObject handle)
 {
-  if (handle == 0)
-    return CUDA_ERROR_INVALID_HANDLE;
-  __atomic_sub_fetch (&live_textures, 1, __ATOMIC_SEQ_CST);
-  return CUDA_SUCCESS;
+  return object_destroy (handle, &live_textures);
 }
 
 static CUresult
@@ -200,18 +214,14 @@ fake_cuSurfObjectCreate (CUsurfObject *handle, const CUDA_RESOURCE_DESC *resourc
       (array->desc.Flags & CUDA_ARRAY3D_SURFACE_LDST) == 0)
     return CUDA_ERROR_INVALID_VALUE;
   last_resource = *resource;
-  __atomic_add_fetch (&live_surfaces, 1, __ATOMIC_SEQ_CST);
-  *handle = __atomic_add_fetch (&last_handle, 1, __ATOMIC_SEQ_CST);
+  *handle = object_new (&live_surfaces);
   return CUDA_SUCCESS;
 }
 
 static CUresult
 fake_cuSurfObjectDestroy (CUsurfObject handle)
 {
-  if (handle == 0)
-    return CUDA_ERROR_INVALID_HANDLE;
-  __atomic_sub_fetch (&live_surfaces, 1, __ATOMIC_SEQ_CST);
-  return CUDA_SUCCESS;
+  return object_destroy (handle, &live_surfaces);
 }
 
 void *

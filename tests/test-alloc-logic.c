@@ -13,16 +13,6 @@
 #include "cugi-stream-private.h"
 #include "cugi-test-utils.h"
 
-static CugiStream *
-new_stream (void)
-{
-  g_autoptr(GError) error = NULL;
-  CugiStream *stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-
-  g_assert_no_error (error);
-  return stream;
-}
-
 static CugiStreamOrderedPool *
 default_pool (void)
 {
@@ -53,7 +43,7 @@ static void
 test_on_stream (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = new_stream ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiStreamOrderedPool) pool = default_pool ();
   g_autoptr(CugiBuffer) empty = NULL;
   CugiBuffer *buffer;
@@ -99,8 +89,8 @@ static void
 test_own_pool (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) a = new_stream ();
-  g_autoptr(CugiStream) b = new_stream ();
+  g_autoptr(CugiStream) a = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiStream) b = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiBuffer) buffer = NULL;
   CugiStreamOrderedPool *pool = cugi_stream_ordered_pool_new (NULL, &error);
   GWeakRef weak;
@@ -144,7 +134,7 @@ static void
 test_free_waits_for_work (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = new_stream ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiStreamOrderedPool) pool = default_pool ();
   g_autoptr(CugiBuffer) buffer = NULL;
   CugiTestGate gate;
@@ -189,7 +179,7 @@ static void
 test_memset_2d (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = new_stream ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiBuffer) buffer = cugi_buffer_new_on_stream (stream, 64, &error);
   guint8 *memory;
 
@@ -232,40 +222,20 @@ test_memset_2d (void)
 
 /* ---- attaching managed memory --------------------------------------------- */
 
-static CUresult
-fake_mem_alloc_managed (CUdeviceptr  *address,
-                        size_t        size,
-                        unsigned int  flags)
-{
-  *address = (CUdeviceptr) (uintptr_t) g_malloc (size);
-  return CUDA_SUCCESS;
-}
-
-static CUresult
-fake_mem_free (CUdeviceptr address)
-{
-  g_free ((gpointer) (uintptr_t) address);
-  return CUDA_SUCCESS;
-}
-
 static void
 test_attach (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = new_stream ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiBuffer) plain = cugi_buffer_new_on_stream (stream, 64, &error);
   g_autoptr(CugiBuffer) managed = NULL;
-  GModule *fake = g_module_open (g_getenv ("CUGI_LIBCUDA"), G_MODULE_BIND_LOCAL);
-  void (*last_attach) (CUstream *, CUdeviceptr *, size_t *, unsigned int *) = NULL;
+  void (*last_attach) (CUstream *, CUdeviceptr *, size_t *, unsigned int *) =
+    cugi_test_stand_in_symbol ("fake_cuda_streams_last_attach");
   CUstream attached_stream = NULL;
   CUdeviceptr attached = 0;
   size_t length = 1;
   unsigned int flags = 0;
 
-  g_assert_true (fake != NULL && g_module_symbol (fake, "fake_cuda_streams_last_attach",
-                                                  (gpointer *) &last_attach));
-  cugi_cuda.cuMemAllocManaged = fake_mem_alloc_managed;
-  cugi_cuda.cuMemFree = fake_mem_free;
   managed = cugi_buffer_new_managed (NULL, 256, CUGI_MEM_ATTACH_GLOBAL, &error);
   g_assert_no_error (error);
 
@@ -288,17 +258,12 @@ test_attach (void)
   g_assert_cmpuint (flags, ==, CU_MEM_ATTACH_GLOBAL);
   cugi_test_synchronize (stream);
   g_clear_object (&managed);
-  g_module_close (fake);
 }
 
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
+  cugi_test_init_stand_in (&argc, &argv);
 
   g_test_add_func ("/alloc-logic/on-stream", test_on_stream);
   g_test_add_func ("/alloc-logic/own-pool", test_own_pool);

@@ -14,15 +14,8 @@
 #include "cugi-launch-private.h"
 #include "cugi-test-utils.h"
 
-/* Device memory for the stand-in, which has none: host memory. */
-static CUresult CUDAAPI
-fake_mem_alloc (CUdeviceptr *address,
-                size_t       size)
-{
-  *address = (CUdeviceptr) (guintptr) g_malloc0 (size);
-  return CUDA_SUCCESS;
-}
-
+/* The stand-in has no pitched allocations: rows 64 bytes apart, in its
+ * memory. */
 static CUresult CUDAAPI
 fake_mem_alloc_pitch (CUdeviceptr  *address,
                       size_t       *pitch,
@@ -31,30 +24,7 @@ fake_mem_alloc_pitch (CUdeviceptr  *address,
                       unsigned int  element_size)
 {
   *pitch = (width + 63) / 64 * 64;
-  return fake_mem_alloc (address, *pitch * height);
-}
-
-static CUresult CUDAAPI
-fake_mem_free (CUdeviceptr address)
-{
-  g_free ((gpointer) (guintptr) address);
-  return CUDA_SUCCESS;
-}
-
-static CUresult CUDAAPI
-fake_mem_host_alloc (void         **data,
-                     size_t         size,
-                     unsigned int   flags)
-{
-  *data = g_malloc0 (size);
-  return CUDA_SUCCESS;
-}
-
-static CUresult CUDAAPI
-fake_mem_free_host (void *data)
-{
-  g_free (data);
-  return CUDA_SUCCESS;
+  return cugi_cuda.cuMemAlloc (address, *pitch * height);
 }
 
 /* The stand-in's own functions (fake-cuda-arrays.c, fake-cuda-streams.c). */
@@ -73,21 +43,6 @@ assert_counts (int arrays,
   g_assert_cmpint (live_arrays, ==, arrays);
   g_assert_cmpint (live_textures, ==, textures);
   g_assert_cmpint (live_surfaces, ==, surfaces);
-}
-
-static CugiArray *
-array_new (CugiArrayFormat format,
-           guint           channels,
-           gsize           width,
-           gsize           height,
-           gsize           depth,
-           CugiArrayFlags  flags)
-{
-  g_autoptr(GError) error = NULL;
-  CugiArray *array = cugi_array_new (NULL, format, channels, width, height, depth, flags, &error);
-
-  g_assert_no_error (error);
-  return array;
 }
 
 static CugiTexture *
@@ -116,7 +71,8 @@ static void
 test_new (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_HALF, 4, 16, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_HALF, 4, 16, 8, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
   g_autoptr(CugiContext) context = cugi_test_default_context ();
   CugiArrayFormat format;
   guint channels;
@@ -162,13 +118,14 @@ test_new (void)
 
   /* What the rules allow: 1D, layered 1D, a cubemap, a layered cubemap. */
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 0, 0, 0);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 0, 0, 0);
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 0, 5, CUGI_ARRAY_FLAGS_LAYERED);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 0, 5, CUGI_ARRAY_FLAGS_LAYERED);
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 6, CUGI_ARRAY_FLAGS_CUBEMAP);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 6, CUGI_ARRAY_FLAGS_CUBEMAP);
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 12, CUGI_ARRAY_FLAGS_CUBEMAP | CUGI_ARRAY_FLAGS_LAYERED);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 12,
+                               CUGI_ARRAY_FLAGS_CUBEMAP | CUGI_ARRAY_FLAGS_LAYERED);
 }
 
 /* Host data in and out, as a whole and as boxes inside, in 2D and 3D. */
@@ -176,8 +133,8 @@ static void
 test_host_round_trip (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) volume = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 5, 4, 3, 0);
-  g_autoptr(CugiArray) image = array_new (CUGI_ARRAY_FORMAT_UINT8, 2, 6, 4, 0, 0);
+  g_autoptr(CugiArray) volume = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 5, 4, 3, 0);
+  g_autoptr(CugiArray) image = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 2, 6, 4, 0, 0);
   g_autoptr(GBytes) all = floats_new (5 * 4 * 3);
   g_autoptr(GBytes) back = NULL;
   g_autoptr(GBytes) pattern = cugi_test_pattern_new (6 * 4 * 2, 3);
@@ -229,8 +186,8 @@ static void
 test_regions (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) image = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
-  g_autoptr(CugiArray) line = array_new (CUGI_ARRAY_FORMAT_FLOAT, 2, 16, 0, 0, 0);
+  g_autoptr(CugiArray) image = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
+  g_autoptr(CugiArray) line = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 2, 16, 0, 0, 0);
   g_autoptr(GBytes) data = floats_new (8 * 4);
   g_autoptr(GBytes) nothing = NULL;
   const guint8 *bytes = g_bytes_get_data (data, NULL);
@@ -276,9 +233,9 @@ test_buffers_and_arrays (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
-  g_autoptr(CugiArray) image = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
-  g_autoptr(CugiArray) other = array_new (CUGI_ARRAY_FORMAT_INT32, 1, 8, 4, 0, 0);
-  g_autoptr(CugiArray) small = array_new (CUGI_ARRAY_FORMAT_UINT16, 1, 8, 4, 0, 0);
+  g_autoptr(CugiArray) image = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
+  g_autoptr(CugiArray) other = cugi_test_array_new (CUGI_ARRAY_FORMAT_INT32, 1, 8, 4, 0, 0);
+  g_autoptr(CugiArray) small = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT16, 1, 8, 4, 0, 0);
   g_autoptr(CugiBuffer) pitched = pitched_buffer_new (8 * 4, 4);
   g_autoptr(CugiBuffer) packed = cugi_test_buffer_new (8 * 4 * 4);
   g_autoptr(GBytes) data = floats_new (8 * 4);
@@ -335,7 +292,7 @@ test_host_buffers (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
-  g_autoptr(CugiArray) volume = array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 4, 2, 2, 0);
+  g_autoptr(CugiArray) volume = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 4, 2, 2, 0);
   g_autoptr(CugiHostBuffer) host = cugi_host_buffer_new (NULL, 4 * 4 * 2 * 2, CUGI_HOST_BUFFER_FLAGS_NONE,
                                                          &error);
   g_autoptr(CugiHostBuffer) back = NULL;
@@ -369,8 +326,9 @@ static void
 test_free (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
-  g_autoptr(CugiArray) other = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) other = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
   g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (256);
   guint notified = 0;
   gboolean freed;
@@ -402,7 +360,7 @@ test_free (void)
 
   /* The library goes on. */
   g_clear_object (&array);
-  array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
+  array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
   g_assert_false (cugi_array_is_freed (array));
 }
 
@@ -412,7 +370,7 @@ test_work_keeps_array (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
-  CugiArray *array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
+  CugiArray *array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, 0);
   g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (8 * 4 * 4);
   CugiTestGate gate = { 0 };
 
@@ -453,14 +411,39 @@ test_texture_description (void)
   g_assert_cmpfloat (alpha, ==, 1);
 }
 
+/* The properties of a texture or surface (@object) are what it was made of;
+ * a surface has no "buffer". */
+static void
+assert_resource_properties (GObject     *object,
+                            CugiContext *context,
+                            CugiArray   *array,
+                            CugiBuffer  *buffer,
+                            guint64      handle)
+{
+  g_autoptr(CugiContext) read_context = NULL;
+  g_autoptr(CugiArray) read_array = NULL;
+  g_autoptr(CugiBuffer) read_buffer = NULL;
+  guint64 read_handle = 0;
+
+  g_object_get (object, "context", &read_context, "array", &read_array, "handle", &read_handle, NULL);
+  g_assert_true (read_context == context);
+  g_assert_true (read_array == array);
+  g_assert_cmpuint (read_handle, ==, handle);
+  if (g_object_class_find_property (G_OBJECT_GET_CLASS (object), "buffer") != NULL)
+    {
+      g_object_get (object, "buffer", &read_buffer, NULL);
+      g_assert_true (read_buffer == buffer);
+    }
+}
+
 /* What the driver is asked for, and what cannot be asked. */
 static void
 test_texture_of_array (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
-  g_autoptr(CugiArray) integers = array_new (CUGI_ARRAY_FORMAT_INT32, 1, 8, 8, 0, 0);
-  g_autoptr(CugiArray) bytes = array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 8, 8, 0, 0);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
+  g_autoptr(CugiArray) integers = cugi_test_array_new (CUGI_ARRAY_FORMAT_INT32, 1, 8, 8, 0, 0);
+  g_autoptr(CugiArray) bytes = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 8, 8, 0, 0);
   g_autoptr(CugiTextureDescription) description = cugi_texture_description_new ();
   g_autoptr(CugiTexture) texture = NULL;
   CUDA_RESOURCE_DESC resource;
@@ -477,6 +460,8 @@ test_texture_of_array (void)
   g_assert_true (read == array);
   g_object_unref (read);
   g_assert_null (cugi_texture_get_buffer (texture));
+  assert_resource_properties (G_OBJECT (texture), cugi_array_get_context (array), array, NULL,
+                              cugi_texture_get_handle (texture));
 
   get_last_texture (&resource, &desc);
   g_assert_cmpint (resource.resType, ==, CU_RESOURCE_TYPE_ARRAY);
@@ -511,7 +496,7 @@ static void
 test_texture_keeps_array (void)
 {
   g_autoptr(GError) error = NULL;
-  CugiArray *array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  CugiArray *array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
   CugiTexture *texture = texture_new (array, NULL);
   CugiSurface *surface = cugi_surface_new (array, &error);
 
@@ -539,6 +524,8 @@ test_texture_of_buffer (void)
   texture = cugi_texture_new_for_pitched_buffer (pitched, CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 4, 0, NULL, &error);
   g_assert_no_error (error);
   g_assert_true (cugi_texture_get_buffer (texture) == pitched);
+  assert_resource_properties (G_OBJECT (texture), cugi_buffer_get_context (pitched), NULL, pitched,
+                              cugi_texture_get_handle (texture));
   get_last_texture (&resource, &desc);
   g_assert_cmpint (resource.resType, ==, CU_RESOURCE_TYPE_PITCH2D);
   g_assert_cmpuint (resource.res.pitch2D.pitchInBytes, ==, 64);
@@ -571,8 +558,9 @@ static void
 test_surface (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) plain = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
-  g_autoptr(CugiArray) writable = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) plain = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, 0);
+  g_autoptr(CugiArray) writable = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0,
+                                                       CUGI_ARRAY_FLAGS_SURFACE_LDST);
   g_autoptr(CugiSurface) surface = NULL;
 
   g_assert_null (cugi_surface_new (plain, &error));
@@ -581,6 +569,8 @@ test_surface (void)
   g_assert_no_error (error);
   g_assert_cmpuint (cugi_surface_get_handle (surface), !=, 0);
   g_assert_true (cugi_surface_get_array (surface) == writable);
+  assert_resource_properties (G_OBJECT (surface), cugi_array_get_context (writable), writable, NULL,
+                              cugi_surface_get_handle (surface));
   assert_counts (2, 0, 1);
 }
 
@@ -590,7 +580,8 @@ static void
 test_kernel_signature (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 8, 8, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
   g_autoptr(CugiTexture) texture = texture_new (array, NULL);
   g_autoptr(CugiSurface) surface = cugi_surface_new (array, &error);
   g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
@@ -659,7 +650,7 @@ test_launch (void)
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (1, 32);
   g_autoptr(CugiBuffer) out = cugi_test_buffer_new (64);
-  CugiArray *array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0, 0);
+  CugiArray *array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0, 0);
   CugiTexture *texture = texture_new (array, NULL);
   CugiKernelArgs *args = cugi_kernel_args_new ();
   guint64 passed[2];
@@ -717,7 +708,8 @@ test_after_reset (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiContext) context = cugi_test_default_context ();
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
   g_autoptr(CugiTexture) texture = texture_new (array, NULL);
 
   g_assert_true (cugi_context_reset (context, &error));
@@ -731,23 +723,11 @@ test_after_reset (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-  GModule *driver;
-
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
-  driver = g_module_open (cugi_loader_get_driver_path (), G_MODULE_BIND_LOCAL);
-  if (driver == NULL ||
-      !g_module_symbol (driver, "fake_cuda_arrays_get_counts", (gpointer *) &get_counts) ||
-      !g_module_symbol (driver, "fake_cuda_arrays_get_last_texture", (gpointer *) &get_last_texture) ||
-      !g_module_symbol (driver, "fake_cuda_streams_last_params", (gpointer *) &last_params))
-    g_error ("the stand-in driver has no arrays: %s", g_module_error ());
-  cugi_cuda.cuMemAlloc = fake_mem_alloc;
+  cugi_test_init_stand_in (&argc, &argv);
+  get_counts = cugi_test_stand_in_symbol ("fake_cuda_arrays_get_counts");
+  get_last_texture = cugi_test_stand_in_symbol ("fake_cuda_arrays_get_last_texture");
+  last_params = cugi_test_stand_in_symbol ("fake_cuda_streams_last_params");
   cugi_cuda.cuMemAllocPitch = fake_mem_alloc_pitch;
-  cugi_cuda.cuMemFree = fake_mem_free;
-  cugi_cuda.cuMemHostAlloc = fake_mem_host_alloc;
-  cugi_cuda.cuMemFreeHost = fake_mem_free_host;
 
   g_test_add_func ("/array/new", test_new);
   g_test_add_func ("/array/host-round-trip", test_host_round_trip);

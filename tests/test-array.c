@@ -31,32 +31,6 @@ static const char fill_source[] =
   "    surf2Dwrite ((float) (y * 1000 + x), surface, x * (int) sizeof (float), y);\n"
   "}\n";
 
-static CugiKernel *
-kernel_new (const char *source,
-            const char *name)
-{
-  g_autoptr(GError) error = NULL;
-  CugiKernel *kernel = cugi_kernel_new_from_source (NULL, source, name, NULL, &error);
-
-  g_assert_no_error (error);
-  return kernel;
-}
-
-static CugiArray *
-array_new (CugiArrayFormat format,
-           guint           channels,
-           gsize           width,
-           gsize           height,
-           gsize           depth,
-           CugiArrayFlags  flags)
-{
-  g_autoptr(GError) error = NULL;
-  CugiArray *array = cugi_array_new (NULL, format, channels, width, height, depth, flags, &error);
-
-  g_assert_no_error (error);
-  return array;
-}
-
 static float
 texel (const float *image,
        int          x,
@@ -122,8 +96,8 @@ static void
 test_texture_linear (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiKernel) kernel = kernel_new (sample_source, "sample");
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, WIDTH, HEIGHT, 0, 0);
+  g_autoptr(CugiKernel) kernel = cugi_test_kernel_new (sample_source, "sample");
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, WIDTH, HEIGHT, 0, 0);
   g_autoptr(CugiTextureDescription) description = cugi_texture_description_new ();
   g_autoptr(CugiTexture) texture = NULL;
   g_autoptr(GBytes) seen = NULL;
@@ -185,7 +159,7 @@ static void
 test_texture_of_pitched_buffer (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiKernel) kernel = kernel_new (sample_source, "sample");
+  g_autoptr(CugiKernel) kernel = cugi_test_kernel_new (sample_source, "sample");
   g_autoptr(CugiBuffer) buffer = cugi_buffer_new_pitched (NULL, WIDTH * sizeof (float), HEIGHT, 4, &error);
   g_autoptr(CugiTexture) texture = NULL;
   g_autoptr(GBytes) seen = NULL;
@@ -214,9 +188,10 @@ static void
 test_surface_write (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiKernel) kernel = kernel_new (fill_source, "fill");
-  g_autoptr(CugiArray) array = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 40, 20, 0, CUGI_ARRAY_FLAGS_SURFACE_LDST);
-  g_autoptr(CugiArray) plain = array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 40, 20, 0, 0);
+  g_autoptr(CugiKernel) kernel = cugi_test_kernel_new (fill_source, "fill");
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 40, 20, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiArray) plain = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 40, 20, 0, 0);
   g_autoptr(CugiSurface) surface = cugi_surface_new (array, &error);
   g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new_2d (3, 3, 16, 8);
   g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
@@ -241,7 +216,7 @@ test_surface_write (void)
   g_assert_null (cugi_surface_new (plain, &error));
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "SURFACE_LDST");
   {
-    g_autoptr(CugiKernel) sampler = kernel_new (sample_source, "sample");
+    g_autoptr(CugiKernel) sampler = cugi_test_kernel_new (sample_source, "sample");
     g_autoptr(CugiKernelArgs) wrong = cugi_kernel_args_new ();
 
     cugi_kernel_args_add_uint64 (wrong, 0);
@@ -263,9 +238,9 @@ test_round_trips (void)
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiBuffer) pitched = cugi_buffer_new_pitched (NULL, 24 * 4, 10, 4, &error);
   g_autoptr(CugiBuffer) packed = cugi_test_buffer_new (24 * 10 * 4);
-  g_autoptr(CugiArray) first = array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 24, 10, 0, 0);
-  g_autoptr(CugiArray) second = array_new (CUGI_ARRAY_FORMAT_INT32, 1, 24, 10, 0, 0);
-  g_autoptr(CugiArray) volume = array_new (CUGI_ARRAY_FORMAT_UINT16, 2, 7, 5, 3, 0);
+  g_autoptr(CugiArray) first = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 4, 24, 10, 0, 0);
+  g_autoptr(CugiArray) second = cugi_test_array_new (CUGI_ARRAY_FORMAT_INT32, 1, 24, 10, 0, 0);
+  g_autoptr(CugiArray) volume = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT16, 2, 7, 5, 3, 0);
   g_autoptr(CugiBuffer) slices = cugi_test_buffer_new (7 * 4 * 6 * 3);
   g_autoptr(GBytes) image = cugi_test_pattern_new (24 * 10 * 4, 1);
   g_autoptr(GBytes) box = cugi_test_pattern_new (7 * 4 * 5 * 3, 2);

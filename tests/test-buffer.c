@@ -1346,19 +1346,6 @@ test_async_cancelled (void)
   cugi_test_transfer_clear (&uploaded);
 }
 
-static void
-on_uploaded_from_address (GObject      *source,
-                          GAsyncResult *result,
-                          gpointer      data)
-{
-  CugiTestTransfer *uploaded = data;
-
-  uploaded->calls++;
-  uploaded->thread = g_thread_self ();
-  uploaded->uploaded = cugi_buffer_upload_from_address_finish (CUGI_BUFFER (source), result,
-                                                               &uploaded->error);
-}
-
 /* The address-taking entry points, on sizes that go straight to the driver
  * and on sizes that are staged in chunks, at offsets that split no chunk
  * evenly: every byte arrives, sync and async, both ways. */
@@ -1389,7 +1376,7 @@ test_from_address (void)
       g_assert_cmpmem (host + 5, size, g_bytes_get_data (pattern, NULL), size);
 
       cugi_buffer_upload_from_address_async (buffer, 3, (guintptr) g_bytes_get_data (other, NULL), size,
-                                             NULL, NULL, on_uploaded_from_address, &outcome);
+                                             NULL, NULL, cugi_test_on_uploaded_from_address, &outcome);
       wait_for_success (&outcome, 1);
       g_assert_true (outcome.uploaded);
       g_clear_pointer (&back, g_bytes_unref);

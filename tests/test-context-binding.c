@@ -457,11 +457,7 @@ test_buffer_of_another_context (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
+  cugi_test_init_stand_in (&argc, &argv);
   cugi_cuda.cuMemAlloc = fake_mem_alloc;
   cugi_cuda.cuMemFree = fake_mem_free;
   cugi_cuda.cuMemHostAlloc = fake_mem_host_alloc;

@@ -241,17 +241,9 @@ test_bytes_errors (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-  GModule *fake;
-
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
-  fake = g_module_open (g_getenv ("CUGI_LIBCUDA"), G_MODULE_BIND_LOCAL);
-  if (fake == NULL ||
-      !g_module_symbol (fake, "fake_cuda_streams_registration", (gpointer *) &fake_registration) ||
-      !g_module_symbol (fake, "fake_cuda_streams_support_read_only", (gpointer *) &fake_support_read_only))
-    g_error ("CUGI_LIBCUDA is not fake-cuda-streams");
+  cugi_test_init_stand_in (&argc, &argv);
+  fake_registration = cugi_test_stand_in_symbol ("fake_cuda_streams_registration");
+  fake_support_read_only = cugi_test_stand_in_symbol ("fake_cuda_streams_support_read_only");
 
   g_test_add_func ("/host-register/address", test_address);
   g_test_add_func ("/host-register/address-finalize", test_address_finalize);

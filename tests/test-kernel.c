@@ -98,18 +98,6 @@ static const char occupancy_source[] =
   "  data[threadIdx.x] = stage[(threadIdx.x + 1) % blockDim.x];\n"
   "}\n";
 
-static CugiKernel *
-kernel_new (const char *source,
-            const char *name)
-{
-  g_autoptr(GError) error = NULL;
-  CugiKernel *kernel = cugi_kernel_new_from_source (NULL, source, name, NULL, &error);
-
-  g_assert_no_error (error);
-  g_assert_true (CUGI_IS_KERNEL (kernel));
-  return kernel;
-}
-
 static CugiBuffer *
 buffer_new_with (gconstpointer data,
                  gsize         size)
@@ -160,7 +148,7 @@ saxpy_new (void)
 {
   Saxpy *saxpy = g_new0 (Saxpy, 1);
 
-  saxpy->kernel = kernel_new (saxpy_source, "saxpy");
+  saxpy->kernel = cugi_test_kernel_new (saxpy_source, "saxpy");
   saxpy->config = saxpy_config ();
   for (guint i = 0; i < N_ELEMENTS; i++)
     {
@@ -234,7 +222,7 @@ test_launch (void)
 static void
 test_launch_values (void)
 {
-  g_autoptr(CugiKernel) scale = kernel_new (scale_source, "scale<float>");
+  g_autoptr(CugiKernel) scale = cugi_test_kernel_new (scale_source, "scale<float>");
   g_autoptr(Saxpy) saxpy = saxpy_new ();
   g_autoptr(GError) error = NULL;
   GValue values[4] = { G_VALUE_INIT, G_VALUE_INIT, G_VALUE_INIT, G_VALUE_INIT };
@@ -375,7 +363,7 @@ test_launch_with (void)
 static void
 test_mismatches (void)
 {
-  g_autoptr(CugiKernel) scale = kernel_new (scale_source, "scale<float>");
+  g_autoptr(CugiKernel) scale = cugi_test_kernel_new (scale_source, "scale<float>");
   g_autoptr(Saxpy) saxpy = saxpy_new ();
   g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
   g_autoptr(CugiBuffer) freed = NULL;
@@ -467,8 +455,8 @@ test_bad_configs (void)
 static void
 test_attributes (void)
 {
-  g_autoptr(CugiKernel) kernel = kernel_new (saxpy_source, "saxpy");
-  g_autoptr(CugiKernel) scale = kernel_new (scale_source, "scale<float>");
+  g_autoptr(CugiKernel) kernel = cugi_test_kernel_new (saxpy_source, "saxpy");
+  g_autoptr(CugiKernel) scale = cugi_test_kernel_new (scale_source, "scale<float>");
   g_autoptr(CugiDevice) device = NULL;
   g_autoptr(CugiModule) module = NULL;
   g_autofree char *name = NULL;
@@ -526,7 +514,7 @@ test_large_shared_memory (void)
 {
   const guint n = 16384;
   const guint bytes = n * sizeof (float);
-  g_autoptr(CugiKernel) kernel = kernel_new (shared_source, "reverse_through_shared");
+  g_autoptr(CugiKernel) kernel = cugi_test_kernel_new (shared_source, "reverse_through_shared");
   g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (1, 256);
   g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
   g_autoptr(CugiBuffer) out = NULL;
@@ -570,7 +558,7 @@ test_cooperative (void)
 {
   const guint blocks = 8;
   const int zeros[8] = { 0 };
-  g_autoptr(CugiKernel) kernel = kernel_new (gather_source, "gather");
+  g_autoptr(CugiKernel) kernel = cugi_test_kernel_new (gather_source, "gather");
   g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (blocks, 32);
   g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
   g_autoptr(CugiBuffer) values = buffer_new_with (zeros, sizeof zeros);
@@ -629,7 +617,7 @@ test_cluster (void)
       return;
     }
 
-  kernel = kernel_new (cluster_source, "cluster_rank");
+  kernel = cugi_test_kernel_new (cluster_source, "cluster_rank");
   out = buffer_new_with (zeros, sizeof zeros);
   cugi_kernel_args_add_buffer (args, out);
 
@@ -660,8 +648,8 @@ test_cluster (void)
 static void
 test_same_module (void)
 {
-  g_autoptr(CugiKernel) first = kernel_new (saxpy_source, "saxpy");
-  g_autoptr(CugiKernel) second = kernel_new (saxpy_source, "saxpy");
+  g_autoptr(CugiKernel) first = cugi_test_kernel_new (saxpy_source, "saxpy");
+  g_autoptr(CugiKernel) second = cugi_test_kernel_new (saxpy_source, "saxpy");
 
   g_assert_true (cugi_kernel_get_module (first) == cugi_kernel_get_module (second));
   g_assert_true (cugi_kernel_get_function (first) == cugi_kernel_get_function (second));
@@ -685,7 +673,7 @@ test_fault_recovery (void)
 
   if (cugi_test_in_subprocess (0))
     {
-      g_autoptr(CugiKernel) fault = kernel_new (fault_source, "fault");
+      g_autoptr(CugiKernel) fault = cugi_test_kernel_new (fault_source, "fault");
 
       config = cugi_launch_config_new (1, 1);
       args = cugi_kernel_args_new ();
@@ -729,11 +717,11 @@ test_occupancy (void)
   g_autoptr(GError) error = NULL;
   guint compared = 0;
 
-  g_ptr_array_add (kernels, kernel_new (saxpy_source, "saxpy"));
-  g_ptr_array_add (kernels, kernel_new (scale_source, "scale<double>"));
-  g_ptr_array_add (kernels, kernel_new (shared_source, "reverse_through_shared"));
+  g_ptr_array_add (kernels, cugi_test_kernel_new (saxpy_source, "saxpy"));
+  g_ptr_array_add (kernels, cugi_test_kernel_new (scale_source, "scale<double>"));
+  g_ptr_array_add (kernels, cugi_test_kernel_new (shared_source, "reverse_through_shared"));
   for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
-    g_ptr_array_add (kernels, kernel_new (occupancy_source, names[i]));
+    g_ptr_array_add (kernels, cugi_test_kernel_new (occupancy_source, names[i]));
 
   for (guint k = 0; k < kernels->len; k++)
     {

@@ -652,11 +652,7 @@ test_buffer_of_reset_context (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
+  cugi_test_init_stand_in (&argc, &argv);
 
   g_test_add ("/launch-logic/relaunch-checks-again", Launching, NULL,
               launching_set_up, test_relaunch_checks_again, launching_tear_down);

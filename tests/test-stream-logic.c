@@ -625,16 +625,9 @@ test_threads (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-  GModule *fake;
-
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
-  fake = g_module_open (g_getenv ("CUGI_LIBCUDA"), G_MODULE_BIND_LOCAL);
-  if (fake == NULL || !g_module_symbol (fake, "fake_cuda_streams_fail", (gpointer *) &fake_fail) ||
-      !g_module_symbol (fake, "fake_cuda_streams_host_funcs", (gpointer *) &fake_host_funcs))
-    g_error ("CUGI_LIBCUDA is not fake-cuda-streams");
+  cugi_test_init_stand_in (&argc, &argv);
+  fake_fail = cugi_test_stand_in_symbol ("fake_cuda_streams_fail");
+  fake_host_funcs = cugi_test_stand_in_symbol ("fake_cuda_streams_host_funcs");
   cugi_test_count_markers ();
 
   g_test_add_func ("/stream-logic/priority-and-flags", test_priority_and_flags);

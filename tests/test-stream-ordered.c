@@ -11,16 +11,6 @@
 
 #define SIZE ((gsize) 1 << 20)
 
-static CugiStream *
-new_stream (void)
-{
-  g_autoptr(GError) error = NULL;
-  CugiStream *stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
-
-  g_assert_no_error (error);
-  return stream;
-}
-
 /* Skips the test where the device has no stream-ordered allocator. */
 static gboolean
 have_memory_pools (void)
@@ -71,8 +61,8 @@ test_reuse_across_streams (void)
 
   if (!have_memory_pools ())
     return;
-  a = new_stream ();
-  b = new_stream ();
+  a = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  b = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   pool = cugi_stream_ordered_pool_new (NULL, &error);
   g_assert_no_error (error);
   g_assert_true (cugi_stream_ordered_pool_set_release_threshold (pool, G_MAXUINT64, &error));
@@ -130,7 +120,7 @@ test_default_pool (void)
 
   if (!have_memory_pools ())
     return;
-  stream = new_stream ();
+  stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   pool = cugi_stream_ordered_pool_get_default (NULL, &error);
   g_assert_no_error (error);
   g_assert_true (cugi_stream_ordered_pool_is_default (pool));
@@ -154,7 +144,7 @@ test_memset_2d (void)
 {
   const gsize width = 100, height = 7;
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiStream) stream = new_stream ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiBuffer) buffer = cugi_buffer_new_pitched (NULL, width, height, 4, &error);
   gsize pitch;
 
@@ -209,7 +199,7 @@ test_attach (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiDevice) device = cugi_device_get_default (&error);
-  g_autoptr(CugiStream) stream = new_stream ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiBuffer) managed = NULL;
   g_autoptr(CugiBuffer) plain = NULL;
   guint8 *host;

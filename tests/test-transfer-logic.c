@@ -321,22 +321,32 @@ run_wait (void *data)
   g_free (wait);
 }
 
+/* Enqueues @run of a Wait of @value at @address (pinned memory's device
+ * address, checked by the caller). */
+static CUresult
+enqueue_value_op (CUstream     stream,
+                  CUdeviceptr  address,
+                  cuuint32_t   value,
+                  CUhostFn     run)
+{
+  Wait *op = g_new (Wait, 1);
+
+  op->address = (const gint *) (guintptr) address;
+  op->value = (gint) value;
+  return cugi_cuda.cuLaunchHostFunc (stream, run, op);
+}
+
 static CUresult CUDAAPI
 fake_stream_wait_value32 (CUstream     stream,
                           CUdeviceptr  address,
                           cuuint32_t   value,
                           unsigned int flags)
 {
-  Wait *wait;
-
   /* The stream reads pinned memory through its device address. */
   if (flags != CU_STREAM_WAIT_VALUE_GEQ || !lies_in ((void *) (guintptr) address, sizeof (gint), TRUE))
     return CUDA_ERROR_INVALID_VALUE;
-  wait = g_new (Wait, 1);
-  wait->address = (const gint *) (guintptr) address;
-  wait->value = (gint) value;
   g_atomic_int_inc (&n_waits);
-  return cugi_cuda.cuLaunchHostFunc (stream, run_wait, wait);
+  return enqueue_value_op (stream, address, value, run_wait);
 }
 
 static void CUDA_CB
@@ -354,16 +364,11 @@ fake_stream_write_value32 (CUstream     stream,
                            cuuint32_t   value,
                            unsigned int flags)
 {
-  Wait *write;
-
   if (flags != CU_STREAM_WRITE_VALUE_DEFAULT || !lies_in ((void *) (guintptr) address, sizeof (gint), TRUE))
     return CUDA_ERROR_INVALID_VALUE;
   if (writes_until_failure >= 0 && writes_until_failure-- == 0)
     return CUDA_ERROR_OUT_OF_MEMORY;
-  write = g_new (Wait, 1);
-  write->address = (const gint *) (guintptr) address;
-  write->value = (gint) value;
-  return cugi_cuda.cuLaunchHostFunc (stream, run_write, write);
+  return enqueue_value_op (stream, address, value, run_write);
 }
 
 static CUresult CUDAAPI
@@ -443,19 +448,6 @@ outcome_reset (CugiTestTransfer *outcome)
 }
 
 /* ---- cases ------------------------------------------------------------------ */
-
-static void
-on_uploaded_from_address (GObject      *source,
-                          GAsyncResult *result,
-                          gpointer      data)
-{
-  CugiTestTransfer *uploaded = data;
-
-  uploaded->calls++;
-  uploaded->thread = g_thread_self ();
-  uploaded->uploaded = cugi_buffer_upload_from_address_finish (CUGI_BUFFER (source), result,
-                                                               &uploaded->error);
-}
 
 static void
 test_download (void)
@@ -1233,7 +1225,7 @@ test_address_bad_input (void)
       cugi_test_assert_fails (cugi_host_buffer_write_from_address (host, 0, wrapping[i], 200, &error),
                               &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold");
       cugi_buffer_upload_from_address_async (buffer, 0, wrapping[i], 200, stream, NULL,
-                                             on_uploaded_from_address, &outcome);
+                                             cugi_test_on_uploaded_from_address, &outcome);
       iterate_until (&outcome.calls, 1, 5000);
       g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
       outcome_reset (&outcome);
@@ -1255,7 +1247,7 @@ test_address_bad_input (void)
   cugi_test_assert_fails (cugi_host_buffer_write_from_address (host, size, address, 1, &error),
                           &error, CUGI_ERROR_INVALID_ARGUMENT, "Out of range");
   cugi_buffer_upload_from_address_async (buffer, size, address, 1, stream, NULL,
-                                         on_uploaded_from_address, &outcome);
+                                         cugi_test_on_uploaded_from_address, &outcome);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
   outcome_reset (&outcome);
@@ -1291,7 +1283,7 @@ test_address_async (void)
   g_assert_no_error (error);
   cugi_test_gate_close (&gate, stream);
   cugi_buffer_upload_from_address_async (buffer, 0, address_of (pageable), size, stream, NULL,
-                                         on_uploaded_from_address, &outcome);
+                                         cugi_test_on_uploaded_from_address, &outcome);
   enqueue_snapshot (&after, buffer, stream);
   iterate_for (20);
   g_assert_cmpuint (outcome.calls, ==, 0);
@@ -1313,7 +1305,7 @@ test_address_async (void)
   memset (pinned, 0x77, size);
   waits_before = g_atomic_int_get (&n_waits);
   cugi_buffer_upload_from_address_async (buffer, 0, address_of (pinned), size, NULL, NULL,
-                                         on_uploaded_from_address, &outcome);
+                                         cugi_test_on_uploaded_from_address, &outcome);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   g_assert_cmpmem ((const guint8 *) (guintptr) cugi_buffer_get_device_pointer (buffer), size, pinned, size);
@@ -1324,16 +1316,12 @@ test_address_async (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GError) error = NULL;
-
   /* The pipeline's tuning, read once: chunks of 1 MiB, 2 threads (so 4
    * slots), and copies from 1 MiB up through it. */
   g_setenv ("CUGI_STAGING_CHUNK_BYTES", "1048576", TRUE);
   g_setenv ("CUGI_STAGING_THREADS", "2", TRUE);
   g_setenv ("CUGI_STAGING_DIRECT_BYTES", "1048576", TRUE);
-  cugi_test_init (&argc, &argv);
-  if (!cugi_init (&error))
-    g_error ("the stand-in driver did not load: %s", error->message);
+  cugi_test_init_stand_in (&argc, &argv);
   install_fake_memory ();
 
   g_test_add_func ("/transfer-logic/download", test_download);

@@ -22,6 +22,8 @@
 #include "cugi-context-private.h"
 #include "cugi-stream-private.h"
 #include "cugi-private.h"
+#include "bench-json.h"
+#include "bench-util.h"
 
 #define SIZE ((gsize) 1 << 20)
 #define PAIRS 20000
@@ -34,14 +36,6 @@ typedef struct
   CugiMemoryPool        *pool;
   CugiStreamOrderedPool *ordered_pool;
 } Bench;
-
-static void
-check_error (gboolean  ok,
-             GError   *error)
-{
-  if (G_UNLIKELY (!ok))
-    g_error ("%s", error->message);
-}
 
 static void
 pair_raw (Bench *bench)
@@ -63,34 +57,38 @@ pair_raw_async (Bench *bench)
     g_error ("cuMemAllocAsync or cuMemFreeAsync failed");
 }
 
+/* The end of each of cugi's pairs: drops the @buffer that its allocation
+ * gave, or fails with the *@error it set. */
+static void
+drop (CugiBuffer  *buffer,
+      GError     **error)
+{
+  check_error (buffer != NULL, *error);
+  g_object_unref (buffer);
+}
+
 static void
 pair_memory_pool (Bench *bench)
 {
   g_autoptr(GError) error = NULL;
-  CugiBuffer *buffer = cugi_memory_pool_allocate (bench->pool, SIZE, &error);
 
-  check_error (buffer != NULL, error);
-  g_object_unref (buffer);
+  drop (cugi_memory_pool_allocate (bench->pool, SIZE, &error), &error);
 }
 
 static void
 pair_on_stream (Bench *bench)
 {
   g_autoptr(GError) error = NULL;
-  CugiBuffer *buffer = cugi_buffer_new_on_stream (bench->stream, SIZE, &error);
 
-  check_error (buffer != NULL, error);
-  g_object_unref (buffer);
+  drop (cugi_buffer_new_on_stream (bench->stream, SIZE, &error), &error);
 }
 
 static void
 pair_ordered_pool (Bench *bench)
 {
   g_autoptr(GError) error = NULL;
-  CugiBuffer *buffer = cugi_stream_ordered_pool_allocate (bench->ordered_pool, bench->stream, SIZE, &error);
 
-  check_error (buffer != NULL, error);
-  g_object_unref (buffer);
+  drop (cugi_stream_ordered_pool_allocate (bench->ordered_pool, bench->stream, SIZE, &error), &error);
 }
 
 /* Nanoseconds per pair; the stream is synchronized every SYNC_EVERY pairs,
@@ -143,15 +141,6 @@ static const struct
   { "cugi-stream-ordered-pool", "CugiStreamOrderedPool allocate + unref", pair_ordered_pool },
 };
 
-static int
-compare_doubles (gconstpointer a,
-                 gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
 int
 main (int    argc,
       char **argv)
@@ -159,15 +148,13 @@ main (int    argc,
   g_autoptr(GError) error = NULL;
   g_autoptr(GOptionContext) options = g_option_context_new (NULL);
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  g_autoptr(GString) json = g_string_new ("[");
+  BenchJson *json = bench_json_new (&argc, argv);
   g_autoptr(CugiStreamOrderedPool) default_pool = NULL;
-  g_autofree char *json_file = NULL;
   gint rounds = 7;
   double medians[G_N_ELEMENTS (impls)];
   Bench bench = { 0 };
   GOptionEntry entries[] = {
     { "rounds", 0, 0, G_OPTION_ARG_INT, &rounds, "Rounds of each measure (default 7)", "N" },
-    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_file, "Write the figures to FILE as JSON", "FILE" },
     G_OPTION_ENTRY_NULL
   };
 
@@ -211,8 +198,7 @@ main (int    argc,
       impls[i].pair (&bench);  /* warm: the pools reserve */
       for (gint round = 0; round < rounds; round++)
         times[round] = time_pairs (&bench, impls[i].pair);
-      qsort (times, rounds, sizeof (double), compare_doubles);
-      medians[i] = times[rounds / 2];
+      medians[i] = bench_median (times, rounds);
     }
 
   g_print ("bench-alloc: allocate + free of %zu bytes%s; medians of %d rounds of %u pairs\n",
@@ -228,15 +214,10 @@ main (int    argc,
     {
       g_print ("%-42s %10.1f %12.3f %14.3f\n", impls[i].label, medians[i],
                medians[i] / medians[0], medians[i] / medians[1]);
-      g_string_append_printf (json, "%s\n  {\"bench\": \"alloc\", \"impl\": \"%s\", \"us\": %.4f}",
-                              i > 0 ? "," : "", impls[i].impl, medians[i] / 1e3);
+      bench_json_record (json, "alloc", "impl", impls[i].impl, NULL);
+      bench_json_number (json, "us", medians[i] / 1e3);
     }
-  g_string_append (json, "\n]\n");
-  if (json_file != NULL && !g_file_set_contents (json_file, json->str, json->len, &error))
-    {
-      g_printerr ("bench-alloc: %s\n", error->message);
-      return 1;
-    }
+  bench_json_finish (json);
 
   g_object_unref (bench.ordered_pool);
   g_object_unref (bench.pool);

@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "bench-json.h"
+#include "bench-util.h"
 #include "cugi-private.h"
 #include "cugi-program-cache.h"
 
@@ -123,15 +124,6 @@ time_fresh_processes (double *samples,
   return nvrtc_unmapped;
 }
 
-static int
-compare_doubles (const void *a,
-                 const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
-
 typedef struct
 {
   double median;
@@ -145,9 +137,9 @@ summarize (double *samples,
 {
   Summary summary;
 
-  qsort (samples, n, sizeof (double), compare_doubles);
+  /* Sorted by bench_median(). */
+  summary.median = bench_median (samples, n);
   summary.min = samples[0];
-  summary.median = samples[n / 2];
   summary.p90 = samples[(n * 9) / 10];
   return summary;
 }

@@ -34,7 +34,8 @@
  * threads, and, for the threshold below which copies go straight to the
  * driver, the pipeline beside the driver at sizes from 256 KiB to 16 MiB;
  * its JSON records are {"bench": "copy-sweep", "direction", "size",
- * "chunk_bytes", "threads", "impl": "raw|cugi", "gbps"}. Exits 77 without
+ * "chunk_bytes", "threads", "impl": "raw|cugi", "gbps"}, without
+ * "chunk_bytes" and "threads" where the defaults applied. Exits 77 without
  * a GPU. */
 #include "config.h"
 
@@ -42,7 +43,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch-pair.h"
+#include "cugi-context-private.h"
+#include "cugi-private.h"
+#include "cugi-stream-private.h"
+#include "bench-json.h"
+#include "bench-util.h"
 
 #define REPETITIONS 3
 #define MIN_RUN_BYTES ((gsize) 32 << 20)
@@ -330,40 +335,8 @@ measure (Bench *bench, CopyFunc raw, CopyFunc cugi, gsize size, double *raw_gbps
           raws[i] = run_once (bench, raw, size);
         }
     }
-  qsort (raws, REPETITIONS, sizeof (double), compare_doubles);
-  qsort (cugis, REPETITIONS, sizeof (double), compare_doubles);
-  *raw_gbps = raws[REPETITIONS / 2];
-  *cugi_gbps = cugis[REPETITIONS / 2];
-}
-
-/* Appends one JSON record, given as its members, to @json. */
-static void
-add_record (GString *json, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static void
-add_record (GString    *json,
-            const char *format,
-            ...)
-{
-  va_list args;
-
-  if (json == NULL)
-    return;
-  g_string_append (json, json->len == 0 ? "[\n  {" : ",\n  {");
-  va_start (args, format);
-  g_string_append_vprintf (json, format, args);
-  va_end (args);
-  g_string_append_c (json, '}');
-}
-
-static void
-write_json (GString    *json,
-            const char *path)
-{
-  g_autoptr(GError) error = NULL;
-
-  g_string_append (json, json->len == 0 ? "[]\n" : "\n]\n");
-  check_error (g_file_set_contents (path, json->str, json->len, &error), error);
+  *raw_gbps = bench_median (raws, REPETITIONS);
+  *cugi_gbps = bench_median (cugis, REPETITIONS);
 }
 
 static char *
@@ -415,7 +388,7 @@ static void
 run_table (gsize       min_size,
            gsize       max_size,
            const char *only_memory,
-           GString    *json)
+           BenchJson  *json)
 {
   Bench bench = { 0 };
 
@@ -439,10 +412,13 @@ run_table (gsize       min_size,
           g_print ("%-18s %-9s %-6s %9s %10.2f %10.2f %7.3f\n", direction_names[row->direction],
                    memory_names[row->memory], mode_names[row->mode], shown, raw, cugi, cugi / raw);
           for (guint i = 0; i < 2; i++)
-            add_record (json, "\"bench\": \"copy\", \"direction\": \"%s\", \"memory\": \"%s\", \"mode\": \"%s\", "
-                        "\"size\": %zu, \"impl\": \"%s\", \"gbps\": %.3f",
-                        direction_names[row->direction], memory_names[row->memory], mode_names[row->mode],
-                        size, i == 0 ? "raw" : "cugi", i == 0 ? raw : cugi);
+            {
+              bench_json_record (json, "copy", "direction", direction_names[row->direction],
+                                 "memory", memory_names[row->memory], "mode", mode_names[row->mode],
+                                 "impl", i == 0 ? "raw" : "cugi", NULL);
+              bench_json_number (json, "size", size);
+              bench_json_number (json, "gbps", i == 0 ? raw : cugi);
+            }
         }
       g_print ("\n");
     }
@@ -509,8 +485,28 @@ spawn_child (const char *sizes,
   return results;
 }
 
+/* Records a figure of the sweep, @gbps as the child printed it; @chunk and
+ * @threads NULL for the defaults. */
 static void
-run_sweep (GString *json)
+record_sweep (BenchJson  *json,
+              guint       direction,
+              gsize       size,
+              const char *chunk,
+              const char *threads,
+              const char *impl,
+              const char *gbps)
+{
+  bench_json_record (json, "copy-sweep", "direction", direction_names[direction], "impl", impl, NULL);
+  bench_json_number (json, "size", size);
+  if (chunk != NULL)
+    bench_json_number (json, "chunk_bytes", g_ascii_strtod (chunk, NULL));
+  if (threads != NULL)
+    bench_json_number (json, "threads", g_ascii_strtod (threads, NULL));
+  bench_json_number (json, "gbps", g_ascii_strtod (gbps, NULL));
+}
+
+static void
+run_sweep (BenchJson *json)
 {
   const guint chunks_mib[] = { 1, 2, 4, 8, 16 };
   const guint threads[] = { 1, 2, 4, 8 };
@@ -538,9 +534,7 @@ run_sweep (GString *json)
 
           g_print ("  %6.2f / %6.2f", g_ascii_strtod (line[1], NULL), g_ascii_strtod (line[2], NULL));
           for (guint d = 0; d < 2; d++)
-            add_record (json, "\"bench\": \"copy-sweep\", \"direction\": \"%s\", \"size\": %zu, "
-                        "\"chunk_bytes\": %s, \"threads\": %u, \"impl\": \"cugi\", \"gbps\": %s",
-                        direction_names[d], SWEEP_SIZE, chunk, threads[t], line[1 + d]);
+            record_sweep (json, d, SWEEP_SIZE, chunk, thread_count, "cugi", line[1 + d]);
         }
       g_print ("\n");
     }
@@ -561,12 +555,8 @@ run_sweep (GString *json)
       g_print ("%9s %12s %12s %12s %12s\n", shown, line[3], line[1], line[4], line[2]);
       for (guint d = 0; d < 2; d++)
         {
-          add_record (json, "\"bench\": \"copy-sweep\", \"direction\": \"%s\", \"size\": %zu, "
-                      "\"chunk_bytes\": null, \"threads\": null, \"impl\": \"raw\", \"gbps\": %s",
-                      direction_names[d], size, line[3 + d]);
-          add_record (json, "\"bench\": \"copy-sweep\", \"direction\": \"%s\", \"size\": %zu, "
-                      "\"chunk_bytes\": null, \"threads\": null, \"impl\": \"cugi\", \"gbps\": %s",
-                      direction_names[d], size, line[1 + d]);
+          record_sweep (json, d, size, NULL, NULL, "raw", line[3 + d]);
+          record_sweep (json, d, size, NULL, NULL, "cugi", line[1 + d]);
         }
     }
 }
@@ -580,15 +570,13 @@ main (int    argc,
   g_autoptr(CugiContext) context = NULL;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autoptr(GOptionContext) options = g_option_context_new (NULL);
-  g_autoptr(GString) json = NULL;
-  g_autofree char *json_path = NULL;
+  BenchJson *json = bench_json_new (&argc, argv);
   g_autofree char *child_sizes = NULL;
   gboolean sweep = FALSE;
   gint64 max_size = MAX_SIZE;
   gint64 min_size = MIN_SIZE;
   g_autofree char *only_memory = NULL;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_path, "Write the figures to FILE as JSON", "FILE" },
     { "sweep", 0, 0, G_OPTION_ARG_NONE, &sweep, "Sweep the staging pipeline's tuning knobs", NULL },
     { "max-size", 0, 0, G_OPTION_ARG_INT64, &max_size, "The largest size measured (default 1 GiB)", "BYTES" },
     { "min-size", 0, 0, G_OPTION_ARG_INT64, &min_size, "The smallest size measured (default 4 KiB)", "BYTES" },
@@ -619,8 +607,6 @@ main (int    argc,
       run_child (child_sizes);
       return 0;
     }
-  if (json_path != NULL)
-    json = g_string_new (NULL);
   if (sweep)
     {
       g_print ("bench-copy --sweep on %s; medians of %u runs\n\n", cugi_device_get_name (device), REPETITIONS);
@@ -633,7 +619,6 @@ main (int    argc,
       run_table (CLAMP (min_size, (gint64) MIN_SIZE, (gint64) MAX_SIZE),
                  CLAMP (max_size, (gint64) MIN_SIZE, (gint64) MAX_SIZE), only_memory, json);
     }
-  if (json != NULL)
-    write_json (json, json_path);
+  bench_json_finish (json);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "cugi-memory-private.h"
 #include "cugi-launch-private.h"
 #include "cugi-stream-private.h"
+#include "bench-util.h"
 
 typedef struct
 {
@@ -31,31 +32,6 @@ typedef struct
   gulong            idle_handler;
   guint             n_idle;
 } LaunchPair;
-
-static inline void
-check (CUresult    result,
-       const char *what)
-{
-  if (G_UNLIKELY (result != CUDA_SUCCESS))
-    g_error ("%s failed with CUDA error %d", what, (int) result);
-}
-
-static inline void
-check_error (gboolean ok,
-             GError  *error)
-{
-  if (G_UNLIKELY (!ok))
-    g_error ("%s", error->message);
-}
-
-static inline int
-compare_doubles (gconstpointer a,
-                 gconstpointer b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-
-  return (x > y) - (x < y);
-}
 
 /* Takes @kernel and @stream; one block of @threads threads, y = 0.5 x + y
  * over @threads elements of @x and @y. */
