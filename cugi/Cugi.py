@@ -828,8 +828,8 @@ def _scoped_context(context):
 
 class Stream(Cugi.Stream):
     """`with stream:` makes the stream the default, in this thread, for
-    kernel calls, Cugi.to_device() and copy_to_host() made through these
-    overrides in the block (Warp's ScopedStream); blocks nest.
+    kernel calls, Cugi.to_device(), copy_to_host() and download_into() made
+    through these overrides in the block (Warp's ScopedStream); blocks nest.
     stream.auto_synchronize() synchronizes it at the end of a block
     (numba's)."""
 
@@ -1371,7 +1371,6 @@ def _dlpack_export(self, stream=None, max_version=None, dl_device=None, copy=Non
     is made to wait for the buffer's work. The tensor has the buffer's dtype
     and shape (bytes in one dimension where unknown) and keeps the buffer
     alive until the consumer deletes it."""
-    numpy = _numpy()
     device = self.__dlpack_device__()
     if dl_device is not None and tuple(dl_device) != device:
         raise BufferError(f'the buffer is on DLPack device {device}, not {tuple(dl_device)}; '
