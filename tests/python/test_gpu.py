@@ -190,8 +190,8 @@ class TestUploadsByAddress(unittest.TestCase):
     pageable (staged by cugi's pipeline, beyond its 8 MiB threshold) and
     pinned (one DMA)."""
 
-    ROW = 4096
-    ROWS = 6 * 1024        # 24 MiB
+    ROW = 4000             # short of a pitch, so that rows are padded
+    ROWS = 6 * 1024        # 23.4 MiB
 
     def setUp(self):
         self.size = self.ROW * self.ROWS
