@@ -28,6 +28,12 @@ def _numpy():
     return numpy
 
 
+def _python_api(name, restype, *argtypes):
+    """A function of Python's C API, as an object of our own (not
+    ctypes.pythonapi's, whose argtypes other code may set)."""
+    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
+
+
 # ---- contexts ---------------------------------------------------------------
 
 class Context(Cugi.Context):
@@ -49,32 +55,12 @@ __all__.append('Context')
 
 # ---- buffers ----------------------------------------------------------------
 
-# ---- pinned staging -----------------------------------------------------------
-
-# NumPy data moves through pinned host memory: a transfer from pinned memory
-# is a single DMA at full speed, and NumPy fills or reads the pinned block in
-# place (no bytes objects in between). The blocks are borrowed from the pool
-# through which cugi stages its own transfers (Cugi.HostBuffer.new_staging):
-# one per device, of portable memory in the device's primary context, so
-# every context of the device copies through it and no pool keeps a context
-# of the caller's alive. Blocks are reused; Cugi.free_staging_memory(), from
-# the typelib, gives the idle ones back.
-
-
 def _host_view(host, size):
     """A writable ctypes view of the first @size bytes of @host, a
     Cugi.HostBuffer, that keeps it alive (as view.host_buffer)."""
     view = (ctypes.c_uint8 * size).from_address(host.get_host_address())
     view.host_buffer = host
     return view
-
-
-def _staging_view(context, size):
-    """A pinned block of at least @size bytes from the staging pool of
-    @context's device, and a writable ctypes view of its first @size bytes
-    that keeps it alive."""
-    host = Cugi.HostBuffer.new_staging(context, size)
-    return host, _host_view(host, size)
 
 
 def _check_contiguous(shape, strides, itemsize):
@@ -88,6 +74,116 @@ def _check_contiguous(shape, strides, itemsize):
             raise ValueError(f'the array is not C-contiguous (strides {tuple(strides)}); '
                              'make a contiguous copy first')
         expected *= length
+
+
+# ---- host memory by its address -------------------------------------------------
+
+# Python's memory (NumPy arrays, bytes, any buffer-protocol object) goes to and
+# from the device by its address (the typelib's *_from_address and
+# *_to_address methods): the library copies pageable memory through pinned
+# staging with several threads, and pinned memory in one DMA, with nothing
+# converted or copied in Python. Those take no stream, so a transfer on the
+# stream of `with stream:` goes through a pinned block borrowed from the pool
+# through which cugi stages its own transfers (Cugi.HostBuffer.new_staging:
+# one per device, of portable memory in the device's primary context, so
+# that every context of the device copies through it), filled or read with
+# one memmove; Cugi.free_staging_memory() gives the idle blocks back.
+
+# Python's Py_buffer (Include/pybuffer.h). Taking a buffer export through the
+# C API gives the address of any buffer-protocol object's memory, read-only
+# ones (bytes) included, which ctypes' from_buffer() refuses.
+class _PyBuffer(ctypes.Structure):
+    _fields_ = [('buf', ctypes.c_void_p), ('obj', ctypes.c_void_p), ('len', ctypes.c_ssize_t),
+                ('itemsize', ctypes.c_ssize_t), ('readonly', ctypes.c_int), ('ndim', ctypes.c_int),
+                ('format', ctypes.c_char_p), ('shape', ctypes.c_void_p),
+                ('strides', ctypes.c_void_p), ('suboffsets', ctypes.c_void_p),
+                ('internal', ctypes.c_void_p)]
+
+
+_PYBUF_SIMPLE = 0
+_PYBUF_WRITABLE = 0x0001
+_get_buffer = _python_api('PyObject_GetBuffer', ctypes.c_int, ctypes.py_object,
+                          ctypes.POINTER(_PyBuffer), ctypes.c_int)
+_release_buffer = _python_api('PyBuffer_Release', None, ctypes.POINTER(_PyBuffer))
+
+
+class _HostMemory:
+    """The memory of a C-contiguous buffer-protocol object, at .address for
+    .size bytes, held by a buffer export until release() (or the end of a
+    `with` block): meanwhile the object stays alive and its memory in place
+    (a bytearray cannot be resized, an mmap cannot be closed), so that cugi
+    can read or write it by its address."""
+
+    def __init__(self, view, writable):
+        self._view = view
+        self._export = _PyBuffer()
+        _get_buffer(view, ctypes.byref(self._export),
+                    _PYBUF_WRITABLE if writable else _PYBUF_SIMPLE)
+        self.address = self._export.buf or 0
+        self.size = self._export.len
+
+    def release(self):
+        if self._view is not None:
+            _release_buffer(ctypes.byref(self._export))
+            self._view.release()
+            self._view = None
+
+    # Also when dropped unreleased (an exception on the way): else the export
+    # would keep the object for good.
+    __del__ = release
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.release()
+        return False
+
+
+def _host_memory(obj, writable=False):
+    """A _HostMemory of @obj, or None where @obj has no buffer protocol (a
+    list of ints, a GLib.Bytes). Raises ValueError where the memory is not
+    C-contiguous, and TypeError where @writable and it is read-only."""
+    try:
+        view = memoryview(obj)
+    except TypeError:
+        return None
+    except ValueError:
+        # A NumPy dtype that the buffer protocol has no format for
+        # (datetime64): its bytes.
+        numpy = sys.modules.get('numpy')
+        if numpy is None or not isinstance(obj, numpy.ndarray) or not obj.flags.c_contiguous:
+            raise
+        view = memoryview(obj.reshape(-1).view(numpy.uint8))
+    if not view.c_contiguous:
+        view.release()
+        raise ValueError(f'the {type(obj).__name__} is not C-contiguous memory; make a '
+                         'contiguous copy first (numpy.ascontiguousarray(), bytes())')
+    if writable and view.readonly:
+        view.release()
+        raise TypeError(f'a {type(obj).__name__} is read-only; give writable memory '
+                        '(a NumPy array, a bytearray)')
+    return _HostMemory(view, writable)
+
+
+def _by_address(fallback, address_method, data_at, doc):
+    """A method that does what @fallback, a method of the typelib, does with
+    its data argument (at @data_at in the arguments after self), but sends a
+    buffer-protocol object by its address and size, through the method named
+    @address_method, at memory speed: PyGObject would convert it element by
+    element into a C array. Other data (a list of ints) goes to @fallback."""
+
+    def method(self, *args):
+        memory = _host_memory(args[data_at]) if len(args) > data_at else None
+        if memory is None:
+            return fallback(self, *args)
+        with memory:
+            return getattr(self, address_method)(*args[:data_at], memory.address, memory.size,
+                                                 *args[data_at + 1:])
+
+    method.__name__ = fallback.__name__
+    method.__doc__ = doc
+    return method
 
 
 # ---- registered host memory ------------------------------------------------
@@ -124,9 +220,27 @@ class HostBuffer(Cugi.HostBuffer):
         host._cugi_registered = pinned
         return host
 
+    write = _by_address(
+        Cugi.HostBuffer.write, 'write_from_address', 1,
+        """write(offset, data): copies @data into the host memory at
+        @offset. @data is any C-contiguous object with the buffer protocol
+        (a NumPy array of any dtype, bytes, a bytearray, a memoryview or a
+        slice of one, an array.array, an mmap), read by its address
+        (HostBuffer.write_from_address()) at memory speed, or a list of
+        ints. ValueError for memory that is not contiguous.""")
+
 
 HostBuffer = override(HostBuffer)
 __all__.append('HostBuffer')
+
+
+def _release_after_stream(buffer, stream, memory):
+    """Releases @memory, the source of an asynchronous upload into @buffer
+    that failed, once the work enqueued so far on @stream (None: on any
+    stream of the buffer's context) has run: a cancelled upload completes at
+    once, while the copy it enqueued may still read the memory."""
+    waiter = stream if stream is not None else buffer.props.context
+    waiter.synchronize_async(None, lambda source, result: memory.release())
 
 
 class Buffer(Cugi.Buffer):
@@ -176,28 +290,119 @@ class Buffer(Cugi.Buffer):
             self._download_into(result.view(numpy.uint8))
         return result.reshape(shape)
 
-    def _download_into(self, destination, stream=None):
-        """Fills @destination, a writable uint8 NumPy array of the buffer's
-        size: one DMA into pinned staging memory, then one copy out of it.
-        The DMA runs on @stream, else on the scoped stream of `with stream:`,
-        else on the legacy default stream."""
-        host, view = _staging_view(self.props.context, destination.nbytes)
+    def download_into(self, destination, offset=0):
+        """Fills @destination, any writable, C-contiguous object with the
+        buffer protocol (a NumPy array of any dtype, a bytearray, a
+        memoryview or a slice of one, an array.array, a writable mmap),
+        with as many bytes of the buffer, from @offset, and returns it:
+        straight into its memory (Buffer.download_to_address()). Waits for
+        the work enqueued before on the context's default stream, or runs
+        on the stream of `with stream:` and waits for it. ValueError for
+        memory that is not contiguous, TypeError for read-only memory,
+        GLib.Error for a range beyond the buffer."""
+        self._download_into(destination, offset=offset)
+        return destination
+
+    def _download_into(self, destination, stream=None, offset=0):
+        """download_into(), on @stream if given."""
+        memory = _host_memory(destination, writable=True)
+        if memory is None:
+            raise TypeError(f'a {type(destination).__name__} has no buffer protocol: download '
+                            'into a NumPy array, a bytearray or other writable memory')
         stream = stream or _scoped_stream()
-        self.download_to_host(0, host, 0, destination.nbytes, stream)
-        if stream is not None:
+        with memory:
+            if stream is None or not memory.size:
+                self.download_to_address(offset, memory.address, memory.size)
+                return
+            host = Cugi.HostBuffer.new_staging(self.props.context, memory.size)
+            self.download_to_host(offset, host, 0, memory.size, stream)
             stream.synchronize()
-        destination[:] = _numpy().frombuffer(view, dtype=_numpy().uint8)
+            ctypes.memmove(memory.address, host.get_host_address(), memory.size)
 
     def _upload_from(self, source):
-        """Uploads @source, a uint8 NumPy array of the buffer's size: one copy
-        into pinned staging memory, then one DMA (on the scoped stream of
-        `with stream:`, if any). Done when this returns."""
-        host, view = _staging_view(self.props.context, source.nbytes)
-        _numpy().frombuffer(view, dtype=_numpy().uint8)[:] = source
+        """Uploads @source, a C-contiguous NumPy array of the buffer's size,
+        at once, or on the scoped stream of `with stream:` and waits for it."""
         stream = _scoped_stream()
-        self.upload_from_host(0, host, 0, source.nbytes, stream)
-        if stream is not None:
+        with _host_memory(source) as memory:
+            if stream is None or not memory.size:
+                self.upload_from_address(0, memory.address, memory.size)
+                return
+            host = Cugi.HostBuffer.new_staging(self.props.context, memory.size)
+            ctypes.memmove(host.get_host_address(), memory.address, memory.size)
+            self.upload_from_host(0, host, 0, memory.size, stream)
             stream.synchronize()
+
+    upload = _by_address(
+        Cugi.Buffer.upload, 'upload_from_address', 1,
+        """upload(offset, data): writes @data at @offset, done when this
+        returns. @data is any C-contiguous object with the buffer protocol
+        (a NumPy array of any dtype, bytes, a bytearray, a memoryview or a
+        slice of one, an array.array, an mmap), sent by its address
+        (Buffer.upload_from_address()) at memory speed, or a list of ints.
+        ValueError for memory that is not contiguous.""")
+
+    upload_2d = _by_address(
+        Cugi.Buffer.upload_2d, 'upload_2d_from_address', 2,
+        """upload_2d(offset, pitch, data, width, height): writes @height
+        packed rows of @width bytes from @data, @pitch bytes apart, from
+        @offset. @data as for upload(), sent by its address
+        (Buffer.upload_2d_from_address()).""")
+
+    upload_3d = _by_address(
+        Cugi.Buffer.upload_3d, 'upload_3d_from_address', 3,
+        """upload_3d(offset, pitch, slice_height, data, width, height,
+        depth): writes a packed box of @data (@depth slices of @height rows
+        of @width bytes) from @offset. @data as for upload(), sent by its
+        address (Buffer.upload_3d_from_address()).""")
+
+    def upload_bytes_async(self, offset, data, stream=None, cancellable=None, callback=None,
+                           *user_data):
+        """Enqueues an upload of @data at @offset on @stream (None: the
+        default stream) and returns at once; callback(buffer, result,
+        *user_data) runs in the thread-default main context once the data
+        is on the device, and upload_bytes_finish(result) (or
+        upload_finish()) then returns True or raises the GLib.Error. @data is
+        a GLib.Bytes or any C-contiguous object with the buffer protocol,
+        sent from its own memory by its address
+        (Buffer.upload_from_address_async()): it is kept, and must not be
+        changed, until the callback has run; the caller may drop it at
+        once. Also Buffer.upload_async()."""
+        memory = _host_memory(data)
+        if memory is None:
+            return Cugi.Buffer.upload_bytes_async(self, offset, data, stream, cancellable,
+                                                  callback, *user_data)
+
+        def done(buffer, result):
+            try:
+                buffer.upload_from_address_finish(result)
+                result._cugi_upload_error = None
+                memory.release()
+            except GLib.Error as error:
+                result._cugi_upload_error = error
+                _release_after_stream(buffer, stream, memory)
+            if callback is not None:
+                callback(buffer, result, *user_data)
+
+        try:
+            self.upload_from_address_async(offset, memory.address, memory.size, stream,
+                                           cancellable, done)
+        except BaseException:
+            memory.release()
+            raise
+
+    def upload_bytes_finish(self, result):
+        """Finishes upload_bytes_async() (and upload_async()): True, or
+        raises its GLib.Error."""
+        try:
+            error = result._cugi_upload_error
+        except AttributeError:  # the typelib's own, for a GLib.Bytes
+            return Cugi.Buffer.upload_bytes_finish(self, result)
+        if error is not None:
+            raise error
+        return True
+
+    upload_async = upload_bytes_async
+    upload_finish = upload_bytes_finish
 
     @classmethod
     def from_cuda_array(cls, array, context=None):
@@ -623,8 +828,8 @@ def _scoped_context(context):
 
 class Stream(Cugi.Stream):
     """`with stream:` makes the stream the default, in this thread, for
-    kernel calls, Cugi.to_device() and copy_to_host() made through these
-    overrides in the block (Warp's ScopedStream); blocks nest.
+    kernel calls, Cugi.to_device(), copy_to_host() and download_into() made
+    through these overrides in the block (Warp's ScopedStream); blocks nest.
     stream.auto_synchronize() synchronizes it at the end of a block
     (numba's)."""
 
@@ -1090,12 +1295,6 @@ _USED_DLTENSOR_VERSIONED = b'used_dltensor_versioned'
 _DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
-def _python_api(name, restype, *argtypes):
-    """A function of Python's C API, as an object of our own (not
-    ctypes.pythonapi's, whose argtypes other code may set)."""
-    return ctypes.PYFUNCTYPE(restype, *argtypes)((name, ctypes.pythonapi))
-
-
 _capsule_new = _python_api('PyCapsule_New', ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p,
                            ctypes.c_void_p)
 _capsule_is_valid = _python_api('PyCapsule_IsValid', ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
@@ -1172,7 +1371,6 @@ def _dlpack_export(self, stream=None, max_version=None, dl_device=None, copy=Non
     is made to wait for the buffer's work. The tensor has the buffer's dtype
     and shape (bytes in one dimension where unknown) and keeps the buffer
     alive until the consumer deletes it."""
-    numpy = _numpy()
     device = self.__dlpack_device__()
     if dl_device is not None and tuple(dl_device) != device:
         raise BufferError(f'the buffer is on DLPack device {device}, not {tuple(dl_device)}; '

@@ -3,14 +3,24 @@
 
 Compares, for a Python program, what a launch of a 4-argument kernel and a
 round trip of 256 MiB cost through cugi (PyGObject) and through CuPy and
-cuda-python (NVIDIA's driver bindings), all in the device's primary context.
-Prints rates and cugi's ratio to each peer. Needs a Python with PyGObject,
-CuPy and cuda-python (on the GPU machine: bash .gpu/enter .gpu/venv-gi
-tests/benchmarks/bench_peers.py); exits 77 where any is missing.
+cuda-python (NVIDIA's driver bindings), all in the device's primary context;
+and uploads and downloads of 256 MiB of NumPy memory, pageable and pinned,
+through the overrides (Buffer.upload(0, array), Buffer.download_into(array))
+beside the C library's own address entry points called directly and
+cuda-python's cuMemcpyHtoD and cuMemcpyDtoH. Prints rates and cugi's ratio
+to each peer. Needs a Python with PyGObject and NumPy and a CUDA driver
+(exits 77 without); the launches and round trips need CuPy and cuda-python
+too, and the transfers' raw column cuda-python, each left out where missing
+(on the GPU machine: bash .gpu/enter .gpu/venv-gi
+tests/benchmarks/bench_peers.py; without a GPU the transfers run against the
+stand-in driver of the tests, whose figures are host memcpy's).
 
 --json FILE appends one JSON record a line: {"bench": "launch-python",
-"impl": "cugi-call"|"cugi-prepared"|"cupy"|"cuda-python", "us_per_launch": ...}
-and {"bench": "copy-python", "impl": "cugi"|"cupy", "gb_per_s": ...}.
+"impl": "cugi-call"|"cugi-prepared"|"cupy"|"cuda-python", "us_per_launch": ...},
+{"bench": "copy-python", "impl": "cugi"|"cupy", "gb_per_s": ...} and
+{"bench": "transfer-python", "direction": "upload"|"download",
+"memory": "pageable"|"pinned", "impl": "override"|"cugi-c"|"cuda-python",
+"gb_per_s": ...}.
 """
 import argparse
 import json
@@ -23,11 +33,21 @@ try:
     gi.require_version('Cugi', '1.0')
     from gi.repository import Cugi
     import numpy
-    import cupy
-    from cuda.bindings import driver as cu
 except (ImportError, ValueError) as missing:
-    print(f'1..0 # SKIP needs PyGObject, NumPy, CuPy and cuda-python: {missing}')
+    print(f'1..0 # SKIP needs PyGObject and NumPy: {missing}')
     sys.exit(77)
+
+try:
+    import cupy
+except ImportError:
+    cupy = None
+try:
+    from cuda.bindings import driver as cu
+except ImportError:
+    try:
+        from cuda import cuda as cu     # cuda-python before 12.6
+    except ImportError:
+        cu = None
 
 if not Cugi.is_available():
     print('1..0 # SKIP no GPU usable')
@@ -65,18 +85,24 @@ def rate(run, count):
     return statistics.median(rates)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--json', metavar='FILE', help='append the figures to FILE as JSON records')
-    options = parser.parse_args()
-    records = []
-    context = Cugi.Context.get_default()
-    device = context.props.device
-    print(f'bench_peers on {device.props.name}: Python {sys.version.split()[0]}, '
-          f'CuPy {cupy.__version__}; medians of {ROUNDS} rounds')
+def raw_driver():
+    """Makes the default device's primary context current for cuda-python
+    and returns it, or None where cuda-python or its driver is missing."""
+    if cu is None:
+        return None
+    try:
+        check(cu.cuInit(0))
+    except (RuntimeError, OSError) as error:
+        print(f'cuda-python has no driver here ({error}): its figures are left out')
+        return None
+    cu_context = check(cu.cuDevicePrimaryCtxRetain(check(cu.cuDeviceGet(0))))
+    check(cu.cuCtxSetCurrent(cu_context))
+    return cu_context
 
-    # cugi
+
+def launches(records, device):
     kernel = Cugi.Kernel.new_from_source(None, SOURCE, 'saxpy', None)
+    context = Cugi.Context.get_default()
     x = Cugi.to_device(numpy.ones(N_ELEMENTS, numpy.float32))
     y = Cugi.to_device(numpy.zeros(N_ELEMENTS, numpy.float32))
     config = Cugi.LaunchConfig.new(1, N_ELEMENTS)
@@ -111,10 +137,6 @@ def main():
 
     # cuda-python: cuLaunchKernel with parameters prepared once, the fastest
     # a Python program can call the driver.
-    check(cu.cuInit(0))
-    cu_device = check(cu.cuDeviceGet(0))
-    cu_context = check(cu.cuDevicePrimaryCtxRetain(cu_device))
-    check(cu.cuCtxSetCurrent(cu_context))
     program = Cugi.Program.new(SOURCE, 'saxpy.cu')
     program.compile_for_device(device, None)
     module = check(cu.cuModuleLoadData(program.get_cubin().get_data()))
@@ -148,8 +170,11 @@ def main():
     print(f'  cugi prepared / CuPy: {prepared / results["CuPy RawKernel call"]:.2f}; '
           f'cugi prepared / cuda-python: {prepared / results["cuda-python cuLaunchKernel (prepared)"]:.2f}; '
           f'cugi call / CuPy: {results["cugi kernel(...) call (override)"] / results["CuPy RawKernel call"]:.2f}')
+    check(cu.cuModuleUnload(module))
 
-    # Round trips of 256 MiB from pageable NumPy memory and back.
+
+def round_trips(records):
+    """Round trips of 256 MiB from pageable NumPy memory and back."""
     host = numpy.random.default_rng(1).random(COPY_BYTES // 4, dtype=numpy.float32)
 
     def cugi_round_trip():
@@ -171,7 +196,77 @@ def main():
     print(f'  cugi / CuPy: {cugi_rate / cupy_rate:.2f}')
     records += [{'bench': 'copy-python', 'impl': 'cugi', 'gb_per_s': cugi_rate},
                 {'bench': 'copy-python', 'impl': 'cupy', 'gb_per_s': cupy_rate}]
-    check(cu.cuModuleUnload(module))
+
+
+def transfer_ways(buffer, host, raw_memory):
+    """{direction: {impl: function}}: the copies of @host, a NumPy array of
+    COPY_BYTES, to and from @buffer through the override and through the C
+    library's address entry points, and to and from @raw_memory (None: left
+    out) through cuda-python."""
+    address = host.ctypes.data
+    ways = {
+        'upload': {
+            'override': lambda: buffer.upload(0, host),
+            'cugi-c': lambda: buffer.upload_from_address(0, address, COPY_BYTES),
+        },
+        'download': {
+            'override': lambda: buffer.download_into(host),
+            'cugi-c': lambda: buffer.download_to_address(0, address, COPY_BYTES),
+        },
+    }
+    if raw_memory is not None:
+        ways['upload']['cuda-python'] = lambda: check(cu.cuMemcpyHtoD(raw_memory, address, COPY_BYTES))
+        ways['download']['cuda-python'] = lambda: check(cu.cuMemcpyDtoH(address, raw_memory, COPY_BYTES))
+    return ways
+
+
+def transfers(records, raw):
+    """256 MiB of NumPy memory to the device and back, pageable and pinned
+    (a NumPy view of a pinned HostBuffer)."""
+    buffer = Cugi.Buffer.new(None, COPY_BYTES)
+    pageable = numpy.random.default_rng(2).random(COPY_BYTES // 4, dtype=numpy.float32)
+    pinned = Cugi.pinned_array(pageable.shape, numpy.float32)
+    pinned[:] = pageable
+    raw_memory = check(cu.cuMemAlloc(COPY_BYTES)) if raw is not None else None
+    gb = COPY_BYTES / 1e9
+    print('\nTransfers of 256 MiB of NumPy memory, GB/s; override: Buffer.upload(0, array) and '
+          'download_into(array); cugi-c: upload_from_address and download_to_address '
+          'called directly; cuda-python: cuMemcpyHtoD and cuMemcpyDtoH'
+          + ('' if raw is not None else ' (left out: no cuda-python or no driver for it)') + ':')
+    for memory, host in (('pageable', pageable), ('pinned', pinned)):
+        for direction, impls in transfer_ways(buffer, host, raw_memory).items():
+            rates = {}
+            for impl, run in impls.items():
+                run()   # warm: staging blocks, page faults
+                rates[impl] = rate(run, gb)
+                records.append({'bench': 'transfer-python', 'direction': direction,
+                                'memory': memory, 'impl': impl, 'gb_per_s': rates[impl]})
+            line = ''.join(f'  {impl} {value:7.2f}' for impl, value in rates.items())
+            line += f'  override/C {rates["override"] / rates["cugi-c"]:.2f} (goal >= 0.95)'
+            if 'cuda-python' in rates:
+                line += f'  cugi/raw {rates["cugi-c"] / rates["cuda-python"]:.2f}'
+            print(f'  {direction:8s} {memory:8s}{line}')
+    if raw_memory is not None:
+        check(cu.cuMemFree(raw_memory))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--json', metavar='FILE', help='append the figures to FILE as JSON records')
+    options = parser.parse_args()
+    records = []
+    device = Cugi.Context.get_default().props.device
+    print(f'bench_peers on {device.props.name}: Python {sys.version.split()[0]}, '
+          f'CuPy {cupy.__version__ if cupy else "missing"}, '
+          f'cuda-python {"found" if cu else "missing"}; medians of {ROUNDS} rounds')
+    raw = raw_driver()
+    if cupy is not None and raw is not None:
+        launches(records, device)
+        round_trips(records)
+    else:
+        print('\nLaunches and round trips beside CuPy and cuda-python: left out, '
+              'they need both and a driver for them')
+    transfers(records, raw)
     if options.json:
         with open(options.json, 'a', encoding='utf-8') as out:
             for record in records:

@@ -3,6 +3,7 @@
 `with ctx:`, the CUDA array interface and lifetimes of work in flight.
 Exits 77 (skipped) when no GPU can be used."""
 
+import array
 import gc
 import os
 import sys
@@ -181,6 +182,86 @@ class TestMemory(unittest.TestCase):
         interface = dict(filled.__cuda_array_interface__, stream=stream.props.handle)
         wrapped = Cugi.Buffer.from_cuda_array(Exporter(interface, filled))
         numpy.testing.assert_array_equal(wrapped.copy_to_host(), numpy.arange(n, dtype=numpy.int32) * 3)
+
+
+class TestUploadsByAddress(unittest.TestCase):
+    """Every upload-type entry point takes any buffer-protocol object by its
+    address, and download_into() fills one: round trips on real memory,
+    pageable (staged by cugi's pipeline, beyond its 8 MiB threshold) and
+    pinned (one DMA)."""
+
+    ROW = 4000             # short of a pitch, so that rows are padded
+    ROWS = 6 * 1024        # 23.4 MiB
+
+    def setUp(self):
+        self.size = self.ROW * self.ROWS
+        rng = numpy.random.default_rng(7)
+        self.pageable = rng.random(self.size // 4, dtype=numpy.float32).reshape(self.ROWS, -1)
+        self.pinned = Cugi.pinned_array(self.pageable.shape, numpy.float32)
+        self.pinned[:] = self.pageable[::-1]
+
+    def sources(self):
+        """(name, object, its bytes)."""
+        raw = self.pageable.tobytes()
+        longer = bytes(16) + raw
+        return [('pageable float32 2D', self.pageable, raw),
+                ('pinned float32 2D', self.pinned, self.pinned.tobytes()),
+                ('bytes', raw, raw),
+                ('bytearray', bytearray(raw), raw),
+                ('memoryview slice', memoryview(longer)[16:], longer[16:]),
+                ('array.array', array.array('f', raw), raw)]
+
+    def targets(self):
+        return [('pageable', numpy.empty(self.size, numpy.uint8)),
+                ('pinned', Cugi.pinned_array(self.size, numpy.uint8))]
+
+    def test_upload_and_download_into(self):
+        buffer = Cugi.Buffer.new(None, self.size)
+        for name, source, expected in self.sources():
+            for target_name, target in self.targets():
+                with self.subTest(name, into=target_name):
+                    buffer.memset_d8(0, 0, self.size, None)
+                    self.assertTrue(buffer.upload(0, source))
+                    self.assertIs(buffer.download_into(target), target)
+                    self.assertEqual(target.tobytes(), expected)
+
+    def test_upload_2d_and_3d(self):
+        buffer = Cugi.Buffer.new_pitched(None, self.ROW, self.ROWS, 4)
+        pitch = buffer.props.pitch
+        for name, source, expected in self.sources():
+            with self.subTest(name, dimensions=2):
+                buffer.memset_d8(0, 0, buffer.props.size, None)
+                self.assertTrue(buffer.upload_2d(0, pitch, source, self.ROW, self.ROWS))
+                self.assertEqual(buffer.download_2d(0, pitch, self.ROW, self.ROWS).get_data(), expected)
+            with self.subTest(name, dimensions=3):
+                buffer.memset_d8(0, 0, buffer.props.size, None)
+                self.assertTrue(buffer.upload_3d(0, pitch, self.ROWS // 4, source,
+                                                 self.ROW, self.ROWS // 4, 4))
+                self.assertEqual(buffer.download_3d(0, pitch, self.ROWS // 4, self.ROW,
+                                                    self.ROWS // 4, 4).get_data(), expected)
+
+    def test_host_buffer_write(self):
+        host = Cugi.HostBuffer.new(None, self.size, Cugi.HostBufferFlags.NONE)
+        for name, source, expected in self.sources():
+            with self.subTest(name):
+                self.assertTrue(host.write(0, source))
+                self.assertEqual(host.get_bytes().get_data(), expected)
+
+    def test_upload_async_after_the_caller_let_go(self):
+        buffer = Cugi.Buffer.new(None, self.size)
+        stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
+        loop = GLib.MainLoop()
+        for name, source, expected in self.sources():
+            with self.subTest(name):
+                buffer.memset_d8(0, 0, self.size, stream)
+                results = []
+                buffer.upload_async(0, source, stream, None,
+                                    lambda buffer, result: (results.append(result), loop.quit()))
+                source = None
+                gc.collect()
+                loop.run()
+                self.assertTrue(buffer.upload_finish(results[0]))
+                self.assertEqual(buffer.copy_to_host().tobytes(), expected)
 
 
 class TestKernelCall(unittest.TestCase):
