@@ -806,14 +806,22 @@ __all__.append('Kernel')
 
 # ---- scoped streams, devices and peer access ---------------------------------
 
-# What `with stream:` made the default, per thread: a stack of streams.
-_scopes = threading.local()
+class _Scopes(threading.local):
+    """What `with stream:` made the default, per thread: a stack of
+    streams, there from the thread's first look (every kernel call without
+    a stream looks, and a getattr() default costs a caught AttributeError)."""
+
+    def __init__(self):
+        self.streams = []
+
+
+_scopes = _Scopes()
 
 
 def _scoped_stream():
     """The stream of the innermost `with stream:` block of this thread, or
     None."""
-    streams = getattr(_scopes, 'streams', None)
+    streams = _scopes.streams
     return streams[-1] if streams else None
 
 
@@ -834,7 +842,7 @@ class Stream(Cugi.Stream):
     (numba's)."""
 
     def __enter__(self):
-        _scopes.__dict__.setdefault('streams', []).append(self)
+        _scopes.streams.append(self)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):

@@ -67,9 +67,13 @@ class Report:
         self.pyplot.close(figure)
         self.sections.append(f'### {title}\n\n![{title}]({file_name})\n\n{text}')
 
-    def launches(self, c_records, python_records):
-        rows = [(f'C: {r["impl"]}', r['us_per_launch']) for r in c_records]
+    def launches(self, c_records, python_records, gjs_records):
+        # The C benchmark measures throughput and host cost: the host cost
+        # is what the Python and GJS figures (launch calls alone) compare with.
+        rows = [(f'C: {r["impl"]}', r['us_per_launch']) for r in c_records
+                if r.get('measure', 'host') == 'host']
         rows += [(f'Python: {r["impl"]}', r['us_per_launch']) for r in python_records]
+        rows += [(f'GJS: {r["impl"]}', r['us_per_launch']) for r in gjs_records]
         if not rows:
             return
         figure, axes = self.pyplot.subplots(figsize=(8, 0.45 * len(rows) + 1.2))
@@ -107,6 +111,18 @@ class Report:
                     table.append((direction, memory, mode, impl, size_label(size), f'{gbps:.2f}'))
         self.save(figure, 'copy-bandwidth', 'Copy bandwidth by size',
                   markdown_table(('direction', 'memory', 'mode', 'impl', 'size', 'GB/s'), table))
+
+    def python_transfers(self, records):
+        if not records:
+            return
+        labels = [f'{r["direction"]} {r["memory"]}: {r["impl"]}' for r in records]
+        figure, axes = self.pyplot.subplots(figsize=(8, 0.4 * len(records) + 1.2))
+        axes.barh(labels, [r['gb_per_s'] for r in records], color='#8a5ad8')
+        axes.invert_yaxis()
+        axes.set_xlabel('GB/s, 256 MiB of NumPy memory (higher is better)')
+        rows = [(r['direction'], r['memory'], r['impl'], f'{r["gb_per_s"]:.2f}') for r in records]
+        self.save(figure, 'python-transfers', 'Transfers from Python (NumPy)',
+                  markdown_table(('direction', 'memory', 'way', 'GB/s'), rows))
 
     def completions(self, records):
         with_samples = [r for r in records if r.get('samples')]
@@ -179,8 +195,9 @@ def main():
     images = pathlib.Path(options.images)
     images.mkdir(parents=True, exist_ok=True)
     report = Report(images, pyplot)
-    report.launches(records['launch'], records['launch-python'])
+    report.launches(records['launch'], records['launch-python'], records['launch-gjs'])
     report.copies(records['copy'])
+    report.python_transfers(records['transfer-python'])
     report.completions(records['completion'])
     report.compiles(records['compile'])
     report.allocations(records['alloc'])
