@@ -327,6 +327,7 @@ test_link_program (void)
   g_autoptr(CugiLinker) linker = NULL;
   g_autoptr(CugiModule) module = NULL;
   g_autoptr(GBytes) cubin = NULL;
+  g_autofree char *ptx = NULL;
   g_autofree char *inputs = NULL;
   const char *options[] = { "-rdc=true", NULL };
 
@@ -347,7 +348,8 @@ test_link_program (void)
   /* Relocatable device code comes as CUBIN and PTX, through the cache too. */
   cubin = cugi_program_get_cubin (program);
   g_assert_nonnull (cubin);
-  g_assert_nonnull (cugi_program_get_ptx_string (program));
+  ptx = cugi_program_get_ptx_string (program);
+  g_assert_nonnull (ptx);
   g_assert_true (cugi_linker_add_program (linker, program, &error));
   g_assert_no_error (error);
   module = cugi_linker_complete (linker, &error);
