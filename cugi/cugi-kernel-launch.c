@@ -254,7 +254,7 @@ launch_current (CugiKernel       *self,
   CugiStream *stream;
 
   if (!check_config (self, config, error) ||
-      !(G_LIKELY (g_atomic_pointer_get (&args->checked_signature) == self->signature->serial) ||
+      !(G_LIKELY (g_atomic_pointer_get (&args->checked_signature) == self->signature_serial) ||
         cugi_kernel_signature_check (self->signature, args, error)) ||
       !cugi_kernel_args_resolve (args, error))
     return FALSE;

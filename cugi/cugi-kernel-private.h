@@ -22,6 +22,9 @@ struct _CugiKernel
    * check_config_fully(), or a value that is no configuration's while one
    * is being checked: launching with it again is a comparison. Atomic. */
   gsize        valid_config;
+  /* signature->serial, kept here so that the check of an argument list
+   * checked before reads no other object. */
+  gsize        signature_serial;
 
   /* Why the kernel could not be queried; returned by every operation. */
   GError      *setup_error;

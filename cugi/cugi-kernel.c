@@ -358,6 +358,7 @@ read_signature (CugiKernel *self)
                                                (const gsize *) sizes->data,
                                                have_sizes ? (gint) sizes->len : -1);
   self->signature->context = self->binding.context;
+  self->signature_serial = self->signature->serial;
 }
 
 gboolean
