@@ -86,22 +86,26 @@ gboolean    cugi_kernel_args_resolve_addresses (CugiKernelArgs *self,
                                                 GError        **error);
 
 /* Writes each buffer's current address into @self; an INVALID_STATE error
- * naming the argument when one was freed. Inline: every launch runs it, and
- * the common case, addresses resolved in this epoch already, is a
- * comparison. */
+ * naming the argument when one was freed. @epoch is the address epoch, read
+ * before the checks: a free while they run ends it, and the next launch
+ * checks again. Inline: every launch runs it, and the common case,
+ * addresses resolved in this epoch already, is a comparison. */
+static inline gboolean
+cugi_kernel_args_resolve_in_epoch (CugiKernelArgs *self,
+                                   gsize           epoch,
+                                   GError        **error)
+{
+  return self->n_buffers == 0 || G_LIKELY (g_atomic_pointer_get (&self->resolved_epoch) == epoch) ||
+         cugi_kernel_args_resolve_addresses (self, epoch, error);
+}
+
+/* cugi_kernel_args_resolve_in_epoch() in the current epoch. */
 static inline gboolean
 cugi_kernel_args_resolve (CugiKernelArgs *self,
                           GError        **error)
 {
-  gsize epoch;
-
-  if (self->n_buffers == 0)
-    return TRUE;
-  /* Read before the checks: a free while they run ends this epoch, and the
-   * next launch checks again. */
-  epoch = cugi_memory_get_address_epoch ();
-  return G_LIKELY (g_atomic_pointer_get (&self->resolved_epoch) == epoch) ||
-         cugi_kernel_args_resolve_addresses (self, epoch, error);
+  return self->n_buffers == 0 ||
+         cugi_kernel_args_resolve_in_epoch (self, cugi_memory_get_address_epoch (), error);
 }
 
 /* The buffers of @self as resources for cugi_stream_track_work(): a new
