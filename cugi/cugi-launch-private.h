@@ -30,35 +30,45 @@ struct _CugiLaunchConfig
 /* A new value of the counter of launch configurations' serials. */
 gsize       cugi_launch_config_next_serial  (void);
 
+/* An argument's value, where the driver reads it from (but for GBytes,
+ * whose own data it reads). */
+typedef union
+{
+  gint32      i32;
+  guint32     u32;
+  gint64      i64;
+  guint64     u64;
+  gfloat      f;
+  gdouble     d;
+  CUdeviceptr address;
+} CugiKernelValue;
+
+/* What an argument is; its value is the list's values[] of the same index. */
 typedef struct
 {
   CugiArgType type;
   guint32     size;
-  union
-  {
-    gint32      i32;
-    guint32     u32;
-    gint64      i64;
-    guint64     u64;
-    gfloat      f;
-    gdouble     d;
-    CUdeviceptr address;
-  } value;
   gpointer    object;            /* (owned): the CugiBuffer, CugiTexture, CugiSurface or GBytes */
 } CugiKernelArg;
 
 /* Most kernels take few arguments: those need no allocation of their own. */
 #define CUGI_KERNEL_ARGS_INLINE 8
 
+/* Allocated on a cache line (CUGI_KERNEL_ARGS_ALIGNMENT): a launch of up to
+ * CUGI_KERNEL_ARGS_INLINE arguments reads three lines of the list, the
+ * first here, then the two the driver reads, the pointers to the values and
+ * the values. */
+#define CUGI_KERNEL_ARGS_ALIGNMENT 64
+
 struct _CugiKernelArgs
 {
-  /* What every launch reads comes first, in as few cache lines as can be. */
+  /* What every launch reads. */
   gatomicrefcount ref_count;
   guint           n_args;
   guint           n_buffers;     /* and textures and surfaces: what launches keep alive */
   guint           capacity;
   CugiKernelArg  *args;          /* inline_args, or the heap beyond INLINE */
-  void          **params;        /* what cuLaunchKernel reads: into args */
+  void          **params;        /* what cuLaunchKernel reads: into values (or a GBytes' data) */
   /* What launches checked already, so that launching the list again skips
    * it: the serial of the signature the arguments fit, and the address epoch
    * in which the buffers' addresses were resolved. 0: not yet; any change of
@@ -70,13 +80,17 @@ struct _CugiKernelArgs
    * of their own (cugi_kernel_args_track_launch()). Atomic; NULL before a
    * launch. */
   CugiStream     *pinned_stream;
+  CugiKernelValue *values;       /* inline_values, or the heap beyond INLINE */
+
+  void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
+  CugiKernelValue inline_values[CUGI_KERNEL_ARGS_INLINE];
+
   /* What launches keep alive (cugi_work_resources_new(): the buffers, with
    * their memory in use), made by the first launch and kept until the
    * buffers change. Immutable; NULL until needed. */
   GPtrArray      *resources;
-  GMutex          pin_lock;      /* guards changes of the two above */
+  GMutex          pin_lock;      /* guards changes of pinned_stream and resources */
   CugiKernelArg   inline_args[CUGI_KERNEL_ARGS_INLINE];
-  void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
 };
 
 /* cugi_kernel_args_resolve() when the addresses were not resolved in
