@@ -11,20 +11,24 @@ G_BEGIN_DECLS
 
 /* Launch configurations and argument lists are read directly by the launch
  * path (cugi-kernel.c, cugi-graph-exec.c), which must stay cheap. */
+/* Allocated on a cache line (CUGI_LAUNCH_CONFIG_ALIGNMENT), which it
+ * fills: a launch reads one line of its configuration. */
+#define CUGI_LAUNCH_CONFIG_ALIGNMENT 64
+
 struct _CugiLaunchConfig
 {
   gatomicrefcount ref_count;
+  guint           shared_memory;
   /* Names these settings: every change gives a new one, never 0 and never
    * another configuration's (cugi_launch_config_next_serial()), stored
    * after the settings, so that a kernel remembers which configuration
    * passed its checks by the serial alone. Atomic. */
   gsize           serial;
+  CugiStream     *stream;        /* (owned) (nullable) */
   guint           grid[3];
   guint           block[3];
   guint           cluster[3];    /* all 0: no cluster */
-  guint           shared_memory;
   gboolean        cooperative;
-  CugiStream     *stream;        /* (owned) (nullable) */
 };
 
 /* A new value of the counter of launch configurations' serials. */
