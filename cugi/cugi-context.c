@@ -1100,7 +1100,10 @@ cugi_context_reset (CugiContext *self,
   device = cugi_device_get_handle (self->device);
   if (!CUGI_CALL (cuDevicePrimaryCtxReset, (device), error))
     return FALSE;
-  /* Everything made so far is gone: objects compare this to refuse use. */
+  /* Everything made so far is gone: objects compare this to refuse use.
+   * The address epoch ends after it, in this order: a kernel that found its
+   * binding current in the epoch still running skips this comparison
+   * (cugi_kernel_is_current()). */
   g_atomic_int_inc (&self->generation);
   cugi_memory_invalidate_addresses ();
 

@@ -34,6 +34,9 @@
  * Since: 0.1
  */
 
+/* What every launch reads of the list is its first line. */
+G_STATIC_ASSERT (G_STRUCT_OFFSET (CugiKernelArgs, inline_params) == CUGI_KERNEL_ARGS_ALIGNMENT);
+
 G_DEFINE_BOXED_TYPE (CugiKernelArgs, cugi_kernel_args,
                      cugi_kernel_args_ref, cugi_kernel_args_unref)
 
@@ -47,13 +50,14 @@ G_DEFINE_BOXED_TYPE (CugiKernelArgs, cugi_kernel_args,
 CugiKernelArgs *
 cugi_kernel_args_new (void)
 {
-  CugiKernelArgs *self = g_new0 (CugiKernelArgs, 1);
+  CugiKernelArgs *self = g_aligned_alloc0 (1, sizeof (CugiKernelArgs), CUGI_KERNEL_ARGS_ALIGNMENT);
 
   g_atomic_ref_count_init (&self->ref_count);
   g_mutex_init (&self->pin_lock);
   self->capacity = CUGI_KERNEL_ARGS_INLINE;
   self->args = self->inline_args;
   self->params = self->inline_params;
+  self->values = self->inline_values;
   return self;
 }
 
@@ -148,9 +152,10 @@ cugi_kernel_args_unref (CugiKernelArgs *self)
     {
       g_free (self->args);
       g_free (self->params);
+      g_free (self->values);
     }
   g_mutex_clear (&self->pin_lock);
-  g_free (self);
+  g_aligned_free (self);
 }
 
 /**
@@ -170,13 +175,34 @@ cugi_kernel_args_clear (CugiKernelArgs *self)
   self->n_args = 0;
 }
 
-/* Where the driver reads the value of @arg from. */
+/* The value of @arg, an argument of @self. */
+static inline CugiKernelValue *
+value_of (CugiKernelArgs      *self,
+          const CugiKernelArg *arg)
+{
+  return &self->values[arg - self->args];
+}
+
+/* Where the driver reads the value of @arg, an argument of @self, from. */
 static void *
-param_pointer (CugiKernelArg *arg)
+param_pointer (CugiKernelArgs *self,
+               CugiKernelArg  *arg)
 {
   if (arg->type == CUGI_ARG_BYTES)
     return (void *) g_bytes_get_data (arg->object, NULL);
-  return &arg->value;
+  return value_of (self, arg);
+}
+
+/* @size bytes on the heap, beginning with the @inline_size of @inline_data. */
+static gpointer
+move_inline (gconstpointer inline_data,
+             gsize         inline_size,
+             gsize         size)
+{
+  gpointer data = g_malloc (size);
+
+  memcpy (data, inline_data, inline_size);
+  return data;
 }
 
 static CugiKernelArg *
@@ -193,23 +219,27 @@ append (CugiKernelArgs *self,
 
       if (self->args == self->inline_args)
         {
-          self->args = g_new (CugiKernelArg, capacity);
-          memcpy (self->args, self->inline_args, sizeof self->inline_args);
+          self->args = move_inline (self->inline_args, sizeof self->inline_args,
+                                    capacity * sizeof (CugiKernelArg));
           self->params = g_new (void *, capacity);
+          self->values = move_inline (self->inline_values, sizeof self->inline_values,
+                                      capacity * sizeof (CugiKernelValue));
         }
       else
         {
           self->args = g_renew (CugiKernelArg, self->args, capacity);
           self->params = g_renew (void *, self->params, capacity);
+          self->values = g_renew (CugiKernelValue, self->values, capacity);
         }
       self->capacity = capacity;
       /* The values moved: point the driver at their new places. */
       for (guint i = 0; i < self->n_args; i++)
-        self->params[i] = param_pointer (&self->args[i]);
+        self->params[i] = param_pointer (self, &self->args[i]);
     }
 
   arg = &self->args[self->n_args];
   memset (arg, 0, sizeof *arg);
+  memset (value_of (self, arg), 0, sizeof (CugiKernelValue));
   arg->type = type;
   /* Saturated, not cut short: a size beyond 32 bits stays beyond what any
    * kernel takes, so that the launch refuses it. */
@@ -221,7 +251,7 @@ static void
 commit (CugiKernelArgs *self,
         CugiKernelArg  *arg)
 {
-  self->params[self->n_args++] = param_pointer (arg);
+  self->params[self->n_args++] = param_pointer (self, arg);
 }
 
 /**
@@ -270,7 +300,7 @@ cugi_kernel_args_add_int32 (CugiKernelArgs *self,
   g_return_if_fail (self != NULL);
 
   arg = append (self, CUGI_ARG_INT32, sizeof value);
-  arg->value.i32 = value;
+  value_of (self, arg)->i32 = value;
   commit (self, arg);
 }
 
@@ -292,7 +322,7 @@ cugi_kernel_args_add_uint32 (CugiKernelArgs *self,
   g_return_if_fail (self != NULL);
 
   arg = append (self, CUGI_ARG_UINT32, sizeof value);
-  arg->value.u32 = value;
+  value_of (self, arg)->u32 = value;
   commit (self, arg);
 }
 
@@ -315,7 +345,7 @@ cugi_kernel_args_add_int64 (CugiKernelArgs *self,
   g_return_if_fail (self != NULL);
 
   arg = append (self, CUGI_ARG_INT64, sizeof value);
-  arg->value.i64 = value;
+  value_of (self, arg)->i64 = value;
   commit (self, arg);
 }
 
@@ -338,7 +368,7 @@ cugi_kernel_args_add_uint64 (CugiKernelArgs *self,
   g_return_if_fail (self != NULL);
 
   arg = append (self, CUGI_ARG_UINT64, sizeof value);
-  arg->value.u64 = value;
+  value_of (self, arg)->u64 = value;
   commit (self, arg);
 }
 
@@ -360,7 +390,7 @@ cugi_kernel_args_add_float (CugiKernelArgs *self,
   g_return_if_fail (self != NULL);
 
   arg = append (self, CUGI_ARG_FLOAT, sizeof value);
-  arg->value.f = value;
+  value_of (self, arg)->f = value;
   commit (self, arg);
 }
 
@@ -382,7 +412,7 @@ cugi_kernel_args_add_double (CugiKernelArgs *self,
   g_return_if_fail (self != NULL);
 
   arg = append (self, CUGI_ARG_DOUBLE, sizeof value);
-  arg->value.d = value;
+  value_of (self, arg)->d = value;
   commit (self, arg);
 }
 
@@ -433,7 +463,7 @@ cugi_kernel_args_add_pointer (CugiKernelArgs *self,
   g_return_if_fail (self != NULL);
 
   arg = append (self, CUGI_ARG_POINTER, sizeof (CUdeviceptr));
-  arg->value.address = device_pointer;
+  value_of (self, arg)->address = device_pointer;
   commit (self, arg);
 }
 
@@ -446,7 +476,7 @@ add_object_handle (CugiKernelArgs *self,
 {
   CugiKernelArg *arg = append (self, type, sizeof (guint64));
 
-  arg->value.u64 = handle;
+  value_of (self, arg)->u64 = handle;
   arg->object = g_object_ref (object);
   self->n_buffers++;
   drop_resources (self);
@@ -520,7 +550,7 @@ cugi_kernel_args_copy (CugiKernelArgs *self)
       const CugiKernelArg *arg = &self->args[i];
       CugiKernelArg *new_arg = append (copy, arg->type, arg->size);
 
-      new_arg->value = arg->value;
+      *value_of (copy, new_arg) = *value_of (self, arg);
       if (arg_holds_object (arg->type))
         {
           new_arg->object = g_object_ref (arg->object);
@@ -604,7 +634,7 @@ cugi_kernel_args_resolve_addresses (CugiKernelArgs *self,
       g_autoptr(GError) local_error = NULL;
 
       if (arg->type != CUGI_ARG_BUFFER ||
-          cugi_buffer_get_address (arg->object, &arg->value.address, &local_error))
+          cugi_buffer_get_address (arg->object, &value_of (self, arg)->address, &local_error))
         continue;
       g_set_error (error, local_error->domain, local_error->code,
                    _("Kernel argument %u: %s"), i, local_error->message);

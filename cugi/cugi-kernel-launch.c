@@ -244,19 +244,21 @@ track_launch (CugiKernel     *self,
 
 /* A launch once the kernel's context is current: the checks, each a
  * comparison when the configuration and the arguments passed them before,
- * then the launch and its tracking. */
+ * then the launch and its tracking. @epoch: the address epoch, read before
+ * them. */
 static G_ALWAYS_INLINE inline gboolean
 launch_current (CugiKernel       *self,
                 CugiLaunchConfig *config,
                 CugiKernelArgs   *args,
+                gsize             epoch,
                 GError          **error)
 {
   CugiStream *stream;
 
   if (!check_config (self, config, error) ||
-      !(G_LIKELY (g_atomic_pointer_get (&args->checked_signature) == self->signature->serial) ||
+      !(G_LIKELY (g_atomic_pointer_get (&args->checked_signature) == self->signature_serial) ||
         cugi_kernel_signature_check (self->signature, args, error)) ||
-      !cugi_kernel_args_resolve (args, error))
+      !cugi_kernel_args_resolve_in_epoch (args, epoch, error))
     return FALSE;
 
   stream = cugi_stream_resolve (config->stream, self->binding.context);
@@ -272,11 +274,12 @@ static G_GNUC_NO_INLINE gboolean
 launch_entering (CugiKernel       *self,
                  CugiLaunchConfig *config,
                  CugiKernelArgs   *args,
+                 gsize             epoch,
                  GError          **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
 
-  return cugi_kernel_enter (self, &scope, error) && launch_current (self, config, args, error);
+  return cugi_kernel_enter (self, &scope, error) && launch_current (self, config, args, epoch, error);
 }
 
 /**
@@ -306,15 +309,18 @@ cugi_kernel_launch (CugiKernel       *self,
                     CugiKernelArgs   *args,
                     GError          **error)
 {
+  gsize epoch;
+
   g_return_val_if_fail (cugi_kernel_is_kernel (self), FALSE);
   g_return_val_if_fail (config != NULL, FALSE);
   g_return_val_if_fail (args != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  epoch = cugi_memory_get_address_epoch ();
   /* The common case needs no context scope, whose cleanup is a call. */
-  if (G_LIKELY (cugi_kernel_is_current (self)))
-    return launch_current (self, config, args, error);
-  return launch_entering (self, config, args, error);
+  if (G_LIKELY (cugi_kernel_is_current (self, epoch)))
+    return launch_current (self, config, args, epoch, error);
+  return launch_entering (self, config, args, epoch, error);
 }
 
 CUGI_LAUNCH_PATH gboolean
@@ -328,7 +334,8 @@ cugi_kernel_launch_params (CugiKernel       *self,
   g_autoptr(GPtrArray) kept = resources;
   CugiStream *stream;
 
-  if (!(G_LIKELY (cugi_kernel_is_current (self)) || cugi_kernel_enter (self, &scope, error)) ||
+  if (!(G_LIKELY (cugi_kernel_is_current (self, cugi_memory_get_address_epoch ())) ||
+        cugi_kernel_enter (self, &scope, error)) ||
       !check_config (self, config, error))
     return FALSE;
 

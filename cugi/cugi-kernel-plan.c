@@ -235,7 +235,7 @@ take_values (CugiKernelArgs *args,
         continue;
       if (arg->size > block_size - offset)
         return FALSE;
-      memcpy (&arg->value, block + offset, arg->size);
+      memcpy (&args->values[i], block + offset, arg->size);
       offset += arg->size;
     }
   return offset == block_size;

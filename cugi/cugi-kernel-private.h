@@ -13,15 +13,24 @@ struct _CugiKernel
   GObject      parent_instance;
 
   /* What every launch reads comes first, in as few cache lines as can be. */
-  CugiContextBinding binding;  /* to the generation the function was found in */
   /* The CUDA context of the binding, for launches to compare with the
    * current one; NULL when the kernel is unusable (setup_error). */
   CUcontext    context_handle;
   CUfunction   function;
+  /* The address epoch in which the binding was last found current, 0 for
+   * none: a context reset ends the epoch after the context's generation
+   * changed, so while the epoch is this one the binding is current without
+   * reading the context (cugi_kernel_is_current()). Atomic. */
+  gsize        current_epoch;
   /* The serial of the launch configuration that last passed
    * check_config_fully(), or a value that is no configuration's while one
    * is being checked: launching with it again is a comparison. Atomic. */
   gsize        valid_config;
+  /* signature->serial, kept here so that the check of an argument list
+   * checked before reads no other object. */
+  gsize        signature_serial;
+
+  CugiContextBinding binding;  /* to the generation the function was found in */
 
   /* Why the kernel could not be queried; returned by every operation. */
   GError      *setup_error;
@@ -88,17 +97,26 @@ cugi_kernel_is_usable (CugiKernel *self)
          cugi_context_binding_is_current (&self->binding);
 }
 
-/* The common case of launches, without a call of cugi's: the kernel is
- * usable and its context is current already, so that nothing needs to be
- * pushed. FALSE when it cannot tell: then cugi_kernel_enter() says why or
- * makes the context current. */
+/* Whether the binding is current, asked of the context: when it is,
+ * remembers @epoch as one in which it was. */
+gboolean cugi_kernel_recheck_binding  (CugiKernel           *self,
+                                       gsize                 epoch);
+
+/* The common case of launches, without a call of cugi's but for the
+ * address epoch (@epoch, read by the caller before this, as a reset changes
+ * the context's generation before the epoch): the kernel is usable and its
+ * context is current already, so that nothing needs to be pushed. FALSE when
+ * it cannot tell: then cugi_kernel_enter() says why or makes the context
+ * current. */
 static G_ALWAYS_INLINE inline gboolean
-cugi_kernel_is_current (CugiKernel *self)
+cugi_kernel_is_current (CugiKernel *self,
+                        gsize       epoch)
 {
   CUcontext current = NULL;
 
   return self->context_handle != NULL &&
-         cugi_context_get_generation (self->binding.context) == self->binding.generation &&
+         (G_LIKELY (g_atomic_pointer_get (&self->current_epoch) == epoch) ||
+          cugi_kernel_recheck_binding (self, epoch)) &&
          cugi_cuda.cuCtxGetCurrent (&current) == CUDA_SUCCESS && current == self->context_handle;
 }
 

@@ -1,6 +1,8 @@
 /* cugi-launch-config.c: how a kernel is launched */
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "cugi-launch-private.h"
@@ -22,6 +24,8 @@
  *
  * Since: 0.1
  */
+
+G_STATIC_ASSERT (sizeof (CugiLaunchConfig) <= CUGI_LAUNCH_CONFIG_ALIGNMENT);
 
 G_DEFINE_BOXED_TYPE (CugiLaunchConfig, cugi_launch_config,
                      cugi_launch_config_ref, cugi_launch_config_unref)
@@ -62,7 +66,7 @@ CugiLaunchConfig *
 cugi_launch_config_new (guint grid_x,
                         guint block_x)
 {
-  CugiLaunchConfig *self = g_new0 (CugiLaunchConfig, 1);
+  CugiLaunchConfig *self = g_aligned_alloc0 (1, sizeof (CugiLaunchConfig), CUGI_LAUNCH_CONFIG_ALIGNMENT);
 
   g_atomic_ref_count_init (&self->ref_count);
   cugi_launch_config_set_grid (self, grid_x, 1, 1);
@@ -187,7 +191,7 @@ cugi_launch_config_unref (CugiLaunchConfig *self)
   if (!g_atomic_ref_count_dec (&self->ref_count))
     return;
   g_clear_object (&self->stream);
-  g_free (self);
+  g_aligned_free (self);
 }
 
 /**
@@ -209,7 +213,8 @@ cugi_launch_config_copy (CugiLaunchConfig *self)
   g_return_val_if_fail (self != NULL, NULL);
 
   /* With the same settings, the copy may share the serial. */
-  copy = g_memdup2 (self, sizeof *self);
+  copy = g_aligned_alloc (1, sizeof *self, CUGI_LAUNCH_CONFIG_ALIGNMENT);
+  memcpy (copy, self, sizeof *self);
   g_atomic_ref_count_init (&copy->ref_count);
   if (copy->stream != NULL)
     g_object_ref (copy->stream);

@@ -11,54 +11,68 @@ G_BEGIN_DECLS
 
 /* Launch configurations and argument lists are read directly by the launch
  * path (cugi-kernel.c, cugi-graph-exec.c), which must stay cheap. */
+/* Allocated on a cache line (CUGI_LAUNCH_CONFIG_ALIGNMENT), which it
+ * fills: a launch reads one line of its configuration. */
+#define CUGI_LAUNCH_CONFIG_ALIGNMENT 64
+
 struct _CugiLaunchConfig
 {
   gatomicrefcount ref_count;
+  guint           shared_memory;
   /* Names these settings: every change gives a new one, never 0 and never
    * another configuration's (cugi_launch_config_next_serial()), stored
    * after the settings, so that a kernel remembers which configuration
    * passed its checks by the serial alone. Atomic. */
   gsize           serial;
+  CugiStream     *stream;        /* (owned) (nullable) */
   guint           grid[3];
   guint           block[3];
   guint           cluster[3];    /* all 0: no cluster */
-  guint           shared_memory;
   gboolean        cooperative;
-  CugiStream     *stream;        /* (owned) (nullable) */
 };
 
 /* A new value of the counter of launch configurations' serials. */
 gsize       cugi_launch_config_next_serial  (void);
 
+/* An argument's value, where the driver reads it from (but for GBytes,
+ * whose own data it reads). */
+typedef union
+{
+  gint32      i32;
+  guint32     u32;
+  gint64      i64;
+  guint64     u64;
+  gfloat      f;
+  gdouble     d;
+  CUdeviceptr address;
+} CugiKernelValue;
+
+/* What an argument is; its value is the list's values[] of the same index. */
 typedef struct
 {
   CugiArgType type;
   guint32     size;
-  union
-  {
-    gint32      i32;
-    guint32     u32;
-    gint64      i64;
-    guint64     u64;
-    gfloat      f;
-    gdouble     d;
-    CUdeviceptr address;
-  } value;
   gpointer    object;            /* (owned): the CugiBuffer, CugiTexture, CugiSurface or GBytes */
 } CugiKernelArg;
 
 /* Most kernels take few arguments: those need no allocation of their own. */
 #define CUGI_KERNEL_ARGS_INLINE 8
 
+/* Allocated on a cache line (CUGI_KERNEL_ARGS_ALIGNMENT): a launch of up to
+ * CUGI_KERNEL_ARGS_INLINE arguments reads three lines of the list, the
+ * first here, then the two the driver reads, the pointers to the values and
+ * the values. */
+#define CUGI_KERNEL_ARGS_ALIGNMENT 64
+
 struct _CugiKernelArgs
 {
-  /* What every launch reads comes first, in as few cache lines as can be. */
+  /* What every launch reads. */
   gatomicrefcount ref_count;
   guint           n_args;
   guint           n_buffers;     /* and textures and surfaces: what launches keep alive */
   guint           capacity;
   CugiKernelArg  *args;          /* inline_args, or the heap beyond INLINE */
-  void          **params;        /* what cuLaunchKernel reads: into args */
+  void          **params;        /* what cuLaunchKernel reads: into values (or a GBytes' data) */
   /* What launches checked already, so that launching the list again skips
    * it: the serial of the signature the arguments fit, and the address epoch
    * in which the buffers' addresses were resolved. 0: not yet; any change of
@@ -70,13 +84,17 @@ struct _CugiKernelArgs
    * of their own (cugi_kernel_args_track_launch()). Atomic; NULL before a
    * launch. */
   CugiStream     *pinned_stream;
+  CugiKernelValue *values;       /* inline_values, or the heap beyond INLINE */
+
+  void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
+  CugiKernelValue inline_values[CUGI_KERNEL_ARGS_INLINE];
+
   /* What launches keep alive (cugi_work_resources_new(): the buffers, with
    * their memory in use), made by the first launch and kept until the
    * buffers change. Immutable; NULL until needed. */
   GPtrArray      *resources;
-  GMutex          pin_lock;      /* guards changes of the two above */
+  GMutex          pin_lock;      /* guards changes of pinned_stream and resources */
   CugiKernelArg   inline_args[CUGI_KERNEL_ARGS_INLINE];
-  void           *inline_params[CUGI_KERNEL_ARGS_INLINE];
 };
 
 /* cugi_kernel_args_resolve() when the addresses were not resolved in
@@ -86,22 +104,26 @@ gboolean    cugi_kernel_args_resolve_addresses (CugiKernelArgs *self,
                                                 GError        **error);
 
 /* Writes each buffer's current address into @self; an INVALID_STATE error
- * naming the argument when one was freed. Inline: every launch runs it, and
- * the common case, addresses resolved in this epoch already, is a
- * comparison. */
+ * naming the argument when one was freed. @epoch is the address epoch, read
+ * before the checks: a free while they run ends it, and the next launch
+ * checks again. Inline: every launch runs it, and the common case,
+ * addresses resolved in this epoch already, is a comparison. */
+static inline gboolean
+cugi_kernel_args_resolve_in_epoch (CugiKernelArgs *self,
+                                   gsize           epoch,
+                                   GError        **error)
+{
+  return self->n_buffers == 0 || G_LIKELY (g_atomic_pointer_get (&self->resolved_epoch) == epoch) ||
+         cugi_kernel_args_resolve_addresses (self, epoch, error);
+}
+
+/* cugi_kernel_args_resolve_in_epoch() in the current epoch. */
 static inline gboolean
 cugi_kernel_args_resolve (CugiKernelArgs *self,
                           GError        **error)
 {
-  gsize epoch;
-
-  if (self->n_buffers == 0)
-    return TRUE;
-  /* Read before the checks: a free while they run ends this epoch, and the
-   * next launch checks again. */
-  epoch = cugi_memory_get_address_epoch ();
-  return G_LIKELY (g_atomic_pointer_get (&self->resolved_epoch) == epoch) ||
-         cugi_kernel_args_resolve_addresses (self, epoch, error);
+  return self->n_buffers == 0 ||
+         cugi_kernel_args_resolve_in_epoch (self, cugi_memory_get_address_epoch (), error);
 }
 
 /* The buffers of @self as resources for cugi_stream_track_work(): a new

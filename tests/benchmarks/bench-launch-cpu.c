@@ -13,7 +13,17 @@
  * (each called LAUNCHES times per round):
  *   valgrind --tool=callgrind --callgrind-out-file=cg.out bench-launch-cpu 1
  *   callgrind_annotate --inclusive=yes cg.out | grep launch_pair
- * The optional argument is the number of rounds (default 7). */
+ * The optional argument is the number of rounds (default 7).
+ *
+ * The cache lines a launch touches, which cost more than its instructions
+ * where the driver's own work evicts them between launches: add
+ *   --cache-sim=yes --D1=1024,16,64
+ * so that the simulated D1 holds fewer lines than a launch of cugi touches
+ * (the raw launch fits): each launch then misses once on each line it
+ * touches, and the D1mr of launch_pair_cugi() per call counts them.
+ * callgrind_annotate --auto=yes --show=D1mr,Ir says which reads they are.
+ * The stand-in driver reads no parameters: the lines of the argument
+ * values that a real driver reads are not counted. */
 #include "config.h"
 
 #include <locale.h>
