@@ -14,8 +14,8 @@ G_BEGIN_DECLS
 typedef void (*CugiCompletionFunc) (gpointer user_data);
 
 /* The completion bridge knows nothing of streams: a CugiCompletion is made
- * where a marker is enqueued, posted from CUDA's host-function thread, and
- * run by a GSource of its GMainContext. */
+ * where a marker is enqueued, posted from CUDA's host-function thread (or
+ * cugi's counter-watching one), and run by a GSource of its GMainContext. */
 typedef struct _CugiCompletion CugiCompletion;
 
 /* A completion that will run @func (@user_data) in @main_context, then
@@ -37,32 +37,56 @@ void            cugi_completion_post      (CugiCompletion *completion);
 /* For a completion that will never be posted (its marker could not be
  * enqueued): frees it and its user data without running its function. */
 void            cugi_completion_discard   (CugiCompletion *completion);
-/* The CUhostFn of every marker; @completion is a CugiCompletion to post. */
+/* The CUhostFn of every marker; @completion is a CugiCompletion to post
+ * (unless COUNTER's watcher did). */
 void CUDA_CB    cugi_completion_host_func (void *completion);
+/* Enqueues the marker of @completion on @handle, a stream of @context
+ * (current): a host function, and under the COUNTER delivery a counter write
+ * before it. The markers of one @owner (the stream, whose handle is
+ * @handle) are delivered in the order they were enqueued. When this fails,
+ * @completion is discarded. */
+gboolean        cugi_completion_enqueue   (CugiCompletion *completion,
+                                           GObject        *owner,
+                                           CugiContext    *context,
+                                           CUstream        handle,
+                                           GError        **error);
 
-/* How a posted completion wakes its main context, for the benchmark that
- * compares them (bench-completion); READY_TIME unless it says otherwise.
+/* How the GPU's completion reaches its main context, for the benchmark that
+ * compares them (bench-completion); READY_TIME unless the environment
+ * variable CUGI_COMPLETION_DELIVERY (one of the names of
+ * cugi_completion_delivery_get_name(), read once) or the benchmark says
+ * otherwise.
  * READY_TIME: g_source_set_ready_time(), GLib's cross-thread wake-up.
  * EVENTFD: the host function writes an eventfd the source polls (Linux;
  * elsewhere READY_TIME), once per dispatch, without the context's lock.
  * SPIN: READY_TIME, and before the context sleeps while completions are in
- * flight, it waits for one for up to @spin_us, burning the CPU meanwhile. */
+ * flight, it waits for one for up to @spin_us, burning the CPU meanwhile.
+ * COUNTER: READY_TIME, and before each host function the stream writes a
+ * sequence number to mapped pinned memory that a cugi thread watches;
+ * whichever sees the marker first posts the completion. Where the driver
+ * has no stream memory operations, READY_TIME. */
 typedef enum
 {
   CUGI_COMPLETION_DELIVERY_READY_TIME,
   CUGI_COMPLETION_DELIVERY_EVENTFD,
   CUGI_COMPLETION_DELIVERY_SPIN,
+  CUGI_COMPLETION_DELIVERY_COUNTER,
+  CUGI_COMPLETION_N_DELIVERIES
 } CugiCompletionDelivery;
 
 /* For the completion sources made from now on, one per GMainContext on its
  * first completion: a benchmark gives each delivery a new context. */
 void            cugi_completion_set_delivery (CugiCompletionDelivery delivery,
                                               guint                  spin_us);
+/* "ready-time", "eventfd", "spin" or "counter". */
+const char     *cugi_completion_delivery_get_name (CugiCompletionDelivery delivery);
 
-/* Where the time of a completion goes, for benchmarks: HOST_FUNC when
- * CUDA's thread calls the marker's host function, QUEUED once it queued the
- * completion and woke the context, PREPARE or CHECK when the context finds
- * it queued (before sleeping, or woken), DISPATCH when the source runs. */
+/* Where the time of a completion goes, for benchmarks: HOST_FUNC when the
+ * marker is seen, by CUDA's thread calling its host function or (COUNTER)
+ * by cugi's thread reading its counter, whichever posts it; QUEUED once that
+ * thread queued the completion and woke the context, PREPARE or CHECK when
+ * the context finds it queued (before sleeping, or woken), DISPATCH when the
+ * source runs. */
 typedef enum
 {
   CUGI_COMPLETION_STAGE_HOST_FUNC,

@@ -165,12 +165,10 @@ stream_enqueue_marker (CugiStream        *self,
   /* The stream with its context lives as long as work on it is followed. */
   cugi_completion_keep_alive (completion, stream_ref_with_context (self), stream_unref_with_context);
 
-  if (!CUGI_CALL (cuLaunchHostFunc, (handle, cugi_completion_host_func, completion), error))
-    {
-      cugi_completion_discard (completion);
-      return FALSE;
-    }
-  return TRUE;
+  /* Under COUNTER, one lane for the stream's markers, flushes' included:
+   * theirs wait for all that came before on the stream, so its counter
+   * passing a flush's number still means that work is done. */
+  return cugi_completion_enqueue (completion, G_OBJECT (self), self->binding.context, handle, error);
 }
 
 gboolean

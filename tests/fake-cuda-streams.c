@@ -10,7 +10,9 @@
  * faulted kernel would: queries and synchronizations report
  * CUDA_ERROR_ILLEGAL_ADDRESS and host functions stop running (CUDA drops
  * them; here they are held back until the failure is lifted, so that a test
- * can end without leaking what they carry). A reset of a primary context
+ * can end without leaking what they carry; so are the writes of stream
+ * memory operations, cuStreamWriteValue32, which cugi's COUNTER completions
+ * use). A reset of a primary context
  * destroys the streams and events made so far, as CUDA's does.
  *
  * Stream capture records what is enqueued on a capturing stream into a
@@ -66,6 +68,7 @@ typedef enum
   OP_MEMSET,
   OP_COPY,
   OP_FREE,
+  OP_WRITE_VALUE,
 } OpKind;
 
 typedef struct Op
@@ -75,9 +78,10 @@ typedef struct Op
   void          *data;
   FakeEvent     *event;
   unsigned long  recording;  /* RECORD: the one it completes; WAIT: the one it waits for */
-  unsigned char *start;      /* MEMSET, COPY: what it writes; FREE: the block's memory */
+  unsigned char *start;      /* MEMSET, COPY, WRITE_VALUE: what it writes; FREE: the block's memory */
   const unsigned char *source;  /* COPY: what it reads */
   unsigned char  value;
+  uint32_t       value32;    /* WRITE_VALUE */
   size_t         count;
   struct Op     *next;
 } Op;
@@ -113,6 +117,7 @@ static FakeStream *legacy;
 static FakeStream *live_streams;
 static FakeEvent *live_events;
 static int failed;
+static int host_functions_held;
 static cuuint64_t last_capture_id;
 
 static void *base;
@@ -360,7 +365,8 @@ serve (void *data)
 
       if (op == NULL && stream->destroyed)
         break;
-      if (op == NULL || (failed && op->kind == OP_HOST_FUNC) ||
+      if (op == NULL || (failed && (op->kind == OP_HOST_FUNC || op->kind == OP_WRITE_VALUE)) ||
+          (host_functions_held && op->kind == OP_HOST_FUNC) ||
           (op->kind == OP_WAIT && op->event->completed < op->recording))
         {
           pthread_cond_wait (&changed, &lock);
@@ -380,6 +386,8 @@ serve (void *data)
         memmove (op->start, op->source, op->count);
       else if (op->kind == OP_FREE)
         block_free (op->start);
+      else if (op->kind == OP_WRITE_VALUE)
+        __atomic_store_n ((uint32_t *) op->start, op->value32, __ATOMIC_RELEASE);
       else if (op->kind == OP_RECORD && op->event->completed < op->recording)
         {
           op->event->completed = op->recording;
@@ -650,6 +658,7 @@ fake_cuGraphNodeGetType (CUgraphNode node, CUgraphNodeType *type)
     case OP_MEMSET: *type = CU_GRAPH_NODE_TYPE_MEMSET; break;
     case OP_COPY: *type = CU_GRAPH_NODE_TYPE_MEMCPY; break;
     case OP_FREE: *type = CU_GRAPH_NODE_TYPE_MEM_FREE; break;
+    case OP_WRITE_VALUE: *type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP; break;
     }
   return CUDA_SUCCESS;
 }
@@ -763,6 +772,28 @@ fake_cuLaunchHostFunc (CUstream handle, CUhostFn fn, void *data)
   op->data = data;
   pthread_mutex_lock (&lock);
   resolve (handle)->host_funcs++;
+  push (handle, op);
+  pthread_mutex_unlock (&lock);
+  return CUDA_SUCCESS;
+}
+
+/* The write of a stream memory operation, in stream order; held back with
+ * host functions while the context fails, since it tells that the work
+ * before it completed. */
+static CUresult
+fake_cuStreamWriteValue32 (CUstream handle, CUdeviceptr address, cuuint32_t value, unsigned int flags)
+{
+  Op *op;
+
+  if (failed)
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (flags & ~CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER)
+    return CUDA_ERROR_INVALID_VALUE;
+  op = calloc (1, sizeof *op);
+  op->kind = OP_WRITE_VALUE;
+  op->start = (unsigned char *) (uintptr_t) address;
+  op->value32 = value;
+  pthread_mutex_lock (&lock);
   push (handle, op);
   pthread_mutex_unlock (&lock);
   return CUDA_SUCCESS;
@@ -1662,6 +1693,18 @@ fake_cuda_streams_host_funcs (CUstream handle)
   return count;
 }
 
+/* Holds host functions back (@hold non-zero), as a slow CUDA callback
+ * thread would, while the rest of each stream's work before them runs, or
+ * lets them run again. */
+EXPORT void
+fake_cuda_streams_hold_host_functions (int hold)
+{
+  pthread_mutex_lock (&lock);
+  host_functions_held = hold;
+  pthread_cond_broadcast (&changed);
+  pthread_mutex_unlock (&lock);
+}
+
 /* Makes the context fail (@fail non-zero) or recover. */
 EXPORT void
 fake_cuda_streams_fail (int fail)
@@ -1723,6 +1766,7 @@ static const struct
   ENTRY (cuStreamAttachMemAsync)
   ENTRY (cuStreamWaitEvent)
   ENTRY (cuLaunchHostFunc)
+  ENTRY (cuStreamWriteValue32)
   ENTRY (cuEventCreate)
   ENTRY (cuEventDestroy)
   ENTRY (cuEventRecord)

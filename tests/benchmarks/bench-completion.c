@@ -6,24 +6,27 @@
  *    kernel's last write, to mapped pinned memory, becomes visible to a host
  *    thread that spins on it; all paths are timed from there with the same
  *    clock (CLOCK_MONOTONIC), in the same process. cugi's delivery runs once
- *    per way of waking the main loop (cugi_completion_set_delivery():
- *    ready-time, the default; eventfd; spin), each with where its time goes:
- *    when CUDA's thread calls the marker's host function, when it has queued
- *    the completion and woken the context, when the context finds it (before
- *    sleeping or woken: prepare/check), dispatch, and the handler. Goals
+ *    per way of learning of the completion and waking the main loop
+ *    (cugi_completion_set_delivery(): ready-time, the default; eventfd;
+ *    spin; counter, where a cugi thread watches a counter the stream writes
+ *    before the host function), each with where its time goes: when the
+ *    marker is seen (CUDA's thread calls its host function, or the counter's
+ *    watcher sees it), when that thread has queued the completion and woken
+ *    the context, when the context finds it (before sleeping or woken:
+ *    prepare/check), dispatch, and the handler. Goals
  *    (issue 12): added latency over the raw callback <= 5 us at the median,
  *    p99 <= 1.5x the raw p99. Beside them, with no GPU, what GLib takes to
  *    wake a thread asleep in its main loop.
  * 2. Kernel launch throughput with and without a CugiStream::idle handler
- *    connected (bursts of launches, one main-loop iteration each). Goal: the
- *    ratio is at least 0.97.
+ *    connected (bursts of launches, one main-loop iteration each), for each
+ *    delivery. Goal: the ratio is at least 0.97.
  * 3. The longest main-loop stall (a 1 ms timer; the longest gap between two
  *    ticks, less the period) while 1 GiB goes through the public async
  *    download and upload API: in turn downloads, uploads of the last
  *    download (pinned memory) and uploads from pageable memory, which must
- *    be staged. Goal: under 2 ms. The first copies of a process pin the
- *    staging memory that cugi then reuses; they run first, as a warm-up
- *    whose figures are printed apart.
+ *    be staged, for each delivery. Goal: under 2 ms. The first copies of a
+ *    run pin the staging memory that cugi then reuses; they run first, as a
+ *    warm-up whose figures are printed apart.
  *
  * Prints PASS or MISS against each goal; exits 77 without a GPU.
  * --json FILE writes each latency distribution as a record
@@ -121,6 +124,30 @@ static const char *
 verdict (gboolean pass)
 {
   return pass ? "PASS" : "MISS";
+}
+
+/* A new thread-default main context whose completions come through
+ * @delivery (see cugi_completion_set_delivery()): the objects made from now
+ * on deliver there. */
+static GMainContext *
+push_delivery (CugiCompletionDelivery delivery)
+{
+  GMainContext *main_context = g_main_context_new ();
+
+  cugi_completion_set_delivery (delivery, SPIN_US);
+  g_main_context_push_thread_default (main_context);
+  return main_context;
+}
+
+/* Once the objects made since push_delivery() are gone. */
+static void
+pop_delivery (GMainContext *main_context)
+{
+  while (g_main_context_iteration (main_context, FALSE))
+    ;
+  g_main_context_pop_thread_default (main_context);
+  g_main_context_unref (main_context);
+  cugi_completion_set_delivery (CUGI_COMPLETION_DELIVERY_READY_TIME, 0);
 }
 
 static CugiKernel *
@@ -335,22 +362,11 @@ measure_thread_wake (gint64 *latencies)
   g_source_unref (source);
 }
 
-/* The deliveries compared: see cugi_completion_set_delivery(). */
-static const struct
-{
-  const char            *impl;
-  CugiCompletionDelivery delivery;
-} deliveries[] = {
-  { "ready-time", CUGI_COMPLETION_DELIVERY_READY_TIME },
-  { "eventfd", CUGI_COMPLETION_DELIVERY_EVENTFD },
-  { "spin", CUGI_COMPLETION_DELIVERY_SPIN },
-};
-
 /* The stages shown, by their CugiCompletionStage (CHECK is folded into
  * PREPARE), and their latencies for one delivery. */
 #define N_STAGES_SHOWN 4
 static const char *const stage_names[N_STAGES_SHOWN] = {
-  [CUGI_COMPLETION_STAGE_HOST_FUNC] = "host function",
+  [CUGI_COMPLETION_STAGE_HOST_FUNC] = "marker seen",
   [CUGI_COMPLETION_STAGE_QUEUED] = "queued, woken",
   [CUGI_COMPLETION_STAGE_PREPARE] = "found (prepare/check)",
   [CUGI_COMPLETION_STAGE_DISPATCH - 1] = "dispatch",
@@ -368,12 +384,10 @@ run_cugi_latency (Latency               *latency,
                   StageLatencies         stages)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GMainContext) main_context = g_main_context_new ();
+  GMainContext *main_context = push_delivery (delivery);
   CugiStream *raw_stream = latency->stream;
   GThread *watcher;
 
-  cugi_completion_set_delivery (delivery, SPIN_US);
-  g_main_context_push_thread_default (main_context);
   latency->stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
   g_assert_no_error (error);
   latency->event = cugi_event_new (NULL, CUGI_EVENT_FLAGS_DISABLE_TIMING, &error);
@@ -403,13 +417,10 @@ run_cugi_latency (Latency               *latency,
   /* The last sample's marker has run: nothing of this context is left. */
   cugi_stream_synchronize (latency->stream, &error);
   g_assert_no_error (error);
-  while (g_main_context_iteration (main_context, FALSE))
-    ;
   g_clear_object (&latency->event);
   g_clear_object (&latency->stream);
   g_clear_pointer (&latency->loop, g_main_loop_unref);
-  g_main_context_pop_thread_default (main_context);
-  cugi_completion_set_delivery (CUGI_COMPLETION_DELIVERY_READY_TIME, 0);
+  pop_delivery (main_context);
   latency->stream = raw_stream;
 }
 
@@ -427,8 +438,8 @@ bench_latency (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiHostBuffer) flag_memory = NULL;
   g_autofree gint64 *raw = g_new (gint64, N_LATENCY_SAMPLES);
-  g_autofree gint64 *completed = g_new (gint64, N_LATENCY_SAMPLES * G_N_ELEMENTS (deliveries));
-  g_autofree StageLatencies *stages = g_new (StageLatencies, G_N_ELEMENTS (deliveries));
+  g_autofree gint64 *completed = g_new (gint64, N_LATENCY_SAMPLES * CUGI_COMPLETION_N_DELIVERIES);
+  g_autofree StageLatencies *stages = g_new (StageLatencies, CUGI_COMPLETION_N_DELIVERIES);
   Latency *latency = g_new0 (Latency, 1);
   GThread *watcher;
   g_autofree gint64 *wake = g_new (gint64, N_LATENCY_SAMPLES);
@@ -457,8 +468,8 @@ bench_latency (void)
     }
   collect (latency, watcher, raw);
 
-  for (guint d = 0; d < G_N_ELEMENTS (deliveries); d++)
-    run_cugi_latency (latency, deliveries[d].delivery, completed + d * N_LATENCY_SAMPLES, stages[d]);
+  for (guint d = 0; d < CUGI_COMPLETION_N_DELIVERIES; d++)
+    run_cugi_latency (latency, d, completed + d * N_LATENCY_SAMPLES, stages[d]);
 
   measure_thread_wake (wake);
 
@@ -470,10 +481,11 @@ bench_latency (void)
   printf ("   %-34s %8s %8s %8s\n", "", "p50", "p99", "p99.9");
   print_distribution ("raw cuLaunchHostFunc callback", raw);
   add_record ("raw", raw, N_LATENCY_SAMPLES);
-  for (guint d = 0; d < G_N_ELEMENTS (deliveries); d++)
+  for (guint d = 0; d < CUGI_COMPLETION_N_DELIVERIES; d++)
     {
       const gint64 *handler = completed + d * N_LATENCY_SAMPLES;
-      g_autofree char *title = g_strdup_printf ("cugi, %s: ::completed handler", deliveries[d].impl);
+      g_autofree char *title = g_strdup_printf ("cugi, %s: ::completed handler",
+                                                cugi_completion_delivery_get_name (d));
       double p50 = percentile_us (handler, N_LATENCY_SAMPLES, 50);
       double p99 = percentile_us (handler, N_LATENCY_SAMPLES, 99);
 
@@ -487,9 +499,10 @@ bench_latency (void)
       printf ("     added over raw: p50 +%.1f us (goal <= %.0f: %s), p99 %.2fx raw (goal <= %.1f: %s)\n",
               p50 - raw_p50, GOAL_ADDED_P50_US, verdict (p50 - raw_p50 <= GOAL_ADDED_P50_US),
               p99 / raw_p99, GOAL_P99_OVER_RAW, verdict (p99 <= GOAL_P99_OVER_RAW * raw_p99));
-      add_record (deliveries[d].impl, handler, N_LATENCY_SAMPLES);
+      add_record (cugi_completion_delivery_get_name (d), handler, N_LATENCY_SAMPLES);
     }
-  printf ("   (spin waits up to %u us before the main loop sleeps while completions are in flight)\n",
+  printf ("   (spin waits up to %u us before the main loop sleeps while completions are in flight;\n"
+          "   counter's thread spins after each marker is enqueued, then sleeps between looks)\n",
           SPIN_US);
   print_distribution ("GLib waking a sleeping main loop", wake);
   add_record ("glib-wake", wake, N_LATENCY_SAMPLES);
@@ -502,8 +515,8 @@ bench_latency (void)
 /* ---- 2. launch throughput ----------------------------------------------------- */
 
 /* Launches per second of the empty kernel: N_BURSTS bursts, each followed by
- * one main-loop iteration, then a wait for the stream (and for ::idle when
- * watched). */
+ * one iteration of the thread-default main context, then a wait for the
+ * stream (and for ::idle when watched). */
 static double
 launch_rate (CugiKernel *nothing,
              gboolean    watch_idle)
@@ -527,7 +540,7 @@ launch_rate (CugiKernel *nothing,
       for (guint i = 0; i < LAUNCHES_PER_BURST; i++)
         if (!cugi_kernel_launch (nothing, config, args, &error))
           g_error ("launch failed: %s", error->message);
-      g_main_context_iteration (NULL, FALSE);
+      g_main_context_iteration (g_main_context_get_thread_default (), FALSE);
     }
   cugi_stream_synchronize (stream, &error);
   g_assert_no_error (error);
@@ -552,28 +565,34 @@ static void
 bench_throughput (void)
 {
   g_autoptr(CugiKernel) nothing = kernel_new ("nothing");
-  double without[N_THROUGHPUT_ROUNDS];
-  double with[N_THROUGHPUT_ROUNDS];
-  double ratio;
-
-  /* Warm up, then alternate, so that drift affects both alike. */
-  launch_rate (nothing, FALSE);
-  for (guint round = 0; round < N_THROUGHPUT_ROUNDS; round++)
-    {
-      without[round] = launch_rate (nothing, FALSE);
-      with[round] = launch_rate (nothing, TRUE);
-    }
-  qsort (without, N_THROUGHPUT_ROUNDS, sizeof (double), compare_double);
-  qsort (with, N_THROUGHPUT_ROUNDS, sizeof (double), compare_double);
-  ratio = with[N_THROUGHPUT_ROUNDS / 2] / without[N_THROUGHPUT_ROUNDS / 2];
 
   printf ("2. Launch throughput, empty kernel, %u bursts of %u launches with a main-loop\n"
           "   iteration after each, until the stream is idle; median of %u rounds:\n",
           N_BURSTS, LAUNCHES_PER_BURST, N_THROUGHPUT_ROUNDS);
-  printf ("   without an idle handler  %9.0f launches/s\n", without[N_THROUGHPUT_ROUNDS / 2]);
-  printf ("   with an idle handler     %9.0f launches/s\n", with[N_THROUGHPUT_ROUNDS / 2]);
-  printf ("   ratio %.3f; goal >= %.2f: %s\n", ratio, GOAL_THROUGHPUT_RATIO,
-          verdict (ratio >= GOAL_THROUGHPUT_RATIO));
+  printf ("   %-12s %22s %22s %7s\n", "delivery", "without idle handler", "with idle handler", "ratio");
+  for (guint d = 0; d < CUGI_COMPLETION_N_DELIVERIES; d++)
+    {
+      GMainContext *main_context = push_delivery (d);
+      double without[N_THROUGHPUT_ROUNDS];
+      double with[N_THROUGHPUT_ROUNDS];
+      double ratio;
+
+      /* Warm up, then alternate, so that drift affects both alike. */
+      launch_rate (nothing, FALSE);
+      for (guint round = 0; round < N_THROUGHPUT_ROUNDS; round++)
+        {
+          without[round] = launch_rate (nothing, FALSE);
+          with[round] = launch_rate (nothing, TRUE);
+        }
+      pop_delivery (main_context);
+      qsort (without, N_THROUGHPUT_ROUNDS, sizeof (double), compare_double);
+      qsort (with, N_THROUGHPUT_ROUNDS, sizeof (double), compare_double);
+      ratio = with[N_THROUGHPUT_ROUNDS / 2] / without[N_THROUGHPUT_ROUNDS / 2];
+      printf ("   %-12s %13.0f launches/s %13.0f launches/s %7.3f  goal >= %.2f: %s\n",
+              cugi_completion_delivery_get_name (d), without[N_THROUGHPUT_ROUNDS / 2],
+              with[N_THROUGHPUT_ROUNDS / 2], ratio, GOAL_THROUGHPUT_RATIO,
+              verdict (ratio >= GOAL_THROUGHPUT_RATIO));
+    }
 }
 
 /* ---- 3. main-loop stall -------------------------------------------------------- */
@@ -699,9 +718,10 @@ run_copies (Stall   *stall,
 }
 
 static void
-bench_stall (void)
+bench_stall (CugiCompletionDelivery delivery)
 {
   g_autoptr(GError) error = NULL;
+  GMainContext *main_context = push_delivery (delivery);
   Stall stall = { 0 };
   CopyRun warm_up = { 0 };
   CopyRun run = { 0 };
@@ -721,11 +741,11 @@ bench_stall (void)
   pageable = g_malloc (COPY_DEVICE_SIZE);
   memset (pageable, 0x22, COPY_DEVICE_SIZE);
   stall.pageable = g_bytes_new_take (pageable, COPY_DEVICE_SIZE);
-  stall.loop = g_main_loop_new (NULL, FALSE);
+  stall.loop = g_main_loop_new (main_context, FALSE);
 
   timer = g_timeout_source_new (1);
   g_source_set_callback (timer, tick, &stall, NULL);
-  g_source_attach (timer, NULL);
+  g_source_attach (timer, main_context);
   /* A few ticks first, so the timer runs when the copies start. */
   iterate_for (20);
   run_copies (&stall, COPY_WARM_UP, &warm_up);
@@ -734,11 +754,12 @@ bench_stall (void)
   g_source_unref (timer);
 
   stall_us = MAX (0, run.longest_gap - 1000);
-  printf ("3. Main-loop stall during %zu MiB of async copies of %zu MiB, %u in flight (%u downloads,\n"
+  printf ("3. %s: main-loop stall during %zu MiB of async copies of %zu MiB, %u in flight (%u downloads,\n"
           "   %u uploads of the last download, %u uploads from pageable memory) at %.1f GB/s,\n"
           "   measured by a 1 ms timer, after %zu MiB of the same to warm up (at %.1f GB/s; longest gap\n"
           "   %.2f ms, longest call %.2f ms, while the first copies pinned staging memory):\n",
-          COPY_TOTAL >> 20, COPY_CHUNK >> 20, COPIES_IN_FLIGHT, run.n_kind[COPY_DOWNLOAD],
+          cugi_completion_delivery_get_name (delivery), COPY_TOTAL >> 20, COPY_CHUNK >> 20, COPIES_IN_FLIGHT,
+          run.n_kind[COPY_DOWNLOAD],
           run.n_kind[COPY_UPLOAD_PINNED], run.n_kind[COPY_UPLOAD_PAGEABLE], COPY_TOTAL / run.seconds / 1e9,
           COPY_WARM_UP >> 20, COPY_WARM_UP / warm_up.seconds / 1e9, warm_up.longest_gap / 1000.0,
           MAX (warm_up.longest_call[COPY_DOWNLOAD],
@@ -756,6 +777,7 @@ bench_stall (void)
   g_object_unref (stall.device);
   g_object_unref (stall.stream);
   g_main_loop_unref (stall.loop);
+  pop_delivery (main_context);
 }
 
 int
@@ -786,7 +808,8 @@ main (int argc, char **argv)
           cugi_device_get_name (device), cugi_get_driver_version (NULL));
   bench_latency ();
   bench_throughput ();
-  bench_stall ();
+  for (guint d = 0; d < CUGI_COMPLETION_N_DELIVERIES; d++)
+    bench_stall (d);
 
   if (json_records != NULL)
     {
