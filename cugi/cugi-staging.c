@@ -683,7 +683,13 @@ copy_pipelined_sync (CugiBuffer         *self,
       g_propagate_error (error, g_steal_pointer (&enqueue_error));
       return FALSE;
     }
-  return TRUE;
+  /* A download is done once its last chunk is out of the staging. An
+   * upload's last chunks are still on their way from it: the staging goes
+   * back to the pool, where the copy's next pipeline takes it and zeroes
+   * its counters, only once the stream is past them (else that pipeline
+   * and the stream's waits on the old counters wait for each other). */
+  return direction == CUGI_COPY_TO_HOST ||
+         CUGI_CALL (cuStreamSynchronize, (cugi_stream_get_handle (target)), error);
 }
 
 gboolean
@@ -716,10 +722,7 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
         return unsupported && done == 0 ? copy_direct (address, host, size, direction, FALSE, error)
                                         : FALSE;
     }
-  /* A download is done once its last chunk is out of the staging; an
-   * upload once the stream is past its last DMA. */
-  return direction == CUGI_COPY_TO_HOST ||
-         CUGI_CALL (cuStreamSynchronize, (cugi_stream_get_handle (target)), error);
+  return TRUE;
 }
 
 /* Enqueues one pipeline of an asynchronous upload of @size bytes of @data

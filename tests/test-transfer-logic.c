@@ -205,11 +205,17 @@ typedef struct
   gpointer    owned_source;  /* the driver's own copy of pageable data */
 } Copy;
 
+/* How long each copy on a stream takes, beyond the memcpy: a device
+ * behind the host. */
+static guint copy_delay_us;
+
 static void CUDA_CB
 run_copy (void *data)
 {
   Copy *copy = data;
 
+  if (g_atomic_int_get (&copy_delay_us) > 0)
+    g_usleep (g_atomic_int_get (&copy_delay_us));
   memcpy (copy->destination, copy->source, copy->size);
   g_free (copy->owned_source);
   g_free (copy);
@@ -1094,6 +1100,33 @@ test_sync_without_workers (void)
   g_assert_no_error (error);
 }
 
+/* A synchronous upload larger than one pipeline (64 chunks) runs as
+ * several, one after another, through the same staging memory: with the
+ * device behind the host, the next pipeline must not take the staging
+ * (and zero its counters) while the stream still copies from it. */
+static void
+test_sync_pipelines_in_a_row (void)
+{
+  const gsize size = (64 + 9) << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 26);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(GBytes) back = NULL;
+
+  g_atomic_int_set (&copy_delay_us, 2000);
+  g_assert_true (cugi_buffer_upload_bytes (buffer, 0, pattern, &error));
+  g_assert_no_error (error);
+  g_atomic_int_set (&copy_delay_us, 0);
+  assert_device_holds (buffer, pattern);
+
+  g_atomic_int_set (&copy_delay_us, 2000);
+  back = cugi_buffer_download (buffer, 0, size, &error);
+  g_atomic_int_set (&copy_delay_us, 0);
+  g_assert_no_error (error);
+  cugi_test_assert_bytes_equal (back, pattern);
+}
+
 /* A driver call failing halfway through the enqueuing: the error comes
  * back, what was enqueued runs to its end without waiting for ever, and
  * the next copies work. */
@@ -1338,6 +1371,7 @@ main (int argc, char **argv)
   g_test_add_func ("/transfer-logic/staging-borrowed", test_staging_borrowed);
   g_test_add_func ("/transfer-logic/sync-pipelined", test_sync_pipelined);
   g_test_add_func ("/transfer-logic/sync-direct", test_sync_direct);
+  g_test_add_func ("/transfer-logic/sync-pipelines-in-a-row", test_sync_pipelines_in_a_row);
   g_test_add_func ("/transfer-logic/sync-without-workers", test_sync_without_workers);
   g_test_add_func ("/transfer-logic/sync-enqueue-fails", test_sync_enqueue_fails);
   g_test_add_func ("/transfer-logic/address-copies", test_address_copies);
