@@ -106,11 +106,17 @@ class Report:
             axes.set_xlabel('bytes')
             axes.set_ylabel('GB/s')
             axes.legend(fontsize='small')
-            for (impl, mode), points in sorted(series.items()):
-                for size, gbps in sorted(points):
-                    table.append((direction, memory, mode, impl, size_label(size), f'{gbps:.2f}'))
+            for mode in sorted({m for _, m in series}):
+                raw = dict(series.get(('raw', mode), ()))
+                cugi = dict(series.get(('cugi', mode), ()))
+                for size in sorted(set(raw) | set(cugi)):
+                    ratio = f'{cugi[size] / raw[size]:.3f}' if size in raw and size in cugi and raw[size] else ''
+                    table.append((direction, memory, mode, size_label(size),
+                                  f'{raw[size]:.2f}' if size in raw else '',
+                                  f'{cugi[size]:.2f}' if size in cugi else '', ratio))
         self.save(figure, 'copy-bandwidth', 'Copy bandwidth by size',
-                  markdown_table(('direction', 'memory', 'mode', 'impl', 'size', 'GB/s'), table))
+                  markdown_table(('direction', 'memory', 'mode', 'size', 'raw GB/s', 'cugi GB/s', 'cugi / raw'),
+                                 table))
 
     def python_transfers(self, records):
         if not records:
