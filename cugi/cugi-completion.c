@@ -191,7 +191,10 @@ completion_source_wake (CompletionSource *self)
 }
 
 /* Disarms the wake-up before the queue is looked at: a completion posted
- * from here on wakes the context again, so none can be left behind. */
+ * from here on wakes the context again, so none can be left behind. The
+ * eventfd is read before it is disarmed: the other way round, a producer
+ * could write in between, the read swallow its wake-up and leave it armed
+ * with nothing to read, and no later completion would wake the context. */
 static void
 completion_source_disarm (CompletionSource *self)
 {
@@ -200,9 +203,9 @@ completion_source_disarm (CompletionSource *self)
     {
       guint64 count;
 
-      g_atomic_int_set (&self->wake_armed, FALSE);
       while (read (self->wake_fd, &count, sizeof count) < 0 && errno == EINTR)
         ;
+      g_atomic_int_set (&self->wake_armed, FALSE);
       return;
     }
 #endif
