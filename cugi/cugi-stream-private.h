@@ -142,8 +142,9 @@ struct _CugiStream
   gboolean         check_recorded;
   CugiPendingMark  check_mark;         /* what was pending when check_event was recorded */
 
-  /* Where the flushes' markers wait: see stream_add_flush_marker(). Only
-   * touched by stream_flush() and finalize, in the stream's main context. */
+  /* Where the flushes' markers wait: see stream_add_flush_marker(). Made
+   * and replaced in the stream's main context; marker_stream is also read,
+   * atomically, by cugi_stream_synchronize() on any thread. */
   CUstream         marker_stream;      /* made on first use */
   CUevent          marker_event;
   guint            marker_generation;  /* of the context when the two were made */

@@ -311,6 +311,34 @@ burst_free (gpointer data)
 
 static gboolean stream_flush (gpointer data);
 
+/* The stream that flushes' markers wait on, and the event they wait for,
+ * made on first use and again after a reset of the context destroyed them.
+ * Called with the context entered, in the stream's main context. */
+static gboolean
+stream_ensure_marker_stream (CugiStream *self,
+                             GError    **error)
+{
+  guint generation = cugi_context_get_generation (self->binding.context);
+  CUstream markers;
+
+  if (self->marker_stream != NULL && self->marker_generation == generation)
+    return TRUE;
+  if (!CUGI_CALL (cuEventCreate, (&self->marker_event, CU_EVENT_DISABLE_TIMING), error))
+    return FALSE;
+  /* Non-blocking: the legacy default stream must not wait for it. */
+  if (!CUGI_CALL (cuStreamCreateWithPriority, (&markers, CU_STREAM_NON_BLOCKING, 0), error))
+    {
+      cugi_cuda.cuEventDestroy (self->marker_event);
+      self->marker_event = NULL;
+      g_atomic_pointer_set (&self->marker_stream, NULL);
+      return FALSE;
+    }
+  self->marker_generation = generation;
+  /* Published last: cugi_stream_synchronize() reads it on any thread. */
+  g_atomic_pointer_set (&self->marker_stream, markers);
+  return TRUE;
+}
+
 /* A flush's marker goes on a stream of its own, behind an event recorded on
  * @self: a host function holds up the work enqueued after it on its stream
  * until CUDA's thread has run it (tens of microseconds), which a flush in
@@ -323,35 +351,8 @@ stream_add_flush_marker (CugiStream *self,
                          Burst      *burst,
                          GError    **error)
 {
-  guint generation = cugi_context_get_generation (self->binding.context);
-  CUstream markers;
-
-  /* A reset of the context destroyed both. */
-  if (self->marker_stream != NULL && self->marker_generation != generation)
-    {
-      g_atomic_pointer_set (&self->marker_stream, NULL);
-      self->marker_event = NULL;
-    }
-  if (self->marker_stream == NULL)
-    {
-      if (!CUGI_CALL (cuEventCreate, (&self->marker_event, CU_EVENT_DISABLE_TIMING), error))
-        {
-          burst_free (burst);
-          return FALSE;
-        }
-      /* Non-blocking: the legacy default stream must not wait for it. */
-      if (!CUGI_CALL (cuStreamCreateWithPriority, (&markers, CU_STREAM_NON_BLOCKING, 0), error))
-        {
-          cugi_cuda.cuEventDestroy (self->marker_event);
-          self->marker_event = NULL;
-          burst_free (burst);
-          return FALSE;
-        }
-      self->marker_generation = generation;
-      /* Published last: cugi_stream_synchronize() reads it on any thread. */
-      g_atomic_pointer_set (&self->marker_stream, markers);
-    }
-  if (!CUGI_CALL (cuEventRecord, (self->marker_event, self->handle), error) ||
+  if (!stream_ensure_marker_stream (self, error) ||
+      !CUGI_CALL (cuEventRecord, (self->marker_event, self->handle), error) ||
       !CUGI_CALL (cuStreamWaitEvent, (self->marker_stream, self->marker_event, 0), error))
     {
       burst_free (burst);
