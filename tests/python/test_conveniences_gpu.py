@@ -11,16 +11,10 @@ import sys
 import textwrap
 import unittest
 
-import gi
-
-gi.require_version('Cugi', '1.0')
+from cugi_gpu_test import init_or_skip
 from gi.repository import Cugi, GLib  # noqa: E402
 
-try:
-    Cugi.init()
-except GLib.Error as error:
-    print(f'1..0 # SKIP no GPU: {error.message}')
-    sys.exit(77)
+init_or_skip()
 
 import numpy  # noqa: E402
 

@@ -3,19 +3,12 @@
 typelib, on the GPU (issue 13, items 3, 5 and 8). Exits 77 (skipped) when no
 GPU can be used."""
 
-import sys
 import unittest
 
-import gi
-
-gi.require_version('Cugi', '1.0')
+from cugi_gpu_test import init_or_skip
 from gi.repository import Cugi, GLib  # noqa: E402
 
-try:
-    Cugi.init()
-except GLib.Error as error:
-    print(f'1..0 # SKIP no GPU: {error.message}')
-    sys.exit(77)
+init_or_skip()
 
 import numpy  # noqa: E402
 
