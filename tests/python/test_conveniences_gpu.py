@@ -7,6 +7,7 @@ mapped_array, Cugi.pinned()/mapped(), Cugi.In/Out/InOut, time_kernel,
 ScopedPeerAccess (tests/python/test_conveniences.py checks them against the
 stand-in driver). Exits 77 (skipped) when no GPU or no NVRTC can be used."""
 
+import math
 import sys
 import textwrap
 import unittest
@@ -166,8 +167,10 @@ class PyCudaStyleTest(unittest.TestCase):
     def test_time_kernel(self):
         buffer = Cugi.to_device(values())
         elapsed = Cugi.time_kernel(scale, buffer, 2.0, N, grid=grid(N), block=BLOCK)
+        # How long it took is the benchmarks' business: here, that it is a
+        # reading of the events' clock at all, and that the kernel ran.
         self.assertIsInstance(elapsed, float)
-        self.assertGreater(elapsed, 0.0)
+        self.assertTrue(math.isfinite(elapsed) and elapsed >= 0.0, elapsed)
         numpy.testing.assert_array_equal(buffer.copy_to_host(), values() * 2)
 
 
