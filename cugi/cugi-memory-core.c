@@ -479,6 +479,47 @@ cugi_block_pool_take (CugiBlockPool  *self,
   return TRUE;
 }
 
+/* Whether a block of @bin_size may be held within the limit, making room
+ * for it where blocks of other sizes take it: those go into *@evicted (made
+ * when needed), for the caller to free. The block given back last is the
+ * likeliest to be taken next (a program moving frames of one size, then of
+ * another), so it wins over held blocks of another size; against blocks of
+ * its own size it loses, as they would serve the same takes. */
+static gboolean
+make_room_locked (CugiBlockPool  *self,
+                  gsize           bin_size,
+                  GArray        **evicted)
+{
+  GArray *same = g_hash_table_lookup (self->held, GSIZE_TO_POINTER (bin_size));
+  gsize same_bytes = same != NULL ? same->len * bin_size : 0;
+  GHashTableIter iter;
+  gpointer key, value;
+
+  if (bin_size > self->max_held_bytes || same_bytes > self->max_held_bytes - bin_size)
+    return FALSE;
+  g_hash_table_iter_init (&iter, self->held);
+  while (self->held_bytes > self->max_held_bytes - bin_size && g_hash_table_iter_next (&iter, &key, &value))
+    {
+      GArray *blocks = value;
+      gsize other_size = GPOINTER_TO_SIZE (key);
+
+      if (other_size == bin_size)
+        continue;
+      if (*evicted == NULL)
+        *evicted = g_array_new (FALSE, FALSE, sizeof (HeldBlock));
+      while (blocks->len > 0 && self->held_bytes > self->max_held_bytes - bin_size)
+        {
+          HeldBlock held = { g_array_index (blocks, guint64, blocks->len - 1), other_size };
+
+          g_array_append_val (*evicted, held);
+          g_array_set_size (blocks, blocks->len - 1);
+          self->n_held--;
+          self->held_bytes -= other_size;
+        }
+    }
+  return TRUE;
+}
+
 gboolean
 cugi_block_pool_give_back (CugiBlockPool  *self,
                            guint           epoch,
@@ -487,8 +528,9 @@ cugi_block_pool_give_back (CugiBlockPool  *self,
                            guint           block_epoch,
                            GError        **error)
 {
+  g_autoptr(GArray) evicted = NULL;
   gsize bin_size;
-  gboolean dropped, hold, gone;
+  gboolean dropped, hold, gone, freed;
 
   /* take() succeeded for this size, so it has a bin. */
   if (!cugi_memory_pool_bin_size (size, &bin_size))
@@ -499,8 +541,7 @@ cugi_block_pool_give_back (CugiBlockPool  *self,
   self->n_active--;
   dropped = enter_epoch_locked (self, epoch);
   gone = block_epoch != epoch;
-  hold = self->holding && !gone && self->held_bytes <= self->max_held_bytes &&
-         bin_size <= self->max_held_bytes - self->held_bytes;
+  hold = self->holding && !gone && make_room_locked (self, bin_size, &evicted);
   if (hold)
     {
       GArray *blocks = g_hash_table_lookup (self->held, GSIZE_TO_POINTER (bin_size));
@@ -517,9 +558,10 @@ cugi_block_pool_give_back (CugiBlockPool  *self,
   g_mutex_unlock (&self->lock);
 
   notify_changed (self, dropped || hold, TRUE);
+  freed = evicted == NULL || free_blocks (self, evicted, error);
   if (hold || gone)
-    return TRUE;
-  return self->free (self->user_data, block, bin_size, error);
+    return freed;
+  return self->free (self->user_data, block, bin_size, freed ? error : NULL) && freed;
 }
 
 guint

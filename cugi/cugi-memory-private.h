@@ -118,9 +118,11 @@ CugiBlockPool *cugi_block_pool_new     (CugiBlockAllocFunc   alloc,
 /* Frees the held blocks (errors are dropped); no block may be active. */
 void      cugi_block_pool_destroy      (CugiBlockPool  *self,
                                         guint           epoch);
-/* From now on, a block given back is freed instead of held when holding it
- * would take the held blocks beyond @max_held_bytes (their bin sizes). No
- * limit until this is called. */
+/* From now on, the held blocks stay within @max_held_bytes (their bin
+ * sizes): a block given back is held where held blocks of other sizes can
+ * be freed to make room for it, and freed itself where it is larger than
+ * the limit or blocks of its own size fill it. No limit until this is
+ * called. */
 void      cugi_block_pool_set_max_held_bytes (CugiBlockPool *self,
                                               gsize          max_held_bytes);
 gboolean  cugi_block_pool_take         (CugiBlockPool  *self,

@@ -31,6 +31,10 @@
  * (cugi_host_buffer_new_staging()). */
 #define STAGING_FLAGS (CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED)
 #define STAGING_MAX_HELD_BYTES ((gsize) 512 << 20)
+/* An asynchronous download of up to this many bytes lands in staging
+ * memory, which the pool can hold for the next; a larger one in ordinary
+ * memory, through the pipeline. */
+#define STAGING_MAX_PINNED_DOWNLOAD_BYTES (STAGING_MAX_HELD_BYTES / 2)
 
 /* The staging pools made so far: CugiDevice -> CugiHostMemoryPool (owned).
  * Devices live as long as the process, and so do their pools. */
@@ -322,12 +326,15 @@ can_pipeline (void)
 }
 
 /* A copy through the staging slots, shared by the threads doing the host's
- * side. It borrows its memory: the caller or the stream's tracking keeps
- * the staging and the caller's memory until every chunk is done. */
+ * side. It holds the staging, and for an asynchronous copy the caller's
+ * memory, until the last worker is done with it, even where the stream got
+ * past the copy before (a copy enqueued in part, after an error). */
 typedef struct
 {
   CugiCopyDirection direction;
   guint8           *host;          /* the caller's memory */
+  GBytes           *host_bytes;    /* what holds it, for an asynchronous copy; else NULL */
+  CugiHostBuffer   *staging;       /* holds the slots and counters */
   guint8           *slots;         /* n_slots chunks of staging memory */
   gint             *counters;      /* host[s] at 2s, device[s] at 2s + 1, strided */
   gsize             size;
@@ -374,6 +381,8 @@ pipeline_clear (gpointer data)
 {
   Pipeline *self = data;
 
+  g_clear_pointer (&self->host_bytes, g_bytes_unref);
+  g_clear_object (&self->staging);
   g_mutex_clear (&self->lock);
   g_cond_clear (&self->all_done);
 }
@@ -539,6 +548,7 @@ pipeline_new (CugiContext        *context,
   self = g_atomic_rc_box_new0 (Pipeline);
   self->direction = direction;
   self->host = host;
+  self->staging = g_object_ref (*staging);
   self->size = size;
   self->chunk_size = chunk_size;
   self->n_chunks = n_chunks;
@@ -595,6 +605,17 @@ pipeline_enqueue (Pipeline    *self,
                       &first_error))
         break;
       needed = i + 1;
+    }
+  /* The stream of an asynchronous download (its completion, the staging's
+   * release) waits for the host's side: the last chunk of each slot copied
+   * out. The caller of a synchronous one waits for it itself, and gives the
+   * staging back then, which must leave the stream nothing to wait for. */
+  for (guint slot = 0; !upload && self->host_bytes != NULL && first_error == NULL && slot < self->n_slots; slot++)
+    {
+      guint last = slot + (self->n_chunks - 1 - slot) / self->n_slots * self->n_slots;
+
+      CUGI_CALL (cuStreamWaitValue32, (handle, counters + (2 * slot) * STAGING_COUNTER_STRIDE * sizeof (gint),
+                                       last + 1, CU_STREAM_WAIT_VALUE_GEQ), &first_error);
     }
   if (first_error == NULL)
     return ENQUEUED;
@@ -725,32 +746,65 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
   return TRUE;
 }
 
-/* Enqueues one pipeline of an asynchronous upload of @size bytes of @data
- * (which @bytes holds) to @address on @target, and starts its workers. */
+/* Enqueues one pipeline of an asynchronous copy of @size bytes between
+ * @data (which @bytes holds) and @address on @target, and starts its
+ * workers. */
 static EnqueueResult
-upload_pipelined (CugiBuffer   *self,
-                  CUdeviceptr   address,
-                  guint8       *data,
-                  gsize         size,
-                  GBytes       *bytes,
-                  CugiStream   *target,
-                  GError      **error)
+enqueue_pipeline (CugiBuffer         *self,
+                  CugiCopyDirection   direction,
+                  CUdeviceptr         address,
+                  guint8             *data,
+                  gsize               size,
+                  GBytes             *bytes,
+                  CugiStream         *target,
+                  GError            **error)
 {
   g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(Pipeline) pipeline = NULL;
   EnqueueResult result;
 
-  pipeline = pipeline_new (self->ownership.binding.context, CUGI_COPY_TO_DEVICE, data, size, &staging, error);
+  pipeline = pipeline_new (self->ownership.binding.context, direction, data, size, &staging, error);
   if (pipeline == NULL)
     return ENQUEUE_FAILED;
+  pipeline->host_bytes = g_bytes_ref (bytes);
   result = pipeline_enqueue (pipeline, address, cugi_stream_get_handle (target), error);
   if (result != ENQUEUE_UNSUPPORTED)
     {
-      /* Even after an error, what was enqueued waits for the staging: it
-       * must run, and the memory stay until the stream is past it. The
-       * stream being past it, the workers are done with it. */
+      /* Even after an error, what was enqueued must run, and the memory
+       * stay until the stream is past it (and the workers done with it). */
       cugi_buffer_track_work (target, self, NULL, staging, bytes);
       pipeline_start (pipeline, get_tuning ()->threads);
+    }
+  return result;
+}
+
+/* Enqueues an asynchronous copy of @size bytes between @data (which @bytes
+ * holds) and @address on @target, as pipelines one after another.
+ * ENQUEUE_UNSUPPORTED, with nothing enqueued, where the stream cannot wait
+ * for memory. */
+static EnqueueResult
+enqueue_pipelines (CugiBuffer         *self,
+                   CugiCopyDirection   direction,
+                   CUdeviceptr         address,
+                   guint8             *data,
+                   gsize               size,
+                   GBytes             *bytes,
+                   CugiStream         *target,
+                   GError            **error)
+{
+  EnqueueResult result = ENQUEUED;
+  gsize done, piece = 0;
+
+  for (done = 0; done < size && result == ENQUEUED; done += piece)
+    {
+      piece = MIN (size - done, pipeline_max_bytes ());
+      result = enqueue_pipeline (self, direction, address + done, data + done, piece, bytes, target, error);
+    }
+  if (result == ENQUEUE_UNSUPPORTED && done > piece)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_DRIVER,
+                   _("The stream stopped waiting for memory in the middle of a copy"));
+      return ENQUEUE_FAILED;
     }
   return result;
 }
@@ -768,32 +822,21 @@ upload_pageable (CugiBuffer   *self,
   g_autoptr(CugiHostBuffer) staging = NULL;
   CUstream handle = cugi_stream_get_handle (target);
   CugiContext *context = self->ownership.binding.context;
-  gsize size, piece;
+  gsize size;
   guint8 *data = (guint8 *) g_bytes_get_data (bytes, &size);
   guint8 *staged;
 
   if (size >= direct_bytes (CUGI_COPY_TO_DEVICE) && can_pipeline ())
-    {
-      EnqueueResult result = ENQUEUED;
-      gsize done;
-
-      for (done = 0; done < size && result == ENQUEUED; done += piece)
-        {
-          piece = MIN (size - done, pipeline_max_bytes ());
-          result = upload_pipelined (self, address + done, data + done, piece, bytes, target, error);
-        }
-      if (result == ENQUEUED)
+    switch (enqueue_pipelines (self, CUGI_COPY_TO_DEVICE, address, data, size, bytes, target, error))
+      {
+      case ENQUEUED:
         return TRUE;
-      if (result == ENQUEUE_FAILED)
+      case ENQUEUE_FAILED:
         return FALSE;
-      if (done > piece)
-        {
-          g_set_error (error, CUGI_ERROR, CUGI_ERROR_DRIVER,
-                       _("The stream stopped waiting for memory in the middle of a copy"));
-          return FALSE;
-        }
-      /* The stream cannot wait for memory: staged here, on this thread. */
-    }
+      case ENQUEUE_UNSUPPORTED:
+        /* Staged here, on this thread. */
+        break;
+      }
 
   if ((staging = staging_new_with_data (context, size, &staged, error)) == NULL)
     return FALSE;
@@ -801,6 +844,44 @@ upload_pageable (CugiBuffer   *self,
   if (!CUGI_CALL (cuMemcpyHtoDAsync, (address, staged, size, handle), error))
     return FALSE;
   cugi_buffer_track_work (target, self, NULL, staging, NULL);
+  return TRUE;
+}
+
+/* Enqueues, for an asynchronous download of @size bytes from @address on
+ * @target larger than the staging pool keeps, their copy into ordinary
+ * memory through the pipeline: pinning that much memory for each download,
+ * to be freed after, costs more than copying it out of staging. The bytes
+ * are in *@downloaded, or NULL with nothing enqueued where the stream
+ * cannot wait for memory. */
+static gboolean
+download_pipelined (CugiBuffer   *self,
+                    CUdeviceptr   address,
+                    gsize         size,
+                    CugiStream   *target,
+                    GBytes      **downloaded,
+                    GError      **error)
+{
+  g_autoptr(GBytes) landing = NULL;
+  guint8 *data;
+
+  *downloaded = NULL;
+  if ((data = g_try_malloc (size)) == NULL)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY,
+                   _("Cannot allocate %zu bytes of host memory"), size);
+      return FALSE;
+    }
+  landing = g_bytes_new_take (data, size);
+  switch (enqueue_pipelines (self, CUGI_COPY_TO_HOST, address, data, size, landing, target, error))
+    {
+    case ENQUEUED:
+      *downloaded = g_steal_pointer (&landing);
+      return TRUE;
+    case ENQUEUE_FAILED:
+      return FALSE;
+    case ENQUEUE_UNSUPPORTED:
+      break;
+    }
   return TRUE;
 }
 
@@ -828,9 +909,14 @@ return_downloaded_bytes (GTask *task)
  * Enqueues a copy of @size bytes at @offset of @self into pinned host memory
  * (`cuMemcpyDtoHAsync`) and returns at once; the main loop keeps running
  * while the copy is done. Get the bytes with cugi_buffer_download_finish():
- * they are the pinned memory itself, not a copy of it. That memory comes
- * from a pool that cugi keeps for each device and returns there when the
- * bytes are freed, so that downloads in a row do not pin memory each time.
+ * up to 256 MiB, they are the pinned memory itself, not a copy of it. That
+ * memory comes from a pool that cugi keeps for each device and returns there
+ * when the bytes are freed, so that downloads in a row do not pin memory
+ * each time. Larger downloads, more than the pool keeps, land in ordinary
+ * memory, copied out of pinned staging memory by worker threads while the
+ * rest of the download is in flight (where the driver lets the stream wait
+ * for them), since pinning that much memory for each download would cost
+ * more than the copy.
  *
  * @self stays alive until the copy completes, whatever the caller drops.
  * Cancelling @cancellable completes the call at once with
@@ -874,19 +960,24 @@ cugi_buffer_download_async (CugiBuffer          *self,
     }
 
   if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error) ||
-      (staging = staging_new (self->ownership.binding.context, size, &error)) == NULL ||
-      (result = cugi_host_buffer_get_bytes (staging, &error)) == NULL)
+      (size > STAGING_MAX_PINNED_DOWNLOAD_BYTES && can_pipeline () &&
+       !download_pipelined (self, self->address + offset, size, target, &result, &error)))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  if (!CUGI_CALL (cuMemcpyDtoHAsync, ((void *) g_bytes_get_data (result, NULL), self->address + offset,
-                                      size, cugi_stream_get_handle (target)), &error))
+  if (result == NULL)
     {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
+      if ((staging = staging_new (self->ownership.binding.context, size, &error)) == NULL ||
+          (result = cugi_host_buffer_get_bytes (staging, &error)) == NULL ||
+          !CUGI_CALL (cuMemcpyDtoHAsync, ((void *) g_bytes_get_data (result, NULL), self->address + offset,
+                                          size, cugi_stream_get_handle (target)), &error))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+      cugi_buffer_track_work (target, self, NULL, NULL, result);
     }
-  cugi_buffer_track_work (target, self, NULL, NULL, result);
   g_task_set_task_data (task, g_steal_pointer (&result), (GDestroyNotify) g_bytes_unref);
   cugi_stream_complete_task (target, task, return_downloaded_bytes);
 }

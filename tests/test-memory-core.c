@@ -662,18 +662,59 @@ test_pool_max_held_bytes (void)
   assert_counts (&device, 2, 0);
   g_assert_cmpuint (device.frees, ==, 2);
 
-  /* Below what is held already, nothing more is held, and nothing breaks. */
+  /* Below the limit, a block larger than it is never held, and evicts
+   * nothing (the held block it came from is freed with it). */
   cugi_block_pool_set_max_held_bytes (device.pool, 1000);
-  a = take (&device, 256);
-  give_back (&device, a, 256);
-  assert_counts (&device, 2, 0);
+  a = take (&device, 1024);
+  give_back (&device, a, 1024);
+  assert_counts (&device, 1, 0);
   g_assert_cmpuint (device.frees, ==, 3);
 
-  /* Freeing what is held starts the count again. */
-  g_assert_true (cugi_block_pool_free_held (device.pool, 1, NULL));
+  /* A block of another size given back is held: the block of 1024, beyond
+   * the limit now, makes room for it. */
   a = take (&device, 256);
   give_back (&device, a, 256);
   assert_counts (&device, 1, 0);
+  g_assert_cmpuint (device.frees, ==, 4);
+
+  /* Freeing what is held starts the count again. */
+  g_assert_true (cugi_block_pool_free_held (device.pool, 1, NULL));
+  g_assert_cmpuint (device.frees, ==, 5);
+  a = take (&device, 256);
+  give_back (&device, a, 256);
+  assert_counts (&device, 1, 0);
+  fake_device_clear (&device);
+}
+
+/* A pool full of blocks of one size, as after a run of transfers of that
+ * size, holds the block of another size given back last, freeing as few of
+ * the older blocks as make room, so that transfers of the new size stop
+ * allocating each time. */
+static void
+test_pool_max_held_bytes_evicts_other_sizes (void)
+{
+  FakeDevice device;
+  guint64 small[4], large;
+
+  fake_device_init (&device, 1 << 20);
+  cugi_block_pool_set_max_held_bytes (device.pool, 4096);
+  for (guint i = 0; i < G_N_ELEMENTS (small); i++)
+    small[i] = take (&device, 1024);
+  for (guint i = 0; i < G_N_ELEMENTS (small); i++)
+    give_back (&device, small[i], 1024);
+  assert_counts (&device, 4, 0);
+
+  large = take (&device, 2048);
+  give_back (&device, large, 2048);
+  assert_counts (&device, 3, 0);
+  g_assert_cmpuint (device.frees, ==, 2);
+  g_assert_cmpuint (device.used, ==, 2 * 1024 + 2048);
+
+  /* Taken again from the pool, not allocated. */
+  large = take (&device, 2048);
+  g_assert_cmpuint (device.allocs, ==, 5);
+  give_back (&device, large, 2048);
+  assert_counts (&device, 3, 0);
   fake_device_clear (&device);
 }
 
@@ -759,6 +800,8 @@ main (int   argc,
   g_test_add_func ("/memory-core/pool/too-large", test_pool_too_large);
   g_test_add_func ("/memory-core/pool/epochs", test_pool_epochs);
   g_test_add_func ("/memory-core/pool/max-held-bytes", test_pool_max_held_bytes);
+  g_test_add_func ("/memory-core/pool/max-held-bytes-evicts-other-sizes",
+                   test_pool_max_held_bytes_evicts_other_sizes);
   g_test_add_func ("/memory-core/pool/notifications", test_pool_notifications);
   g_test_add_func ("/memory-core/work-resources", test_work_resources);
 
