@@ -20,7 +20,8 @@
  * it, and the entry is gone before the context's memory could be reused.
  *
  * CUDA's thread calls a host function some 35 to 50 us after the GPU got
- * there. The COUNTER delivery learns of it sooner: see "COUNTER" below.
+ * there. The COUNTER delivery, the default where the driver has stream
+ * memory operations, learns of it sooner: see "COUNTER" below.
  */
 #include "config.h"
 
@@ -82,7 +83,7 @@ static GHashTable *sources;  /* GMainContext * -> CompletionSource *, both unown
 
 /* For sources made from now on (cugi_completion_set_delivery()), or
  * from CUGI_COMPLETION_DELIVERY when nobody chose before the first source. */
-static CugiCompletionDelivery next_delivery = CUGI_COMPLETION_DELIVERY_READY_TIME;
+static CugiCompletionDelivery next_delivery = CUGI_COMPLETION_DELIVERY_COUNTER;
 static gint64 next_spin_ns;
 static gboolean delivery_chosen;
 /* SPIN's spin when the environment chose it: bench-completion's. */
@@ -315,7 +316,7 @@ read_delivery_from_environment (void)
         next_spin_ns = (gint64) DEFAULT_SPIN_US * 1000;
         return;
       }
-  g_warning ("CUGI_COMPLETION_DELIVERY=%s is none of ready-time, eventfd, spin and counter: using ready-time",
+  g_warning ("CUGI_COMPLETION_DELIVERY=%s is none of ready-time, eventfd, spin and counter: using counter",
              name);
 }
 

@@ -52,7 +52,7 @@ gboolean        cugi_completion_enqueue   (CugiCompletion *completion,
                                            GError        **error);
 
 /* How the GPU's completion reaches its main context, for the benchmark that
- * compares them (bench-completion); READY_TIME unless the environment
+ * compares them (bench-completion); COUNTER unless the environment
  * variable CUGI_COMPLETION_DELIVERY (one of the names of
  * cugi_completion_delivery_get_name(), read once) or the benchmark says
  * otherwise.

@@ -147,7 +147,7 @@ fixture_tear_down (Fixture      *fixture,
     g_clear_object (&fixture->streams[i]);
   g_main_context_pop_thread_default (fixture->main_context);
   g_main_context_unref (fixture->main_context);
-  cugi_completion_set_delivery (CUGI_COMPLETION_DELIVERY_READY_TIME, 0);
+  cugi_completion_set_delivery (CUGI_COMPLETION_DELIVERY_COUNTER, 0);
 }
 
 typedef struct

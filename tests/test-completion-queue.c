@@ -140,7 +140,7 @@ test_concurrent_producers (gconstpointer delivery)
   g_assert_cmpint (g_atomic_int_get (&n_stages[CUGI_COMPLETION_STAGE_HOST_FUNC]), ==, 0);
 
   cugi_completion_set_probe (NULL);
-  cugi_completion_set_delivery (CUGI_COMPLETION_DELIVERY_READY_TIME, 0);
+  cugi_completion_set_delivery (CUGI_COMPLETION_DELIVERY_COUNTER, 0);
   g_main_loop_unref (fixture.loop);
   g_main_context_pop_thread_default (main_context);
 }
