@@ -54,6 +54,9 @@ allocate_block (CugiPoolCore  *core,
   CugiHostMemoryPool *self = (CugiHostMemoryPool *) core->object;
   void *data = NULL;
 
+  /* Pinning takes milliseconds: a pool doing it in a steady state (seen
+   * with G_MESSAGES_DEBUG=Cugi) holds too little. */
+  g_debug ("A host memory pool pins %zu bytes", size);
   if (!CUGI_CALL (cuMemHostAlloc, (&data, size, self->flags), error))
     return FALSE;
   *block = (guintptr) data;
@@ -65,6 +68,7 @@ free_block (CugiPoolCore  *core,
             guint64        block,
             GError       **error)
 {
+  g_debug ("A host memory pool unpins a block");
   return CUGI_CALL (cuMemFreeHost, ((void *) (guintptr) block), error);
 }
 

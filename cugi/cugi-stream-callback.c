@@ -64,7 +64,10 @@ stream_callback_free (gpointer data)
  * burst of work it follows comes after it.
  *
  * Work enqueued after the callback does not wait for it: the callback marks
- * a point of the stream and is told when the stream got past it. If a
+ * a point of the stream and is told when the stream got past it; the
+ * marker itself may still be in flight then, so that cugi_stream_query()
+ * called from @func can report work pending. Ask a #CugiEvent recorded
+ * before the callback instead. If a
  * kernel fails and makes the context unusable, the stream never gets past
  * that point, and @func does not run (cugi_stream_synchronize() reports the
  * failure).

@@ -59,8 +59,12 @@ class GpuLinkTest(unittest.TestCase):
             None, 'extern "C" __global__ void twice (float *x, int n)'
             '{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2; }', 'twice', None)
         kernel(x, 1 << 20, grid=(1 << 20) // 256, block=256, stream=stream)
+        # Behind the kernel: done when the kernel is. (stream.query() could
+        # still see cugi's own marker of the callback in flight.)
+        after_kernel = Cugi.Event.new(None, Cugi.EventFlags.DISABLE_TIMING)
+        after_kernel.record(stream)
         seen = []
-        stream.add_callback(lambda stream: seen.append(stream.query()))
+        stream.add_callback(lambda stream: seen.append(after_kernel.query()))
         context = GLib.MainContext.default()
         deadline = GLib.get_monotonic_time() + 10 * 1000000
         while not seen and GLib.get_monotonic_time() < deadline:
