@@ -311,6 +311,25 @@ burst_free (gpointer data)
 
 static gboolean stream_flush (gpointer data);
 
+/* Takes the resources of the work tracked so far (NULL if none), for a
+ * marker enqueued next to drop once the stream is past it. */
+static GPtrArray *
+stream_take_pending (CugiStream *self)
+{
+  GPtrArray *resources = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (self->pending->len > 0)
+    {
+      resources = g_steal_pointer (&self->pending);
+      self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+      self->pending_serial++;
+      self->unflushed_tracks = 0;
+    }
+  g_mutex_unlock (&self->lock);
+  return resources;
+}
+
 /* The stream that flushes' markers wait on, and the event they wait for,
  * made on first use and again after a reset of the context destroyed them.
  * Called with the context entered, in the stream's main context. */
@@ -410,16 +429,7 @@ stream_flush (gpointer data)
   if (stream_enter (self, &scope, NULL) && stream_is_capturing (self, NULL))
     return G_SOURCE_REMOVE;
 
-  g_mutex_lock (&self->lock);
-  if (self->pending->len > 0)
-    {
-      resources = g_steal_pointer (&self->pending);
-      self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-      self->pending_serial++;
-      self->unflushed_tracks = 0;
-    }
-  g_mutex_unlock (&self->lock);
-
+  resources = stream_take_pending (self);
   burst = g_new0 (Burst, 1);
   burst->stream = self;
   /* Read after clearing flush_scheduled: work tracked from now on schedules
@@ -534,6 +544,7 @@ typedef struct
   CugiTaskCompleteFunc complete;
   GSource             *cancel_source;   /* NULL without a cancellable */
   GSource             *failure_check;
+  GPtrArray           *resources;       /* (nullable): what the work before the marker keeps */
   gboolean             returned;        /* only read and written in the task's context */
 } TaskWait;
 
@@ -543,6 +554,7 @@ task_wait_clear (gpointer data)
   TaskWait *wait = data;
 
   g_object_unref (wait->task);
+  g_clear_pointer (&wait->resources, g_ptr_array_unref);
   stream_unref_with_context (wait->stream);
   g_clear_pointer (&wait->cancel_source, g_source_unref);
   g_clear_pointer (&wait->failure_check, g_source_unref);
@@ -581,7 +593,12 @@ task_wait_return (TaskWait *wait,
 static void
 task_wait_done (gpointer data)
 {
-  task_wait_return (data, NULL);
+  TaskWait *wait = data;
+
+  /* The work before the marker is done: what it kept goes first, so that
+   * memory it borrowed (staging) is back for the caller's next copy. */
+  g_clear_pointer (&wait->resources, g_ptr_array_unref);
+  task_wait_return (wait, NULL);
 }
 
 static gboolean
@@ -663,9 +680,17 @@ cugi_stream_complete_task (CugiStream          *self,
                                           task_wait_check_failure,
                                           "[cugi] check a GPU wait for failures");
 
+  /* The task's own marker drops what the work tracked so far keeps, rather
+   * than a flush's marker coming after the task returned. */
+  wait->resources = stream_take_pending (self);
   if (!cugi_stream_add_completion (self, g_task_get_context (task), task_wait_done,
                                    g_rc_box_acquire (wait), task_wait_release, &error))
-    task_wait_return (wait, g_steal_pointer (&error));
+    {
+      /* No marker: the work still needs what it keeps. */
+      while (wait->resources != NULL && wait->resources->len > 0)
+        cugi_stream_track_work (self, g_ptr_array_steal_index (wait->resources, 0));
+      task_wait_return (wait, g_steal_pointer (&error));
+    }
   task_wait_release (wait);
 }
 

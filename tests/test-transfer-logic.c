@@ -853,6 +853,37 @@ test_bytes_freed_on_another_thread (void)
   outcome_reset (&outcome);
 }
 
+/* Each upload from pageable memory issued from the callback of the one
+ * before, as a program copying frame after frame does: the staging of a
+ * copy is back in the pool when its callback runs (its task's marker drops
+ * it, not a flush's marker that may come later), so the next copy takes
+ * it instead of pinning more. */
+static void
+test_staging_back_before_callback (void)
+{
+  const gsize size = 16 << 20;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 28);
+  g_autoptr(GBytes) pageable = cugi_test_pageable_copy (pattern);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  CugiTestTransfer outcome = { 0 };
+  gint pins = 0;
+
+  for (guint i = 0; i < 6; i++)
+    {
+      cugi_buffer_upload_bytes_async (buffer, 0, pageable, stream, NULL, cugi_test_on_uploaded, &outcome);
+      iterate_until (&outcome.calls, 1, 5000);
+      g_assert_no_error (outcome.error);
+      g_assert_true (outcome.uploaded);
+      outcome_reset (&outcome);
+      if (i == 0)
+        pins = g_atomic_int_get (&n_pins);
+    }
+  g_assert_cmpint (g_atomic_int_get (&n_pins), ==, pins);
+  assert_device_holds (buffer, pattern);
+}
+
 /* ---- the steady state: the method of bench-completion's part 3 ---------- */
 
 #define STEADY_CHUNK ((gsize) 4 << 20)
@@ -1407,6 +1438,7 @@ main (int argc, char **argv)
   g_test_add_func ("/transfer-logic/captured-memset-kept-by-graph", test_captured_memset_kept_by_graph);
   g_test_add_func ("/transfer-logic/cancelled", test_cancelled);
   g_test_add_func ("/transfer-logic/bytes-freed-on-another-thread", test_bytes_freed_on_another_thread);
+  g_test_add_func ("/transfer-logic/staging-back-before-callback", test_staging_back_before_callback);
   g_test_add_func ("/transfer-logic/steady-state", test_steady_state);
   g_test_add_func ("/transfer-logic/staging-borrowed", test_staging_borrowed);
   g_test_add_func ("/transfer-logic/sync-pipelined", test_sync_pipelined);
