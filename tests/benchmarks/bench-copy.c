@@ -18,8 +18,9 @@
  *    one stream and synchronized after each copy.
  * Each figure is the median of REPETITIONS runs, raw and cugi interleaved,
  * each run copying at least MIN_RUN_BYTES (small sizes loop, up to MAX_RUN_LOOPS times); GB/s are 1e9
- * bytes a second. Prints a table with the ratios cugi/raw; never fails on
- * speed.
+ * bytes a second. Prints a table with the ratios cugi/raw and, for the
+ * async rows, the longest time spent inside one cugi *_async() call, which
+ * is how long it held up its caller's main loop; never fails on speed.
  *
  *   bench-copy [--json FILE] [--sweep] [--min-size BYTES] [--max-size BYTES]
  *              [--memory pinned|pageable|device]
@@ -77,6 +78,7 @@ typedef struct
   GBytes         *host_bytes;
   guint8         *pageable;   /* MAX_SIZE bytes, written once */
   gboolean        done;       /* an async callback ran */
+  gint64          longest_call;  /* us inside one cugi *_async() call, since reset */
 } Bench;
 
 typedef void (*CopyFunc) (Bench *bench, gsize size);
@@ -210,10 +212,14 @@ on_downloaded (GObject *source, GAsyncResult *result, gpointer data)
   bench->done = TRUE;
 }
 
-/* Runs the main loop until the callback of the copy just started. */
+/* Runs the main loop until the callback of the copy started at @start
+ * (whose call returned just now: what it took counts as a stall of the
+ * caller's main loop). */
 static void
-wait_for_callback (Bench *bench)
+wait_for_callback (Bench *bench,
+                   gint64 start)
 {
+  bench->longest_call = MAX (bench->longest_call, g_get_monotonic_time () - start);
   while (!bench->done)
     g_main_context_iteration (NULL, TRUE);
   bench->done = FALSE;
@@ -223,17 +229,20 @@ static void
 cugi_upload_pinned_async (Bench *bench, gsize size)
 {
   g_autoptr(GBytes) bytes = g_bytes_new_from_bytes (bench->host_bytes, 0, size);
+  gint64 start = g_get_monotonic_time ();
 
   cugi_buffer_upload_bytes_async (bench->buffer, 0, bytes, bench->stream, NULL, on_uploaded, bench);
-  wait_for_callback (bench);
+  wait_for_callback (bench, start);
 }
 
 static void
 cugi_download_pinned_async (Bench *bench, gsize size)
 {
+  gint64 start = g_get_monotonic_time ();
+
   cugi_buffer_download_to_host_async (bench->buffer, 0, bench->host, 0, size, bench->stream, NULL,
                                       on_downloaded_to_host, bench);
-  wait_for_callback (bench);
+  wait_for_callback (bench, start);
 }
 
 static void
@@ -257,16 +266,19 @@ static void
 cugi_upload_pageable_async (Bench *bench, gsize size)
 {
   g_autoptr(GBytes) bytes = g_bytes_new_static (bench->pageable, size);
+  gint64 start = g_get_monotonic_time ();
 
   cugi_buffer_upload_bytes_async (bench->buffer, 0, bytes, bench->stream, NULL, on_uploaded, bench);
-  wait_for_callback (bench);
+  wait_for_callback (bench, start);
 }
 
 static void
 cugi_download_pageable_async (Bench *bench, gsize size)
 {
+  gint64 start = g_get_monotonic_time ();
+
   cugi_buffer_download_async (bench->buffer, 0, size, bench->stream, NULL, on_downloaded, bench);
-  wait_for_callback (bench);
+  wait_for_callback (bench, start);
 }
 
 static void
@@ -393,8 +405,8 @@ run_table (gsize       min_size,
   Bench bench = { 0 };
 
   bench_set_up (&bench, max_size);
-  g_print ("%-18s %-9s %-6s %9s %10s %10s %7s\n", "direction", "memory", "mode", "size", "raw GB/s",
-           "cugi GB/s", "ratio");
+  g_print ("%-18s %-9s %-6s %9s %10s %10s %7s %11s\n", "direction", "memory", "mode", "size", "raw GB/s",
+           "cugi GB/s", "ratio", "longest call");
   for (gsize r = 0; r < G_N_ELEMENTS (rows); r++)
     {
       const Row *row = &rows[r];
@@ -408,9 +420,14 @@ run_table (gsize       min_size,
 
           if (size < min_size)
             continue;
+          bench.longest_call = 0;
           measure (&bench, row->raw, row->cugi, size, &raw, &cugi);
-          g_print ("%-18s %-9s %-6s %9s %10.2f %10.2f %7.3f\n", direction_names[row->direction],
+          g_print ("%-18s %-9s %-6s %9s %10.2f %10.2f %7.3f", direction_names[row->direction],
                    memory_names[row->memory], mode_names[row->mode], shown, raw, cugi, cugi / raw);
+          /* What an async call held its caller's main loop up. */
+          if (row->mode == ASYNC)
+            g_print (" %8.3f ms", bench.longest_call / 1000.0);
+          g_print ("\n");
           for (guint i = 0; i < 2; i++)
             {
               bench_json_record (json, "copy", "direction", direction_names[row->direction],
