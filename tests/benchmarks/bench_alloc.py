@@ -6,10 +6,14 @@ Times, per allocation and drop, `Cugi.MemoryPool.allocate(1 << 20)`,
 `Cugi.StreamOrderedPool.allocate(stream, 1 << 20)`,
 `Cugi.Buffer.new_on_stream(stream, 1 << 20)` and CuPy's
 `cupy.cuda.alloc(1 << 20)` from `cupy.get_default_memory_pool()`, and
-prints cugi's ratio to CuPy. `--json FILE` writes the figures as records
-{"bench": "alloc", "impl": ..., "us": ...}. Needs PyGObject, CuPy and a GPU
-(on the GPU machine: bash .gpu/enter .gpu/venv-gi
-tests/benchmarks/bench_alloc.py); exits 77 where any is missing.
+prints cugi's ratio to CuPy. Beside them, for reference, a GI method call
+that allocates nothing and returns no object (`pool.get_held_blocks()`):
+the part of each cugi figure that is PyGObject's call itself, before the
+new Buffer's wrapper is made and dropped. `--json FILE` writes the
+figures as records {"bench": "alloc", "impl": ..., "us": ...}. Needs
+PyGObject, CuPy and a GPU (on the GPU machine: bash .gpu/enter
+.gpu/venv-gi tests/benchmarks/bench_alloc.py); exits 77 where any is
+missing.
 """
 import json
 import statistics
@@ -74,6 +78,9 @@ def main():
         memory = cupy.cuda.alloc(SIZE)
         del memory
 
+    def gi_call():
+        pool.get_held_blocks()
+
     def nothing():
         pass
 
@@ -82,6 +89,7 @@ def main():
         'python-cugi-memory-pool': per_pair_us(cugi_pool, nothing),
         'python-cugi-stream-ordered-pool': per_pair_us(cugi_ordered, stream.synchronize),
         'python-cugi-buffer-new-on-stream': per_pair_us(cugi_on_stream, stream.synchronize),
+        'python-gi-call-reference': per_pair_us(gi_call, nothing),
     }
     assert cupy_pool.used_bytes() == 0
     cupy_time = figures['cupy-memory-pool']
