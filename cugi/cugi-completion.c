@@ -505,6 +505,7 @@ struct _Lane
 };
 
 static GMutex watch_lock;      /* guards what follows and Lane.watched */
+static gint watch_waiters;     /* threads waiting for watch_lock to enqueue a marker */
 static GCond watch_wake;
 static GPtrArray *watched_lanes;  /* (owned) the lanes with markers, since the watcher started */
 static gint64 watch_spin_until;   /* monotonic us */
@@ -880,9 +881,13 @@ watch_counters (gpointer data)
       now = g_get_monotonic_time ();
       if (now < watch_spin_until)
         {
-          /* Let enqueuers in between looks. */
+          /* Let enqueuers in between looks: a mutex is not fair, and this
+           * thread would take it back before a waiting one woke up, holding
+           * up the launch enqueuing a marker for as long as it spins. */
           g_mutex_unlock (&watch_lock);
-          cpu_relax ();
+          do
+            cpu_relax ();
+          while (g_atomic_int_get (&watch_waiters) > 0);
           g_mutex_lock (&watch_lock);
           sleep_us = WATCH_MIN_SLEEP_US;
         }
@@ -900,7 +905,9 @@ watch_counters (gpointer data)
 static void
 watch_lane (Lane *lane)
 {
+  g_atomic_int_inc (&watch_waiters);
   g_mutex_lock (&watch_lock);
+  g_atomic_int_dec_and_test (&watch_waiters);
   if (watched_lanes == NULL)
     {
       watched_lanes = g_ptr_array_new_with_free_func (lane_unref);
