@@ -747,58 +747,63 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
 }
 
 /* Enqueues one pipeline of an asynchronous copy of @size bytes between
- * @data (which @bytes holds) and @address on @target, and starts its
- * workers. */
+ * @data (which @bytes holds) and @address on @handle, and starts its
+ * workers; its staging, which the stream needs until it is past the copy,
+ * in *@staging. */
 static EnqueueResult
-enqueue_pipeline (CugiBuffer         *self,
+enqueue_pipeline (CugiContext        *context,
                   CugiCopyDirection   direction,
                   CUdeviceptr         address,
                   guint8             *data,
                   gsize               size,
                   GBytes             *bytes,
-                  CugiStream         *target,
+                  CUstream            handle,
+                  CugiHostBuffer    **staging,
                   GError            **error)
 {
-  g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(Pipeline) pipeline = NULL;
   EnqueueResult result;
 
-  pipeline = pipeline_new (self->ownership.binding.context, direction, data, size, &staging, error);
+  pipeline = pipeline_new (context, direction, data, size, staging, error);
   if (pipeline == NULL)
     return ENQUEUE_FAILED;
   pipeline->host_bytes = g_bytes_ref (bytes);
-  result = pipeline_enqueue (pipeline, address, cugi_stream_get_handle (target), error);
+  result = pipeline_enqueue (pipeline, address, handle, error);
+  /* Even after an error, what was enqueued must run, and waits for the
+   * workers' side. */
   if (result != ENQUEUE_UNSUPPORTED)
-    {
-      /* Even after an error, what was enqueued must run, and the memory
-       * stay until the stream is past it (and the workers done with it). */
-      cugi_buffer_track_work (target, self, NULL, staging, bytes);
-      pipeline_start (pipeline, get_tuning ()->threads);
-    }
+    pipeline_start (pipeline, get_tuning ()->threads);
   return result;
 }
 
-/* Enqueues an asynchronous copy of @size bytes between @data (which @bytes
- * holds) and @address on @target, as pipelines one after another.
- * ENQUEUE_UNSUPPORTED, with nothing enqueued, where the stream cannot wait
- * for memory. */
+/* The pipelines of one asynchronous copy, @size bytes between @data (which
+ * @bytes holds) and @address, enqueued one after another on @handle until
+ * one is not; each pipeline's staging goes to @keep (with @keep_data).
+ * ENQUEUE_UNSUPPORTED only where nothing was enqueued. */
 static EnqueueResult
-enqueue_pipelines (CugiBuffer         *self,
-                   CugiCopyDirection   direction,
-                   CUdeviceptr         address,
-                   guint8             *data,
-                   gsize               size,
-                   GBytes             *bytes,
-                   CugiStream         *target,
-                   GError            **error)
+enqueue_pipelines_on (CugiContext       *context,
+                      CugiCopyDirection  direction,
+                      CUdeviceptr        address,
+                      guint8            *data,
+                      gsize              size,
+                      GBytes            *bytes,
+                      CUstream           handle,
+                      void             (*keep) (gpointer keep_data, CugiHostBuffer *staging),
+                      gpointer           keep_data,
+                      GError           **error)
 {
   EnqueueResult result = ENQUEUED;
   gsize done, piece = 0;
 
   for (done = 0; done < size && result == ENQUEUED; done += piece)
     {
+      g_autoptr(CugiHostBuffer) staging = NULL;
+
       piece = MIN (size - done, pipeline_max_bytes ());
-      result = enqueue_pipeline (self, direction, address + done, data + done, piece, bytes, target, error);
+      result = enqueue_pipeline (context, direction, address + done, data + done, piece, bytes, handle,
+                                 &staging, error);
+      if (staging != NULL && result != ENQUEUE_UNSUPPORTED)
+        keep (keep_data, staging);
     }
   if (result == ENQUEUE_UNSUPPORTED && done > piece)
     {
@@ -809,14 +814,242 @@ enqueue_pipelines (CugiBuffer         *self,
   return result;
 }
 
+/* ---- copies too large for a stream's queue: fed from a thread ------------- */
+
+/* A stream's queue holds some 700 operations (three a chunk, up to 64
+ * chunks a pipeline), and enqueuing beyond waits until the device gets
+ * through some: an asynchronous copy of more pipelines than this would
+ * hold up its caller (a 1 GiB download, 27 ms of the main loop on the
+ * H200). Such a copy runs on a stream of its own, fed by a thread of
+ * cugi's that may wait; the caller's stream waits, in its place, for a
+ * gate in pinned memory that the copy's stream opens at its end. */
+#define STAGING_MAX_QUEUED_PIPELINES 2
+
+typedef struct
+{
+  CugiContext       *context;
+  CugiCopyDirection  direction;
+  CUdeviceptr        address;
+  guint8            *data;
+  gsize              size;
+  GBytes            *bytes;          /* holds @data */
+  CUstream           side;           /* the copy's stream, destroyed by the feeder */
+  CUevent            start;          /* where the copy starts on the caller's stream */
+  CugiHostBuffer    *gate_staging;   /* holds the gate */
+  gint              *gate;
+  CUdeviceptr        gate_device;
+  GPtrArray         *stagings;       /* the pipelines' staging, until the feed is freed */
+  GMutex             lock;
+  GError            *error;          /* the feeder's, under lock */
+} Feed;
+
+static void
+feed_clear (gpointer data)
+{
+  Feed *self = data;
+
+  g_clear_object (&self->context);
+  g_clear_pointer (&self->bytes, g_bytes_unref);
+  g_clear_object (&self->gate_staging);
+  g_clear_pointer (&self->stagings, g_ptr_array_unref);
+  g_clear_error (&self->error);
+  g_mutex_clear (&self->lock);
+}
+
+static void
+feed_unref (gpointer data)
+{
+  g_atomic_rc_box_release_full (data, feed_clear);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Feed, feed_unref)
+
+/* Called with the context entered. */
+static void
+feed_destroy_stream (Feed *self)
+{
+  if (self->side != NULL)
+    cugi_cuda.cuStreamDestroy (self->side);
+  if (self->start != NULL)
+    cugi_cuda.cuEventDestroy (self->start);
+  self->side = NULL;
+  self->start = NULL;
+}
+
+static void
+feed_keep (gpointer data,
+           CugiHostBuffer *staging)
+{
+  Feed *self = data;
+
+  g_ptr_array_add (self->stagings, g_object_ref (staging));
+}
+
+/* The feeder: enqueues the copy on its stream, waiting where the queue is
+ * full, then opens the gate behind whatever the stream got. */
+static void
+feed_run (gpointer data,
+          gpointer user_data)
+{
+  g_autoptr(Feed) self = data;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(GError) error = NULL;
+  gboolean opened = FALSE;
+
+  if (cugi_context_enter (self->context, &scope, &error))
+    {
+      if (enqueue_pipelines_on (self->context, self->direction, self->address, self->data, self->size,
+                                self->bytes, self->side, feed_keep, self, &error) == ENQUEUE_UNSUPPORTED)
+        g_set_error (&error, CUGI_ERROR, CUGI_ERROR_DRIVER,
+                     _("The stream stopped waiting for memory in the middle of a copy"));
+      opened = CUGI_CALL (cuStreamWriteValue32, (self->side, self->gate_device, 1, CU_STREAM_WRITE_VALUE_DEFAULT),
+                          error == NULL ? &error : NULL);
+      feed_destroy_stream (self);
+    }
+  if (error != NULL)
+    {
+      g_mutex_lock (&self->lock);
+      self->error = g_steal_pointer (&error);
+      g_mutex_unlock (&self->lock);
+    }
+  /* The caller's stream must not wait for ever: opened from here, it may
+   * go on before what the copy's stream got is done, which the error
+   * reports. */
+  if (!opened)
+    g_atomic_int_set (self->gate, 1);
+}
+
+static gpointer
+feeders_new (gpointer data)
+{
+  return g_thread_pool_new (feed_run, NULL, -1, FALSE, NULL);
+}
+
+/* The feeder's error, if any (transfer full). */
+static GError *
+feed_dup_error (Feed *self)
+{
+  GError *error;
+
+  g_mutex_lock (&self->lock);
+  error = self->error != NULL ? g_error_copy (self->error) : NULL;
+  g_mutex_unlock (&self->lock);
+  return error;
+}
+
+/* Starts an asynchronous copy fed from a thread (see
+ * STAGING_MAX_QUEUED_PIPELINES): what the caller's stream @target gets now
+ * is an event and the wait for the gate. ENQUEUE_UNSUPPORTED, with nothing
+ * that matters enqueued, where the stream cannot wait for memory. */
+static EnqueueResult
+feed_start (CugiBuffer         *buffer,
+            CugiCopyDirection   direction,
+            CUdeviceptr         address,
+            guint8             *data,
+            gsize               size,
+            GBytes             *bytes,
+            CugiStream         *target,
+            Feed              **fed,
+            GError            **error)
+{
+  static GOnce feeders = G_ONCE_INIT;
+  CugiContext *context = buffer->ownership.binding.context;
+  CUstream handle = cugi_stream_get_handle (target);
+  g_autoptr(GError) wait_error = NULL;
+  g_autoptr(Feed) self = g_atomic_rc_box_new0 (Feed);
+  GPtrArray *resources;
+  guint8 *gate;
+
+  g_mutex_init (&self->lock);
+  self->context = g_object_ref (context);
+  self->direction = direction;
+  self->address = address;
+  self->data = data;
+  self->size = size;
+  self->bytes = g_bytes_ref (bytes);
+  self->stagings = g_ptr_array_new_with_free_func (g_object_unref);
+  if ((self->gate_staging = staging_new_with_data (context, sizeof (gint), &gate, error)) == NULL)
+    return ENQUEUE_FAILED;
+  self->gate = (gint *) gate;
+  *self->gate = 0;
+  if (!CUGI_CALL (cuMemHostGetDevicePointer, (&self->gate_device, gate, 0), error) ||
+      !CUGI_CALL (cuStreamCreateWithPriority, (&self->side, CU_STREAM_NON_BLOCKING, 0), error) ||
+      !CUGI_CALL (cuEventCreate, (&self->start, CU_EVENT_DISABLE_TIMING), error) ||
+      !CUGI_CALL (cuEventRecord, (self->start, handle), error) ||
+      !CUGI_CALL (cuStreamWaitEvent, (self->side, self->start, 0), error))
+    {
+      feed_destroy_stream (self);
+      return ENQUEUE_FAILED;
+    }
+  if (!CUGI_CALL (cuStreamWaitValue32, (handle, self->gate_device, 1, CU_STREAM_WAIT_VALUE_GEQ), &wait_error))
+    {
+      g_debug ("Copying pageable memory without the pipeline: %s", wait_error->message);
+      feed_destroy_stream (self);
+      return ENQUEUE_UNSUPPORTED;
+    }
+
+  /* The caller's stream, past the gate, is past the copy: it keeps what
+   * the copy needs until then. */
+  resources = cugi_work_resources_new ();
+  cugi_work_resources_add (resources, cugi_buffer_begin_work (buffer), cugi_buffer_end_work);
+  cugi_work_resources_add (resources, g_atomic_rc_box_acquire (self), feed_unref);
+  cugi_work_track (target, NULL, resources);
+  g_thread_pool_push (g_once (&feeders, feeders_new, NULL), g_atomic_rc_box_acquire (self), NULL);
+  *fed = g_steal_pointer (&self);
+  return ENQUEUED;
+}
+
+typedef struct
+{
+  CugiStream *target;
+  CugiBuffer *buffer;
+  GBytes     *bytes;
+} DirectKeep;
+
+static void
+track_staging (gpointer        data,
+               CugiHostBuffer *staging)
+{
+  DirectKeep *keep = data;
+
+  cugi_buffer_track_work (keep->target, keep->buffer, NULL, staging, keep->bytes);
+}
+
+/* Enqueues an asynchronous copy of @size bytes between @data (which @bytes
+ * holds) and @address on @target: as pipelines one after another, or, when
+ * more than the stream's queue holds, fed from a thread (in *@fed, whose
+ * error the copy's task reports). ENQUEUE_UNSUPPORTED, with nothing
+ * enqueued, where the stream cannot wait for memory. */
+static EnqueueResult
+enqueue_pipelines (CugiBuffer         *self,
+                   CugiCopyDirection   direction,
+                   CUdeviceptr         address,
+                   guint8             *data,
+                   gsize               size,
+                   GBytes             *bytes,
+                   CugiStream         *target,
+                   Feed              **fed,
+                   GError            **error)
+{
+  DirectKeep keep = { target, self, bytes };
+
+  *fed = NULL;
+  if ((size - 1) / pipeline_max_bytes () + 1 > STAGING_MAX_QUEUED_PIPELINES)
+    return feed_start (self, direction, address, data, size, bytes, target, fed, error);
+  return enqueue_pipelines_on (self->ownership.binding.context, direction, address, data, size, bytes,
+                               cugi_stream_get_handle (target), track_staging, &keep, error);
+}
+
 /* Enqueues the copy of pageable @bytes to @address on @target. Small copies,
  * and all where the stream cannot wait for memory, are staged here, on the
- * calling thread; others by the workers, through the pipeline. */
+ * calling thread; others by the workers, through the pipeline (*@fed set
+ * where it is fed from a thread). */
 static gboolean
 upload_pageable (CugiBuffer   *self,
                  CUdeviceptr   address,
                  GBytes       *bytes,
                  CugiStream   *target,
+                 Feed        **fed,
                  GError      **error)
 {
   g_autoptr(CugiHostBuffer) staging = NULL;
@@ -827,7 +1060,7 @@ upload_pageable (CugiBuffer   *self,
   guint8 *staged;
 
   if (size >= direct_bytes (CUGI_COPY_TO_DEVICE) && can_pipeline ())
-    switch (enqueue_pipelines (self, CUGI_COPY_TO_DEVICE, address, data, size, bytes, target, error))
+    switch (enqueue_pipelines (self, CUGI_COPY_TO_DEVICE, address, data, size, bytes, target, fed, error))
       {
       case ENQUEUED:
         return TRUE;
@@ -852,13 +1085,15 @@ upload_pageable (CugiBuffer   *self,
  * memory through the pipeline: pinning that much memory for each download,
  * to be freed after, costs more than copying it out of staging. The bytes
  * are in *@downloaded, or NULL with nothing enqueued where the stream
- * cannot wait for memory. */
+ * cannot wait for memory; *@fed is set where the copy is fed from a
+ * thread. */
 static gboolean
 download_pipelined (CugiBuffer   *self,
                     CUdeviceptr   address,
                     gsize         size,
                     CugiStream   *target,
                     GBytes      **downloaded,
+                    Feed        **fed,
                     GError      **error)
 {
   g_autoptr(GBytes) landing = NULL;
@@ -872,7 +1107,7 @@ download_pipelined (CugiBuffer   *self,
       return FALSE;
     }
   landing = g_bytes_new_take (data, size);
-  switch (enqueue_pipelines (self, CUGI_COPY_TO_HOST, address, data, size, landing, target, error))
+  switch (enqueue_pipelines (self, CUGI_COPY_TO_HOST, address, data, size, landing, target, fed, error))
     {
     case ENQUEUED:
       *downloaded = g_steal_pointer (&landing);
@@ -892,6 +1127,31 @@ return_downloaded_bytes (GTask *task)
 {
   g_task_return_pointer (task, g_bytes_ref (g_task_get_task_data (task)),
                          (GDestroyNotify) g_bytes_unref);
+}
+
+/* For a copy fed from a thread, whose task data is the feed: its error,
+ * else the downloaded bytes or TRUE. */
+static void
+return_fed_download (GTask *task)
+{
+  Feed *feed = g_task_get_task_data (task);
+  GError *error = feed_dup_error (feed);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, g_bytes_ref (feed->bytes), (GDestroyNotify) g_bytes_unref);
+}
+
+static void
+return_fed_upload (GTask *task)
+{
+  GError *error = feed_dup_error (g_task_get_task_data (task));
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_boolean (task, TRUE);
 }
 
 /**
@@ -938,6 +1198,7 @@ cugi_buffer_download_async (CugiBuffer          *self,
   g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(GBytes) result = NULL;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  Feed *fed = NULL;
   CugiStream *target;
 
   g_return_if_fail (CUGI_IS_BUFFER (self));
@@ -961,9 +1222,15 @@ cugi_buffer_download_async (CugiBuffer          *self,
 
   if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error) ||
       (size > STAGING_MAX_PINNED_DOWNLOAD_BYTES && can_pipeline () &&
-       !download_pipelined (self, self->address + offset, size, target, &result, &error)))
+       !download_pipelined (self, self->address + offset, size, target, &result, &fed, &error)))
     {
       g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (fed != NULL)
+    {
+      g_task_set_task_data (task, fed, feed_unref);
+      cugi_stream_complete_task (target, task, return_fed_download);
       return;
     }
   if (result == NULL)
@@ -1018,6 +1285,7 @@ upload_async (CugiBuffer *self,
 {
   g_autoptr(GError) error = NULL;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  Feed *fed = NULL;
   CugiStream *target;
   const guint8 *data;
   gsize size;
@@ -1048,12 +1316,14 @@ upload_async (CugiBuffer *self,
       /* The caller's pinned bytes, until the DMA is done. */
       cugi_buffer_track_work (target, self, NULL, NULL, bytes);
     }
-  else if (!upload_pageable (self, self->address + offset, bytes, target, &error))
+  else if (!upload_pageable (self, self->address + offset, bytes, target, &fed, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  cugi_stream_complete_task (target, task, NULL);
+  if (fed != NULL)
+    g_task_set_task_data (task, fed, feed_unref);
+  cugi_stream_complete_task (target, task, fed != NULL ? return_fed_upload : NULL);
 }
 
 /**

@@ -480,21 +480,40 @@ test_download (void)
   outcome_reset (&outcome);
 }
 
-/* An asynchronous download larger than the staging pool keeps lands in
- * ordinary memory, through pipelines (three here), with the device behind
- * the host; the bytes are complete when the callback runs. After a driver
- * call failed halfway through the enqueuing, the error comes back, what was
- * enqueued runs to its end, and the next download works. */
+/* Asynchronous copies of more pipelines than a stream's queue holds (three
+ * here) run on a stream of their own, fed from a thread, while the
+ * caller's stream waits for them in their place: an upload from pageable
+ * memory, and a download, larger than the staging pool keeps, into
+ * ordinary memory; with the device behind the host, and work enqueued
+ * after each copy on the same stream that must see its result. After a
+ * driver call failed halfway through the feeding, the error comes back,
+ * what was enqueued runs to its end, and the next copies work. */
 static void
-test_download_large (void)
+test_large_async_copies (void)
 {
   const gsize size = (256 + 3) << 20;
   g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 27);
-  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   CugiTestTransfer outcome = { 0 };
+  CugiTestTransfer tail = { 0 };
 
   g_atomic_int_set (&copy_delay_us, 500);
+  cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
+  /* In stream order: this download sees the upload's last bytes. */
+  cugi_buffer_download_async (buffer, size - 4096, 4096, stream, NULL, cugi_test_on_downloaded, &tail);
+  iterate_until (&tail.calls, 1, 60000);
+  g_assert_cmpuint (outcome.calls, ==, 1);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.uploaded);
+  g_assert_no_error (tail.error);
+  g_assert_cmpmem (g_bytes_get_data (tail.bytes, NULL), 4096,
+                   (const guint8 *) g_bytes_get_data (pattern, NULL) + size - 4096, 4096);
+  outcome_reset (&outcome);
+  outcome_reset (&tail);
+  assert_device_holds (buffer, pattern);
+
   cugi_buffer_download_async (buffer, 0, size, stream, NULL, cugi_test_on_downloaded, &outcome);
   iterate_until (&outcome.calls, 1, 60000);
   g_atomic_int_set (&copy_delay_us, 0);
@@ -509,6 +528,12 @@ test_download_large (void)
   writes_until_failure = -1;
   g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY);
   g_assert_null (outcome.bytes);
+  outcome_reset (&outcome);
+  writes_until_failure = 70;
+  cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
+  iterate_until (&outcome.calls, 1, 60000);
+  writes_until_failure = -1;
+  g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY);
   outcome_reset (&outcome);
   cugi_test_synchronize (stream);
 
@@ -1428,7 +1453,7 @@ main (int argc, char **argv)
   install_fake_memory ();
 
   g_test_add_func ("/transfer-logic/download", test_download);
-  g_test_add_func ("/transfer-logic/download-large", test_download_large);
+  g_test_add_func ("/transfer-logic/large-async-copies", test_large_async_copies);
   g_test_add_func ("/transfer-logic/download-to-host", test_download_to_host);
   g_test_add_func ("/transfer-logic/upload-pageable-in-order", test_upload_pageable_in_order);
   g_test_add_func ("/transfer-logic/upload-leaves-staging", test_upload_leaves_staging);
