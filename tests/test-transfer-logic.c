@@ -522,19 +522,19 @@ test_large_async_copies (void)
   g_assert_false (lies_in (g_bytes_get_data (outcome.bytes, NULL), size, TRUE));
   outcome_reset (&outcome);
 
-  writes_until_failure = 70;
-  cugi_buffer_download_async (buffer, 0, size, stream, NULL, cugi_test_on_downloaded, &outcome);
-  iterate_until (&outcome.calls, 1, 60000);
-  writes_until_failure = -1;
-  g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY);
-  g_assert_null (outcome.bytes);
-  outcome_reset (&outcome);
-  writes_until_failure = 70;
-  cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
-  iterate_until (&outcome.calls, 1, 60000);
-  writes_until_failure = -1;
-  g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY);
-  outcome_reset (&outcome);
+  for (guint upload = 0; upload < 2; upload++)
+    {
+      writes_until_failure = 70;
+      if (upload)
+        cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
+      else
+        cugi_buffer_download_async (buffer, 0, size, stream, NULL, cugi_test_on_downloaded, &outcome);
+      iterate_until (&outcome.calls, 1, 60000);
+      writes_until_failure = -1;
+      g_assert_error (outcome.error, CUGI_ERROR, CUGI_ERROR_OUT_OF_MEMORY);
+      g_assert_null (outcome.bytes);
+      outcome_reset (&outcome);
+    }
   cugi_test_synchronize (stream);
 
   cugi_buffer_download_async (buffer, 0, size, stream, NULL, cugi_test_on_downloaded, &outcome);
