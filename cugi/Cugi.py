@@ -760,17 +760,19 @@ class Kernel(Cugi.Kernel):
 
     def __call__(self, *args, grid, block, stream=None, shared_mem=0):
         # The common case in a straight line: no `with stream:` open in any
-        # thread, a launch shape seen before.
+        # thread, the launch shape of the previous call, compared without
+        # hashing it.
         if stream is None and _open_scopes:
             stream = _scoped_stream()
         try:
-            configs, launch = self._cugi_call
-            config = configs[grid, block, stream, shared_mem]
-        except (AttributeError, KeyError, TypeError):
-            if '_cugi_call' not in self.__dict__:
-                self._cugi_call = ({}, _plan_launch(self, args))
-            configs, launch = self._cugi_call
-            config = self._launch_config(configs, grid, block, stream, shared_mem)
+            shape, config, launch, configs = self._cugi_call
+            same = shape == (grid, block, stream, shared_mem)
+        except (AttributeError, ValueError):
+            # The first call, or dimensions that do not compare (NumPy
+            # arrays), which _launch_config() refuses.
+            same = False
+        if not same:
+            config, launch = self._new_shape(args, grid, block, stream, shared_mem)
         if launch is not None:
             try:
                 return launch(self, config, args)
@@ -818,6 +820,19 @@ class Kernel(Cugi.Kernel):
             elif isinstance(value, GObject.Value) and value.g_type == GObject.TYPE_INVALID:
                 raise TypeError(f'kernel argument {index} has no value (the GObject.Value is unset)')
         return Cugi.Kernel.launch_values(self, config, values)
+
+    def _new_shape(self, args, grid, block, stream, shared_mem):
+        """The config and the plan of a call of another shape than the
+        previous one (or of the first call), remembered as the shape of the
+        kernel's calls, in one tuple that threads replace whole."""
+        state = self.__dict__.get('_cugi_call')
+        if state is None:
+            configs, launch = {}, _plan_launch(self, args)
+        else:
+            launch, configs = state[2:]
+        config = self._launch_config(configs, grid, block, stream, shared_mem)
+        self._cugi_call = ((grid, block, stream, shared_mem), config, launch, configs)
+        return config, launch
 
     @staticmethod
     def _launch_config(configs, grid, block, stream, shared_mem):
