@@ -413,8 +413,9 @@ cugi_kernel_launch_packed (CugiKernel        *self,
   args = g_atomic_pointer_exchange (&launches->args, NULL);
   if (args == NULL)
     args = cugi_kernel_args_new ();
-  /* Buffers given, if none, for a kernel without parameters: the list is
-   * filled as the kernel needs, never launched as it was. */
+  /* An empty array, not NULL, where no buffers are given (a kernel without
+   * parameters): the list is then filled for @self, or refused, where NULL
+   * would launch it as it was. */
   launched = cugi_kernel_launch_update (self, config, args, block, block_size,
                                         buffers != NULL ? buffers : no_buffers, n_buffers, error);
   if (!g_atomic_pointer_compare_and_exchange (&launches->args, NULL, args))
@@ -439,8 +440,8 @@ cugi_kernel_launch_packed (CugiKernel        *self,
  * an argument list of the caller's rather than the kernel's: a binding
  * keeps one list per thread (or per call site), and while the buffers stay
  * those of its previous launch it passes %NULL for them, so that the launch
- * costs what launching a prepared list with cugi_kernel_launch() costs
- * plus the copy of @block, and no array of buffers is handed over.
+ * does what launching a prepared list with cugi_kernel_launch() does plus
+ * the copy of @block, and no array of buffers is handed over.
  *
  * With @buffers, @args is filled from @block and @buffers as
  * cugi_kernel_launch_packed() fills its list (in place when @args holds the
