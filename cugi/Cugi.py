@@ -598,19 +598,46 @@ _MAX_CACHED_CONFIGS = 16
 # ---- argument plans -----------------------------------------------------------
 #
 # A kernel learns at its first call how to turn its arguments into one block
-# of packed values and one tuple of buffers (Kernel.launch_packed): from the
-# parameter kinds cugi reads in a C++ kernel's mangled name, and for an
-# extern "C" kernel, whose name tells only the sizes, from the Python types
-# of that first call. The plan is a small function made for the kernel,
+# of packed values and one tuple of buffers: from the parameter kinds cugi
+# reads in a C++ kernel's mangled name, and for an extern "C" kernel, whose
+# name tells only the sizes, from the Python types of that first call. The
+# plan is a small function made for the kernel,
 #
-#     def launch(kernel, config, a0, a1, a2, a3):
-#         return launch_packed(kernel, config, pack(a0, a3), (None, a1, a2, None))
+#     def launch(kernel, config, args):
+#         (a0, a1, a2, a3, ) = args
+#         block = pack(a0, a3)
+#         try:
+#             kept = spares.pop()
+#         except IndexError:
+#             kept = None
+#         if kept is not None and kept[3] is a1 and kept[4] is a2:
+#             if kept[1] == block:
+#                 launched = launch_args(kernel, config, kept[0])
+#             else:
+#                 launched = launch_update(kernel, config, kept[0], block, None)
+#                 kept[1] = block
+#         else:
+#             args = kept[0] if kept is not None else new_args()
+#             launched = launch_update(kernel, config, args, block, (None, a1, a2, None, ))
+#             kept = [args, block, None, a1, a2, None, ]
+#         spares.append(kept)
+#         return launched
 #
 # with pack() a struct.Struct's, so that a call costs one Python function
-# and one call into C. Whatever the plan does not take as the rest of the
-# call would (a value out of range, another type than the first call's for
-# an extern "C" kernel, a struct, a wrong count) goes the general way below,
-# which converts as before and raises its errors.
+# and one call into C. A call takes an argument list from spares, which no
+# other thread uses until it is appended again (list.pop() and append() are
+# atomic), kept with the values and the buffers it holds; so there are as
+# many lists as threads calling at once. While a call passes those buffers
+# again, the list is launched as it is where the values are the same too
+# (Kernel.launch(), the cheapest call), else Kernel.launch_update() writes
+# the new values into it: neither hands PyGObject an array of buffers,
+# which costs more than the rest of the call. Where a parameter is smaller
+# than 4 bytes (a bool, 8 and 16 bits), which an argument list holds as
+# bytes that take no new values, the plan calls Kernel.launch_packed() with
+# the buffers every time instead. Whatever the plan does not take as the
+# rest of the call would (a value out of range, another type than the first
+# call's for an extern "C" kernel, a struct, a wrong count) goes the general
+# way below, which converts as before and raises its errors.
 
 class _Unplanned(Exception):
     """An argument the plan does not take: the call goes the general way."""
@@ -619,7 +646,7 @@ class _Unplanned(Exception):
 # What a call refuses when its arguments do not fit the plan. A GLib.Error
 # from launch_packed is among them: the general way then says what is wrong
 # in its own words (nothing was launched).
-_NOT_PLANNED = (_Unplanned, struct.error, TypeError, OverflowError, GLib.Error)
+_NOT_PLANNED = (_Unplanned, struct.error, TypeError, ValueError, OverflowError, GLib.Error)
 
 _NUMBERS = frozenset((int, float, bool))
 
@@ -635,12 +662,39 @@ _KIND_FORMATS = {
 # Python int (signed, as wide as the parameter) and float.
 _SIZED_INT_FORMATS = {1: 'b', 2: 'h', 4: 'i', 8: 'q'}
 _SIZED_REAL_FORMATS = {4: 'f', 8: 'd'}
+# The formats of values an argument list holds as numbers, whose values a
+# block can replace (Kernel.launch_update()).
+_NUMBER_FORMATS = frozenset('iIqQfd')
 
 # A float for a parameter of unknown kind goes packed unless it is a whole
 # number beyond 32 bits and within 64, which cugi refuses there (it may be
 # meant for an integer): in range, not whole, NaN and infinities pass.
 _REAL_CHECK = ('if type({0}) is not float or not (-2147483648.0 <= {0} <= 2147483647.0 or {0} % 1.0 != 0.0 '
                'or not -18446744073709551616.0 < {0} < 18446744073709551616.0): raise _Unplanned')
+
+
+# How a plan whose values are all numbers launches, once it has its block:
+# with the argument list it takes from spares (see above). kept[0] is the
+# list, kept[1] its values, kept[2 + i] what parameter i took; {same} tests
+# its buffers, {buffers} are the parameters' (None for the values).
+_KEPT_LIST_LAUNCH = '''\
+    try:
+        kept = spares.pop()
+    except IndexError:
+        kept = None
+    if kept is not None{same}:
+        if kept[1] == block:
+            launched = launch_args(kernel, config, kept[0])
+        else:
+            launched = launch_update(kernel, config, kept[0], block, None)
+            kept[1] = block
+    else:
+        args = kept[0] if kept is not None else new_args()
+        launched = launch_update(kernel, config, args, block, ({buffers}))
+        kept = [args, block, {buffers}]
+    spares.append(kept)
+    return launched
+'''
 
 
 def _plan_launch(kernel, args):
@@ -675,12 +729,19 @@ def _plan_launch(kernel, args):
         formats.append(form)
         scalars.append(name)
         buffers.append('None')
-    source = f'def launch(kernel, config{"".join(", " + name for name in names)}):\n'
+    source = f'def launch(kernel, config, args):\n    ({"".join(name + ", " for name in names)}) = args\n'
     source += ''.join(f'    {check}\n' for check in checks)
-    source += (f'    return launch_packed(kernel, config, pack({", ".join(scalars)}), '
-               f'({"".join(buffer + ", " for buffer in buffers)}))\n')
-    namespace = {'launch_packed': Cugi.Kernel.launch_packed,
-                 'pack': struct.Struct('=' + ''.join(formats)).pack,
+    source += f'    block = pack({", ".join(scalars)})\n'
+    buffer_list = ''.join(buffer + ', ' for buffer in buffers)
+    if _NUMBER_FORMATS.issuperset(formats):
+        same = ''.join(f' and kept[{index + 2}] is {buffer}' for index, buffer in enumerate(buffers)
+                       if buffer != 'None')
+        source += _KEPT_LIST_LAUNCH.format(same=same, buffers=buffer_list)
+    else:
+        source += f'    return launch_packed(kernel, config, block, ({buffer_list}))\n'
+    namespace = {'launch_args': Cugi.Kernel.launch, 'launch_packed': Cugi.Kernel.launch_packed,
+                 'launch_update': Cugi.Kernel.launch_update, 'new_args': Cugi.KernelArgs.new,
+                 'spares': [], 'pack': struct.Struct('=' + ''.join(formats)).pack,
                  '_Unplanned': _Unplanned, '_NUMBERS': _NUMBERS}
     exec(compile(source, f'<cugi argument plan of {kernel.get_name()}>', 'exec'), namespace)
     return namespace['launch']
@@ -698,19 +759,23 @@ class Kernel(Cugi.Kernel):
     returns once the launch is enqueued."""
 
     def __call__(self, *args, grid, block, stream=None, shared_mem=0):
-        if stream is None:
+        # The common case in a straight line: no `with stream:` open in any
+        # thread, the launch shape of the previous call, compared without
+        # hashing it.
+        if stream is None and _open_scopes:
             stream = _scoped_stream()
         try:
-            config = self._cugi_configs[grid, block, stream, shared_mem]
-        except (AttributeError, KeyError, TypeError):
-            config = self._launch_config(grid, block, stream, shared_mem)
-        try:
-            launch = self._cugi_launch
-        except AttributeError:
-            launch = self._cugi_launch = _plan_launch(self, args)
+            shape, config, launch, configs = self._cugi_call
+            same = shape == (grid, block, stream, shared_mem)
+        except (AttributeError, ValueError):
+            # The first call, or dimensions that do not compare (NumPy
+            # arrays), which _launch_config() refuses.
+            same = False
+        if not same:
+            config, launch = self._new_shape(args, grid, block, stream, shared_mem)
         if launch is not None:
             try:
-                return launch(self, config, *args)
+                return launch(self, config, args)
             except _NOT_PLANNED:
                 pass
         return self._call_generally(config, stream, args)
@@ -756,13 +821,26 @@ class Kernel(Cugi.Kernel):
                 raise TypeError(f'kernel argument {index} has no value (the GObject.Value is unset)')
         return Cugi.Kernel.launch_values(self, config, values)
 
-    def _launch_config(self, grid, block, stream, shared_mem):
+    def _new_shape(self, args, grid, block, stream, shared_mem):
+        """The config and the plan of a call of another shape than the
+        previous one (or of the first call), remembered as the shape of the
+        kernel's calls, in one tuple that threads replace whole."""
+        state = self.__dict__.get('_cugi_call')
+        if state is None:
+            configs, launch = {}, _plan_launch(self, args)
+        else:
+            launch, configs = state[2:]
+        config = self._launch_config(configs, grid, block, stream, shared_mem)
+        self._cugi_call = ((grid, block, stream, shared_mem), config, launch, configs)
+        return config, launch
+
+    @staticmethod
+    def _launch_config(configs, grid, block, stream, shared_mem):
         """The LaunchConfig for one shape of launch, made once: calls in a
-        loop then cost the arguments alone. Kept on the kernel's wrapper, a
-        few shapes at most in practice (a stream keeps its configs' entry),
-        and found by the shape as the caller wrote it, so that a repeated
-        call does not read its dimensions again."""
-        configs = self.__dict__.setdefault('_cugi_configs', {})
+        loop then cost the arguments alone. Kept in @configs, on the
+        kernel's wrapper, a few shapes at most in practice (a stream keeps
+        its configs' entry), and found by the shape as the caller wrote it,
+        so that a repeated call does not read its dimensions again."""
         key = (grid, block, stream, shared_mem)
         try:
             return configs[key]
@@ -808,8 +886,9 @@ __all__.append('Kernel')
 
 class _Scopes(threading.local):
     """What `with stream:` made the default, per thread: a stack of
-    streams, there from the thread's first look (every kernel call without
-    a stream looks, and a getattr() default costs a caught AttributeError)."""
+    streams, there from the thread's first look (while any block is open,
+    every kernel call without a stream looks, and a getattr() default costs
+    a caught AttributeError)."""
 
     def __init__(self):
         self.streams = []
@@ -817,10 +896,17 @@ class _Scopes(threading.local):
 
 _scopes = _Scopes()
 
+# One entry per `with stream:` block open in any thread: while it is empty,
+# as in most programs all the time, there is no scoped stream to look up,
+# and a kernel call reads no thread-local state.
+_open_scopes = []
+
 
 def _scoped_stream():
     """The stream of the innermost `with stream:` block of this thread, or
     None."""
+    if not _open_scopes:
+        return None
     streams = _scopes.streams
     return streams[-1] if streams else None
 
@@ -842,11 +928,13 @@ class Stream(Cugi.Stream):
     (numba's)."""
 
     def __enter__(self):
+        _open_scopes.append(None)
         _scopes.streams.append(self)
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
         _scopes.streams.pop()
+        _open_scopes.pop()
         return False
 
     @contextlib.contextmanager

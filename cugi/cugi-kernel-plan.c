@@ -196,9 +196,17 @@ add_packed_value (CugiKernelArgs *args,
     cugi_kernel_args_add_uint64 (args, number.u64);
 }
 
-/* Whether @args holds @buffers where they are not NULL, and numbers of 4
- * or 8 bytes elsewhere (those made by add_packed_value() for the same
- * kernel): then the new values can be written in place. */
+/* The arguments whose values a block gives: numbers, and raw addresses. */
+static inline gboolean
+takes_value (CugiArgType type)
+{
+  return type != CUGI_ARG_BUFFER && type != CUGI_ARG_BYTES && type != CUGI_ARG_TEXTURE &&
+         type != CUGI_ARG_SURFACE;
+}
+
+/* Whether @args holds @buffers where they are not NULL, and numbers
+ * elsewhere (as unpack() left it for the same kernel): then the new values
+ * can be written in place. */
 static gboolean
 can_take_values (CugiKernelArgs *args,
                  CugiBuffer    **buffers,
@@ -211,15 +219,27 @@ can_take_values (CugiKernelArgs *args,
       const CugiKernelArg *arg = &args->args[i];
 
       if (buffers[i] != NULL ? arg->type != CUGI_ARG_BUFFER || arg->object != (gpointer) buffers[i]
-                             : arg->type == CUGI_ARG_BUFFER || arg->type == CUGI_ARG_BYTES)
+                             : !takes_value (arg->type))
         return FALSE;
     }
   return TRUE;
 }
 
-/* Writes the values of @block into the numbers of @args, which
- * can_take_values() accepted: their types and sizes stay, so what launches
- * checked of @args holds. FALSE when @block has not the size they take. */
+/* The bytes the numbers of @args take in a block. */
+static gsize
+values_size (const CugiKernelArgs *args)
+{
+  gsize size = 0;
+
+  for (guint i = 0; i < args->n_args; i++)
+    if (takes_value (args->args[i].type))
+      size += args->args[i].size;
+  return size;
+}
+
+/* Writes the values of @block into the numbers of @args, in order: their
+ * types and sizes stay, so what launches checked of @args holds. FALSE,
+ * changing nothing, when @block has not the size they take. */
 static gboolean
 take_values (CugiKernelArgs *args,
              const guint8   *block,
@@ -227,18 +247,19 @@ take_values (CugiKernelArgs *args,
 {
   gsize offset = 0;
 
+  if (values_size (args) != block_size)
+    return FALSE;
   for (guint i = 0; i < args->n_args; i++)
     {
-      CugiKernelArg *arg = &args->args[i];
+      const CugiKernelArg *arg = &args->args[i];
 
-      if (arg->type == CUGI_ARG_BUFFER)
-        continue;
-      if (arg->size > block_size - offset)
-        return FALSE;
-      memcpy (&args->values[i], block + offset, arg->size);
-      offset += arg->size;
+      if (takes_value (arg->type))
+        {
+          memcpy (&args->values[i], block + offset, arg->size);
+          offset += arg->size;
+        }
     }
-  return offset == block_size;
+  return TRUE;
 }
 
 /* Fills the empty @args from the block and the buffers, checking what
@@ -375,6 +396,7 @@ cugi_kernel_launch_packed (CugiKernel        *self,
                            guint              n_buffers,
                            GError           **error)
 {
+  static CugiBuffer *no_buffers[1];
   PackedLaunches *launches;
   CugiKernelArgs *args;
   gboolean launched;
@@ -391,22 +413,90 @@ cugi_kernel_launch_packed (CugiKernel        *self,
   args = g_atomic_pointer_exchange (&launches->args, NULL);
   if (args == NULL)
     args = cugi_kernel_args_new ();
-
-  if (!can_take_values (args, buffers, n_buffers) || !take_values (args, block, block_size))
-    {
-      cugi_kernel_args_clear (args);
-      if (!unpack (self, block, block_size, buffers, n_buffers, args, error))
-        {
-          /* Keeps no buffer of a launch that did not happen. */
-          cugi_kernel_args_clear (args);
-          launched = FALSE;
-          goto out;
-        }
-    }
-  launched = cugi_kernel_launch (self, config, args, error);
-
-out:
+  /* An empty array, not NULL, where no buffers are given (a kernel without
+   * parameters): the list is then filled for @self, or refused, where NULL
+   * would launch it as it was. */
+  launched = cugi_kernel_launch_update (self, config, args, block, block_size,
+                                        buffers != NULL ? buffers : no_buffers, n_buffers, error);
   if (!g_atomic_pointer_compare_and_exchange (&launches->args, NULL, args))
     cugi_kernel_args_unref (args);
   return launched;
+}
+
+/**
+ * cugi_kernel_launch_update:
+ * @self: a kernel
+ * @config: the grid, block, shared memory and stream of the launch
+ * @args: an argument list that the caller keeps for these launches of @self
+ * @block: (array length=block_size) (nullable): the values of the
+ *   parameters that are not buffers, as for cugi_kernel_launch_packed()
+ * @block_size: the size of @block in bytes
+ * @buffers: (array length=n_buffers) (nullable): one entry per parameter,
+ *   as for cugi_kernel_launch_packed(); %NULL to keep the buffers of @args
+ * @n_buffers: the number of entries in @buffers
+ * @error: return location for a #GError
+ *
+ * Launches @self with packed values, like cugi_kernel_launch_packed(), in
+ * an argument list of the caller's rather than the kernel's: a binding
+ * keeps one list per thread (or per call site), and while the buffers stay
+ * those of its previous launch it passes %NULL for them, so that the launch
+ * does what launching a prepared list with cugi_kernel_launch() does plus
+ * the copy of @block, and no array of buffers is handed over.
+ *
+ * With @buffers, @args is filled from @block and @buffers as
+ * cugi_kernel_launch_packed() fills its list (in place when @args holds the
+ * same buffers), and emptied when they do not fit @self. Without, the
+ * arguments of @args that are numbers (integers, reals and raw addresses)
+ * take the values of @block, in order, each in its own size, and the
+ * others (buffers, bytes, textures and surfaces) keep theirs; @block must
+ * have the size those numbers take, or nothing is launched and @args is
+ * unchanged (%CUGI_ERROR_INVALID_ARGUMENT). Either way the launch then
+ * checks @args and the configuration as cugi_kernel_launch() does, and
+ * @args keeps its new values, and its buffers, after the launch.
+ *
+ * @args must not be changed or launched by another thread meanwhile.
+ *
+ * Returns: %TRUE when the launch was enqueued
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_kernel_launch_update (CugiKernel        *self,
+                           CugiLaunchConfig  *config,
+                           CugiKernelArgs    *args,
+                           const guint8      *block,
+                           gsize              block_size,
+                           CugiBuffer       **buffers,
+                           guint              n_buffers,
+                           GError           **error)
+{
+  g_return_val_if_fail (cugi_kernel_is_kernel (self), FALSE);
+  g_return_val_if_fail (config != NULL, FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (block != NULL || block_size == 0, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (buffers == NULL)
+    {
+      if (!take_values (args, block, block_size))
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                       _("Kernel “%s”: the block of packed values has %zu bytes, but the numbers of the "
+                         "argument list take %zu"),
+                       self->name, block_size, values_size (args));
+          return FALSE;
+        }
+    }
+  else if (!can_take_values (args, buffers, n_buffers) || !take_values (args, block, block_size))
+    {
+      cugi_kernel_args_clear (args);
+      if (!(cugi_kernel_is_usable (self) || cugi_kernel_check_usable (self, error)) ||
+          !unpack (self, block, block_size, buffers, n_buffers, args, error))
+        {
+          /* Keeps no buffer of a launch that did not happen. */
+          cugi_kernel_args_clear (args);
+          return FALSE;
+        }
+    }
+  return cugi_kernel_launch (self, config, args, error);
 }

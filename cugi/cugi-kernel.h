@@ -205,6 +205,15 @@ gboolean     cugi_kernel_launch_packed      (CugiKernel          *self,
                                              CugiBuffer         **buffers,
                                              guint                n_buffers,
                                              GError             **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_kernel_launch_update      (CugiKernel          *self,
+                                             CugiLaunchConfig    *config,
+                                             CugiKernelArgs      *args,
+                                             const guint8        *block,
+                                             gsize                block_size,
+                                             CugiBuffer         **buffers,
+                                             guint                n_buffers,
+                                             GError             **error);
 
 CUGI_AVAILABLE_IN_0_1
 gint         cugi_kernel_get_max_active_blocks_per_multiprocessor (CugiKernel *self,

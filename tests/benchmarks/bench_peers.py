@@ -119,9 +119,10 @@ def launches(records, device):
                 context.synchronize()
 
     def cugi_calls():
-        for i in range(LAUNCHES // 10):
+        for i in range(LAUNCHES):
             kernel(2.0, x, y, N_ELEMENTS, grid=1, block=N_ELEMENTS)
-        context.synchronize()
+            if i % SYNC_EVERY == SYNC_EVERY - 1:
+                context.synchronize()
 
     # CuPy: the same source through its RawKernel, on the legacy stream as cugi's.
     cupy_kernel = cupy.RawKernel(SOURCE, 'saxpy')
@@ -153,11 +154,11 @@ def launches(records, device):
             if i % SYNC_EVERY == SYNC_EVERY - 1:
                 cu.cuCtxSynchronize()
 
-    for warm in (cugi_launches, cupy_launches, raw_launches):
+    for warm in (cugi_launches, cugi_calls, cupy_launches, raw_launches):
         warm()
     results = {
         'cugi Kernel.launch (prepared args)': rate(cugi_launches, LAUNCHES),
-        'cugi kernel(...) call (override)': rate(cugi_calls, LAUNCHES // 10),
+        'cugi kernel(...) call (override)': rate(cugi_calls, LAUNCHES),
         'CuPy RawKernel call': rate(cupy_launches, LAUNCHES),
         'cuda-python cuLaunchKernel (prepared)': rate(raw_launches, LAUNCHES),
     }

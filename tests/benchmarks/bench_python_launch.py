@@ -5,10 +5,11 @@ Runs against the stand-in driver of the tests (fake-cuda-streams, whose
 launches do nothing), so that what is timed is the cost of the Python call,
 PyGObject and cugi: a 4-argument saxpy (float, const float *, float *,
 unsigned) launched by calling the kernel, kernel(2.0, x, y, n, grid=1,
-block=32), by the prepared Kernel.launch(config, args) and by
-Kernel.launch_values(config, [...]), each for a C++ kernel (whose mangled
-name tells the parameters' types, so the call uses its argument plan) and
-an extern "C" one (known by the parameters' sizes alone). Prints
+block=32), the same with a new value each call, by the prepared
+Kernel.launch(config, args) and by Kernel.launch_values(config, [...]),
+each for a C++ kernel (whose mangled name tells the parameters' types, so
+the call uses its argument plan) and an extern "C" one (known by the
+parameters' sizes alone). Prints
 microseconds per launch, medians of the rounds; bench-launch-cpu gives the
 same launch made from C for comparison.
 
@@ -21,6 +22,7 @@ Options: --rounds N (default 7), --launches N per round (default 100000),
 the calls, sorted by own time).
 """
 import argparse
+import itertools
 import json
 import statistics
 import sys
@@ -84,6 +86,11 @@ def main():
         values = [2.0, x, y, N_ELEMENTS]
         cases[('call', kind)] = (lambda k=kernel: k(2.0, x, y, N_ELEMENTS, grid=1, block=N_ELEMENTS,
                                                      stream=stream))
+        # A new value each call (the call launches the same values again
+        # without writing them): a from a cycle, whose next() is timed too.
+        cases[('call-new-values', kind)] = (
+            lambda k=kernel, a=itertools.cycle((2.0, 3.0)).__next__:
+            k(a(), x, y, N_ELEMENTS, grid=1, block=N_ELEMENTS, stream=stream))
         cases[('prepared', kind)] = lambda k=kernel, a=args: k.launch(config, a)
         cases[('launch_values', kind)] = lambda k=kernel, v=values: k.launch_values(config, v)
 

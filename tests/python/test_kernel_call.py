@@ -8,6 +8,7 @@ waits end when cancelled."""
 import ctypes
 import os
 import struct
+import threading
 import unittest
 
 import gi
@@ -127,6 +128,54 @@ class KernelCallTest(unittest.TestCase):
             self.assertEqual(self.last_params(), self.saxpy_params(2.0, 32))
         self.saxpy.launch_packed(config, struct.pack('=fI', 4.0, 1), [None, self.x, self.y, None])
         self.assertEqual(self.last_params(), self.saxpy_params(4.0, 1))
+
+    def test_launch_update(self):
+        config = Cugi.LaunchConfig.new(1, 1)
+        config.set_stream(self.stream)
+        args = Cugi.KernelArgs.new()
+        # Filled once with its buffers, then given new values alone.
+        self.saxpy.launch_update(config, args, struct.pack('=fI', 2.5, 32), [None, self.x, self.y, None])
+        self.assertEqual(self.last_params(), self.saxpy_params(2.5, 32))
+        self.saxpy.launch_update(config, args, struct.pack('=fI', -1.0, 7), None)
+        self.assertEqual(self.last_params(), self.saxpy_params(-1.0, 7))
+        with self.assertRaisesRegex(GLib.Error, 'has 4 bytes, but the numbers of the argument list take 8'):
+            self.saxpy.launch_update(config, args, struct.pack('=f', 3.0), None)
+        self.saxpy.launch(config, args)
+        self.assertEqual(self.last_params(), self.saxpy_params(-1.0, 7))
+
+    def test_repeated_calls_pass_their_values(self):
+        # A thread keeps an argument list with the buffers and values of its
+        # last call: the same again launches it as it is, new values are
+        # written into it, other buffers fill it again.
+        for kernel in (self.saxpy, self.saxpy_c):
+            for a, n in ((1.0, 5), (1.0, 5), (-3.5, 5), (-3.5, 6), (-3.5, 6)):
+                self.assertEqual(self.call(kernel, a, self.x, self.y, n), self.saxpy_params(a, n))
+            self.assertEqual(self.call(kernel, 1.0, self.y, self.y, 2),
+                             struct.pack('<fQQI', 1.0, self.y.props.device_pointer, self.y.props.device_pointer, 2))
+            self.assertEqual(self.call(kernel, 1.0, self.x, self.y, 2), self.saxpy_params(1.0, 2))
+
+    def test_threads_call_one_kernel(self):
+        # Each thread launches from an argument list no other thread uses
+        # meanwhile: every call of every thread passes its own buffers.
+        context = Cugi.Context.get_default()
+        failures = []
+
+        def calls(index):
+            x, y = Cugi.Buffer.new(context, 128), Cugi.Buffer.new(context, 128)
+            try:
+                for n in range(300):
+                    self.saxpy_c(float(index), x, y, n, grid=1, block=1, stream=self.stream)
+                    self.saxpy_c(float(index), y, x, n, grid=1, block=1, stream=self.stream)
+            except Exception as error:     # noqa: BLE001 (reported below)
+                failures.append(error)
+
+        threads = [threading.Thread(target=calls, args=(index,)) for index in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(failures, [])
+        self.assertEqual(self.call(self.saxpy_c, 2.5, self.x, self.y, 3), self.saxpy_params(2.5, 3))
 
     def test_calls_pack_as_the_general_way_converts(self):
         # The argument plan (a C++ kernel's kinds, an extern "C" kernel's
