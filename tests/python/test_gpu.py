@@ -297,7 +297,8 @@ class TestKernelCall(unittest.TestCase):
             launch()
             numpy.testing.assert_array_equal(out.copy_to_host(),
                                              numpy.array([2**40, 2**63 + 1, 10, 41], dtype=numpy.uint64))
-        # Many calls with other values reuse the kernel's argument list.
+        # Many calls with other values and the same buffers write the new
+        # values into the argument list of the call before (launch_update).
         for i in range(100):
             kernel(-i, i, 0.25 * i, source, out, grid=1, block=1)
         numpy.testing.assert_array_equal(out.copy_to_host(),
