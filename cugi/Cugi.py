@@ -12,6 +12,7 @@ import operator
 import struct
 import sys
 import threading
+import weakref
 
 from gi.repository import GLib, GObject
 
@@ -610,7 +611,7 @@ _MAX_CACHED_CONFIGS = 16
 #             kept = spares.pop()
 #         except IndexError:
 #             kept = None
-#         if kept is not None and kept[3] is a1 and kept[4] is a2:
+#         if kept is not None and kept[3]() is a1 and kept[4]() is a2:
 #             if kept[1] == block:
 #                 launched = launch_args(kernel, config, kept[0])
 #             else:
@@ -619,7 +620,7 @@ _MAX_CACHED_CONFIGS = 16
 #         else:
 #             args = kept[0] if kept is not None else new_args()
 #             launched = launch_update(kernel, config, args, block, (None, a1, a2, None, ))
-#             kept = [args, block, None, a1, a2, None, ]
+#             kept = [args, block, None, ref(a1), ref(a2), None, ]
 #         spares.append(kept)
 #         return launched
 #
@@ -675,8 +676,15 @@ _REAL_CHECK = ('if type({0}) is not float or not (-2147483648.0 <= {0} <= 214748
 
 # How a plan whose values are all numbers launches, once it has its block:
 # with the argument list it takes from spares (see above). kept[0] is the
-# list, kept[1] its values, kept[2 + i] what parameter i took; {same} tests
-# its buffers, {buffers} are the parameters' (None for the values).
+# list, kept[1] its values, kept[2 + i] a weak reference to the buffer
+# parameter i took (None for values); {same} tests its buffers, {buffers}
+# are the parameters' and {weak_buffers} the references to them. Only the
+# list holds the buffers, as the kernel's own list of launch_packed() did:
+# a buffer whose Python object goes is released when the list takes other
+# buffers, before their launch, never after a launch by dropping an object
+# (releasing host memory, which the driver does after waiting for the
+# device, would then wait for the kernel just launched). The references
+# also tell a new Python object of the same buffer from the one before.
 _KEPT_LIST_LAUNCH = '''\
     try:
         kept = spares.pop()
@@ -691,7 +699,7 @@ _KEPT_LIST_LAUNCH = '''\
     else:
         args = kept[0] if kept is not None else new_args()
         launched = launch_update(kernel, config, args, block, ({buffers}))
-        kept = [args, block, {buffers}]
+        kept = [args, block, {weak_buffers}]
     spares.append(kept)
     return launched
 '''
@@ -734,17 +742,21 @@ def _plan_launch(kernel, args):
     source += f'    block = pack({", ".join(scalars)})\n'
     buffer_list = ''.join(buffer + ', ' for buffer in buffers)
     if _NUMBER_FORMATS.issuperset(formats):
-        same = ''.join(f' and kept[{index + 2}] is {buffer}' for index, buffer in enumerate(buffers)
+        same = ''.join(f' and kept[{index + 2}]() is {buffer}' for index, buffer in enumerate(buffers)
                        if buffer != 'None')
-        source += _KEPT_LIST_LAUNCH.format(same=same, buffers=buffer_list)
+        weak_buffers = ''.join(('None' if buffer == 'None' else f'ref({buffer})') + ', ' for buffer in buffers)
+        source += _KEPT_LIST_LAUNCH.format(same=same, buffers=buffer_list, weak_buffers=weak_buffers)
     else:
         source += f'    return launch_packed(kernel, config, block, ({buffer_list}))\n'
     namespace = {'launch_args': Cugi.Kernel.launch, 'launch_packed': Cugi.Kernel.launch_packed,
                  'launch_update': Cugi.Kernel.launch_update, 'new_args': Cugi.KernelArgs.new,
-                 'spares': [], 'pack': struct.Struct('=' + ''.join(formats)).pack,
+                 'spares': [], 'pack': struct.Struct('=' + ''.join(formats)).pack, 'ref': weakref.ref,
                  '_Unplanned': _Unplanned, '_NUMBERS': _NUMBERS}
     exec(compile(source, f'<cugi argument plan of {kernel.get_name()}>', 'exec'), namespace)
-    return namespace['launch']
+    # Out of its own globals: no cycle for the collector to break at exit,
+    # when freeing the lists it keeps is no longer safe; the kernel's
+    # wrapper holds the plan, and the plan its lists.
+    return namespace.pop('launch')
 
 
 class Kernel(Cugi.Kernel):

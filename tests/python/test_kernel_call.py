@@ -6,10 +6,12 @@ getters of kernels, contexts and devices return to Python there, and how
 waits end when cancelled."""
 
 import ctypes
+import gc
 import os
 import struct
 import threading
 import unittest
+import weakref
 
 import gi
 
@@ -153,6 +155,25 @@ class KernelCallTest(unittest.TestCase):
             self.assertEqual(self.call(kernel, 1.0, self.y, self.y, 2),
                              struct.pack('<fQQI', 1.0, self.y.props.device_pointer, self.y.props.device_pointer, 2))
             self.assertEqual(self.call(kernel, 1.0, self.x, self.y, 2), self.saxpy_params(1.0, 2))
+
+    def test_calls_keep_no_python_object_of_their_buffers(self):
+        # The kept argument list holds the buffers, not their Python objects:
+        # an object the caller drops goes at once (a device view's host
+        # memory, released after a launch, would wait for that kernel), and
+        # a new object of another buffer is told from it.
+        context = Cugi.Context.get_default()
+        for kernel in (self.saxpy, self.saxpy_c):
+            temporary = Cugi.Buffer.new(context, 128)
+            gone = weakref.ref(temporary)
+            address = temporary.props.device_pointer
+            self.assertEqual(self.call(kernel, 1.0, temporary, self.y, 4),
+                             struct.pack('<fQQI', 1.0, address, self.y.props.device_pointer, 4))
+            del temporary
+            gc.collect()
+            self.assertIsNone(gone())
+            other = Cugi.Buffer.new(context, 128)
+            self.assertEqual(self.call(kernel, 1.0, other, self.y, 4),
+                             struct.pack('<fQQI', 1.0, other.props.device_pointer, self.y.props.device_pointer, 4))
 
     def test_threads_call_one_kernel(self):
         # Each thread launches from an argument list no other thread uses
