@@ -337,6 +337,9 @@ typedef struct
   CugiHostBuffer   *staging;       /* holds the slots and counters */
   guint8           *slots;         /* n_slots chunks of staging memory */
   gint             *counters;      /* host[s] at 2s, device[s] at 2s + 1, strided */
+  CUdeviceptr       counters_device;  /* the device's address of counters, once enqueued */
+  gboolean          host_waits_later; /* a download whose stream waits for the host at the
+                                       * end of several pipelines (pipeline_enqueue_host_waits()) */
   gsize             size;
   gsize             chunk_size;
   guint             n_slots;
@@ -561,6 +564,26 @@ pipeline_new (CugiContext        *context,
   return self;
 }
 
+/* Has the stream @handle wait until the host's side of the download @self,
+ * enqueued on it (as far as self->n_chunks says), is done: the last chunk
+ * of each slot copied out. */
+static gboolean
+pipeline_enqueue_host_waits (Pipeline  *self,
+                             CUstream   handle,
+                             GError   **error)
+{
+  for (guint slot = 0; slot < MIN (self->n_slots, self->n_chunks); slot++)
+    {
+      guint last = slot + (self->n_chunks - 1 - slot) / self->n_slots * self->n_slots;
+
+      if (!CUGI_CALL (cuStreamWaitValue32, (handle, self->counters_device +
+                                            (2 * slot) * STAGING_COUNTER_STRIDE * sizeof (gint),
+                                            last + 1, CU_STREAM_WAIT_VALUE_GEQ), error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Enqueues the device's side of @self, to or from @address, on @handle.
  * After ENQUEUE_FAILED, self->n_chunks is cut to the chunks that the
  * stream, as far as it was enqueued, waits for the host to do. */
@@ -580,6 +603,7 @@ pipeline_enqueue (Pipeline    *self,
   if (!CUGI_CALL (cuMemHostGetDevicePointer, (&counters, self->slots, 0), &first_error))
     goto unsupported;
   counters += (guint8 *) self->counters - self->slots;
+  self->counters_device = counters;
 
   for (guint i = 0; i < self->n_chunks; i++)
     {
@@ -607,16 +631,11 @@ pipeline_enqueue (Pipeline    *self,
       needed = i + 1;
     }
   /* The stream of an asynchronous download (its completion, the staging's
-   * release) waits for the host's side: the last chunk of each slot copied
-   * out. The caller of a synchronous one waits for it itself, and gives the
-   * staging back then, which must leave the stream nothing to wait for. */
-  for (guint slot = 0; !upload && self->host_bytes != NULL && first_error == NULL && slot < self->n_slots; slot++)
-    {
-      guint last = slot + (self->n_chunks - 1 - slot) / self->n_slots * self->n_slots;
-
-      CUGI_CALL (cuStreamWaitValue32, (handle, counters + (2 * slot) * STAGING_COUNTER_STRIDE * sizeof (gint),
-                                       last + 1, CU_STREAM_WAIT_VALUE_GEQ), &first_error);
-    }
+   * release) waits for the host's side. The caller of a synchronous one
+   * waits for it itself, and gives the staging back then, which must leave
+   * the stream nothing to wait for. */
+  if (!upload && self->host_bytes != NULL && !self->host_waits_later && first_error == NULL)
+    pipeline_enqueue_host_waits (self, handle, &first_error);
   if (first_error == NULL)
     return ENQUEUED;
   self->n_chunks = needed;
@@ -748,8 +767,8 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
 
 /* Enqueues one pipeline of an asynchronous copy of @size bytes between
  * @data (which @bytes holds) and @address on @handle, and starts its
- * workers; its staging, which the stream needs until it is past the copy,
- * in *@staging. */
+ * workers; the pipeline in *@made (it holds the staging, which the stream
+ * needs until it is past the copy). @host_waits_later: see Pipeline. */
 static EnqueueResult
 enqueue_pipeline (CugiContext        *context,
                   CugiCopyDirection   direction,
@@ -758,27 +777,33 @@ enqueue_pipeline (CugiContext        *context,
                   gsize               size,
                   GBytes             *bytes,
                   CUstream            handle,
-                  CugiHostBuffer    **staging,
+                  gboolean            host_waits_later,
+                  Pipeline          **made,
                   GError            **error)
 {
+  g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(Pipeline) pipeline = NULL;
   EnqueueResult result;
 
-  pipeline = pipeline_new (context, direction, data, size, staging, error);
+  pipeline = pipeline_new (context, direction, data, size, &staging, error);
   if (pipeline == NULL)
     return ENQUEUE_FAILED;
   pipeline->host_bytes = g_bytes_ref (bytes);
+  pipeline->host_waits_later = host_waits_later;
   result = pipeline_enqueue (pipeline, address, handle, error);
   /* Even after an error, what was enqueued must run, and waits for the
    * workers' side. */
   if (result != ENQUEUE_UNSUPPORTED)
-    pipeline_start (pipeline, get_tuning ()->threads);
+    {
+      pipeline_start (pipeline, get_tuning ()->threads);
+      *made = g_steal_pointer (&pipeline);
+    }
   return result;
 }
 
 /* The pipelines of one asynchronous copy, @size bytes between @data (which
  * @bytes holds) and @address, enqueued one after another on @handle until
- * one is not; each pipeline's staging goes to @keep (with @keep_data).
+ * one is not; each pipeline enqueued goes to @keep (with @keep_data).
  * ENQUEUE_UNSUPPORTED only where nothing was enqueued. */
 static EnqueueResult
 enqueue_pipelines_on (CugiContext       *context,
@@ -788,7 +813,8 @@ enqueue_pipelines_on (CugiContext       *context,
                       gsize              size,
                       GBytes            *bytes,
                       CUstream           handle,
-                      void             (*keep) (gpointer keep_data, CugiHostBuffer *staging),
+                      gboolean           host_waits_later,
+                      void             (*keep) (gpointer keep_data, Pipeline *pipeline),
                       gpointer           keep_data,
                       GError           **error)
 {
@@ -797,13 +823,13 @@ enqueue_pipelines_on (CugiContext       *context,
 
   for (done = 0; done < size && result == ENQUEUED; done += piece)
     {
-      g_autoptr(CugiHostBuffer) staging = NULL;
+      g_autoptr(Pipeline) pipeline = NULL;
 
       piece = MIN (size - done, pipeline_max_bytes ());
       result = enqueue_pipeline (context, direction, address + done, data + done, piece, bytes, handle,
-                                 &staging, error);
-      if (staging != NULL && result != ENQUEUE_UNSUPPORTED)
-        keep (keep_data, staging);
+                                 host_waits_later, &pipeline, error);
+      if (pipeline != NULL)
+        keep (keep_data, pipeline);
     }
   if (result == ENQUEUE_UNSUPPORTED && done > piece)
     {
@@ -838,7 +864,7 @@ typedef struct
   CugiHostBuffer    *gate_staging;   /* holds the gate */
   gint              *gate;
   CUdeviceptr        gate_device;
-  GPtrArray         *stagings;       /* the pipelines' staging, until the feed is freed */
+  GPtrArray         *pipelines;      /* with their staging, until the feed is freed */
   GMutex             lock;
   GError            *error;          /* the feeder's, under lock */
 } Feed;
@@ -851,7 +877,7 @@ feed_clear (gpointer data)
   g_clear_object (&self->context);
   g_clear_pointer (&self->bytes, g_bytes_unref);
   g_clear_object (&self->gate_staging);
-  g_clear_pointer (&self->stagings, g_ptr_array_unref);
+  g_clear_pointer (&self->pipelines, g_ptr_array_unref);
   g_clear_error (&self->error);
   g_mutex_clear (&self->lock);
 }
@@ -877,12 +903,12 @@ feed_destroy_stream (Feed *self)
 }
 
 static void
-feed_keep (gpointer data,
-           CugiHostBuffer *staging)
+feed_keep (gpointer  data,
+           Pipeline *pipeline)
 {
   Feed *self = data;
 
-  g_ptr_array_add (self->stagings, g_object_ref (staging));
+  g_ptr_array_add (self->pipelines, g_atomic_rc_box_acquire (pipeline));
 }
 
 /* The feeder: enqueues the copy on its stream, waiting where the queue is
@@ -899,9 +925,16 @@ feed_run (gpointer data,
   if (cugi_context_enter (self->context, &scope, &error))
     {
       if (enqueue_pipelines_on (self->context, self->direction, self->address, self->data, self->size,
-                                self->bytes, self->side, feed_keep, self, &error) == ENQUEUE_UNSUPPORTED)
+                                self->bytes, self->side, TRUE, feed_keep, self, &error) == ENQUEUE_UNSUPPORTED)
         g_set_error (&error, CUGI_ERROR, CUGI_ERROR_DRIVER,
                      _("The stream stopped waiting for memory in the middle of a copy"));
+      /* A download's stream waits for the host's side of all its pipelines
+       * here, at the end, not after each: the device then copies the next
+       * pipeline's chunks while the workers finish the one before. */
+      for (guint i = 0; self->direction == CUGI_COPY_TO_HOST && i < self->pipelines->len; i++)
+        if (!pipeline_enqueue_host_waits (g_ptr_array_index (self->pipelines, i), self->side,
+                                          error == NULL ? &error : NULL))
+          break;
       opened = CUGI_CALL (cuStreamWriteValue32, (self->side, self->gate_device, 1, CU_STREAM_WRITE_VALUE_DEFAULT),
                           error == NULL ? &error : NULL);
       feed_destroy_stream (self);
@@ -967,7 +1000,7 @@ feed_start (CugiBuffer         *buffer,
   self->data = data;
   self->size = size;
   self->bytes = g_bytes_ref (bytes);
-  self->stagings = g_ptr_array_new_with_free_func (g_object_unref);
+  self->pipelines = g_ptr_array_new_with_free_func (pipeline_unref);
   if ((self->gate_staging = staging_new_with_data (context, sizeof (gint), &gate, error)) == NULL)
     return ENQUEUE_FAILED;
   self->gate = (gint *) gate;
@@ -1007,12 +1040,12 @@ typedef struct
 } DirectKeep;
 
 static void
-track_staging (gpointer        data,
-               CugiHostBuffer *staging)
+track_staging (gpointer  data,
+               Pipeline *pipeline)
 {
   DirectKeep *keep = data;
 
-  cugi_buffer_track_work (keep->target, keep->buffer, NULL, staging, keep->bytes);
+  cugi_buffer_track_work (keep->target, keep->buffer, NULL, pipeline->staging, keep->bytes);
 }
 
 /* Enqueues an asynchronous copy of @size bytes between @data (which @bytes
@@ -1037,7 +1070,7 @@ enqueue_pipelines (CugiBuffer         *self,
   if ((size - 1) / pipeline_max_bytes () + 1 > STAGING_MAX_QUEUED_PIPELINES)
     return feed_start (self, direction, address, data, size, bytes, target, fed, error);
   return enqueue_pipelines_on (self->ownership.binding.context, direction, address, data, size, bytes,
-                               cugi_stream_get_handle (target), track_staging, &keep, error);
+                               cugi_stream_get_handle (target), FALSE, track_staging, &keep, error);
 }
 
 /* Enqueues the copy of pageable @bytes to @address on @target. Small copies,
