@@ -338,8 +338,6 @@ typedef struct
   guint8           *slots;         /* n_slots chunks of staging memory */
   gint             *counters;      /* host[s] at 2s, device[s] at 2s + 1, strided */
   CUdeviceptr       counters_device;  /* the device's address of counters, once enqueued */
-  gboolean          host_waits_later; /* a download whose stream waits for the host at the
-                                       * end of several pipelines (pipeline_enqueue_host_waits()) */
   gsize             size;
   gsize             chunk_size;
   guint             n_slots;
@@ -630,12 +628,6 @@ pipeline_enqueue (Pipeline    *self,
         break;
       needed = i + 1;
     }
-  /* The stream of an asynchronous download (its completion, the staging's
-   * release) waits for the host's side. The caller of a synchronous one
-   * waits for it itself, and gives the staging back then, which must leave
-   * the stream nothing to wait for. */
-  if (!upload && self->host_bytes != NULL && !self->host_waits_later && first_error == NULL)
-    pipeline_enqueue_host_waits (self, handle, &first_error);
   if (first_error == NULL)
     return ENQUEUED;
   self->n_chunks = needed;
@@ -768,7 +760,7 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
 /* Enqueues one pipeline of an asynchronous copy of @size bytes between
  * @data (which @bytes holds) and @address on @handle, and starts its
  * workers; the pipeline in *@made (it holds the staging, which the stream
- * needs until it is past the copy). @host_waits_later: see Pipeline. */
+ * needs until it is past the copy). */
 static EnqueueResult
 enqueue_pipeline (CugiContext        *context,
                   CugiCopyDirection   direction,
@@ -777,7 +769,6 @@ enqueue_pipeline (CugiContext        *context,
                   gsize               size,
                   GBytes             *bytes,
                   CUstream            handle,
-                  gboolean            host_waits_later,
                   Pipeline          **made,
                   GError            **error)
 {
@@ -789,7 +780,6 @@ enqueue_pipeline (CugiContext        *context,
   if (pipeline == NULL)
     return ENQUEUE_FAILED;
   pipeline->host_bytes = g_bytes_ref (bytes);
-  pipeline->host_waits_later = host_waits_later;
   result = pipeline_enqueue (pipeline, address, handle, error);
   /* Even after an error, what was enqueued must run, and waits for the
    * workers' side. */
@@ -803,8 +793,12 @@ enqueue_pipeline (CugiContext        *context,
 
 /* The pipelines of one asynchronous copy, @size bytes between @data (which
  * @bytes holds) and @address, enqueued one after another on @handle until
- * one is not; each pipeline enqueued goes to @keep (with @keep_data).
- * ENQUEUE_UNSUPPORTED only where nothing was enqueued. */
+ * one is not; each pipeline enqueued goes to @keep (with @keep_data). A
+ * download's stream then waits for the host's side of them all (for its
+ * completion and the staging's release), at the end rather than after
+ * each, so that the device copies the next pipeline's chunks while the
+ * workers finish the one before. ENQUEUE_UNSUPPORTED only where nothing
+ * was enqueued. */
 static EnqueueResult
 enqueue_pipelines_on (CugiContext       *context,
                       CugiCopyDirection  direction,
@@ -813,30 +807,40 @@ enqueue_pipelines_on (CugiContext       *context,
                       gsize              size,
                       GBytes            *bytes,
                       CUstream           handle,
-                      gboolean           host_waits_later,
                       void             (*keep) (gpointer keep_data, Pipeline *pipeline),
                       gpointer           keep_data,
                       GError           **error)
 {
+  g_autoptr(GPtrArray) enqueued = g_ptr_array_new_with_free_func (pipeline_unref);
   EnqueueResult result = ENQUEUED;
   gsize done, piece = 0;
 
   for (done = 0; done < size && result == ENQUEUED; done += piece)
     {
-      g_autoptr(Pipeline) pipeline = NULL;
+      Pipeline *pipeline = NULL;
 
       piece = MIN (size - done, pipeline_max_bytes ());
       result = enqueue_pipeline (context, direction, address + done, data + done, piece, bytes, handle,
-                                 host_waits_later, &pipeline, error);
+                                 &pipeline, error);
       if (pipeline != NULL)
-        keep (keep_data, pipeline);
+        {
+          keep (keep_data, pipeline);
+          g_ptr_array_add (enqueued, pipeline);
+        }
     }
   if (result == ENQUEUE_UNSUPPORTED && done > piece)
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_DRIVER,
                    _("The stream stopped waiting for memory in the middle of a copy"));
-      return ENQUEUE_FAILED;
+      result = ENQUEUE_FAILED;
     }
+  for (guint i = 0; direction == CUGI_COPY_TO_HOST && i < enqueued->len; i++)
+    if (!pipeline_enqueue_host_waits (g_ptr_array_index (enqueued, i), handle,
+                                      result == ENQUEUED ? error : NULL))
+      {
+        result = ENQUEUE_FAILED;
+        break;
+      }
   return result;
 }
 
@@ -856,9 +860,7 @@ typedef struct
   CugiContext       *context;
   CugiCopyDirection  direction;
   CUdeviceptr        address;
-  guint8            *data;
-  gsize              size;
-  GBytes            *bytes;          /* holds @data */
+  GBytes            *bytes;          /* the host's side of the copy */
   CUstream           side;           /* the copy's stream, destroyed by the feeder */
   CUevent            start;          /* where the copy starts on the caller's stream */
   CugiHostBuffer    *gate_staging;   /* holds the gate */
@@ -921,20 +923,15 @@ feed_run (gpointer data,
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autoptr(GError) error = NULL;
   gboolean opened = FALSE;
+  gsize size;
+  guint8 *host = (guint8 *) g_bytes_get_data (self->bytes, &size);
 
   if (cugi_context_enter (self->context, &scope, &error))
     {
-      if (enqueue_pipelines_on (self->context, self->direction, self->address, self->data, self->size,
-                                self->bytes, self->side, TRUE, feed_keep, self, &error) == ENQUEUE_UNSUPPORTED)
+      if (enqueue_pipelines_on (self->context, self->direction, self->address, host, size,
+                                self->bytes, self->side, feed_keep, self, &error) == ENQUEUE_UNSUPPORTED)
         g_set_error (&error, CUGI_ERROR, CUGI_ERROR_DRIVER,
                      _("The stream stopped waiting for memory in the middle of a copy"));
-      /* A download's stream waits for the host's side of all its pipelines
-       * here, at the end, not after each: the device then copies the next
-       * pipeline's chunks while the workers finish the one before. */
-      for (guint i = 0; self->direction == CUGI_COPY_TO_HOST && i < self->pipelines->len; i++)
-        if (!pipeline_enqueue_host_waits (g_ptr_array_index (self->pipelines, i), self->side,
-                                          error == NULL ? &error : NULL))
-          break;
       opened = CUGI_CALL (cuStreamWriteValue32, (self->side, self->gate_device, 1, CU_STREAM_WRITE_VALUE_DEFAULT),
                           error == NULL ? &error : NULL);
       feed_destroy_stream (self);
@@ -978,8 +975,6 @@ static EnqueueResult
 feed_start (CugiBuffer         *buffer,
             CugiCopyDirection   direction,
             CUdeviceptr         address,
-            guint8             *data,
-            gsize               size,
             GBytes             *bytes,
             CugiStream         *target,
             Feed              **fed,
@@ -997,8 +992,6 @@ feed_start (CugiBuffer         *buffer,
   self->context = g_object_ref (context);
   self->direction = direction;
   self->address = address;
-  self->data = data;
-  self->size = size;
   self->bytes = g_bytes_ref (bytes);
   self->pipelines = g_ptr_array_new_with_free_func (pipeline_unref);
   if ((self->gate_staging = staging_new_with_data (context, sizeof (gint), &gate, error)) == NULL)
@@ -1068,9 +1061,9 @@ enqueue_pipelines (CugiBuffer         *self,
 
   *fed = NULL;
   if ((size - 1) / pipeline_max_bytes () + 1 > STAGING_MAX_QUEUED_PIPELINES)
-    return feed_start (self, direction, address, data, size, bytes, target, fed, error);
+    return feed_start (self, direction, address, bytes, target, fed, error);
   return enqueue_pipelines_on (self->ownership.binding.context, direction, address, data, size, bytes,
-                               cugi_stream_get_handle (target), FALSE, track_staging, &keep, error);
+                               cugi_stream_get_handle (target), track_staging, &keep, error);
 }
 
 /* Enqueues the copy of pageable @bytes to @address on @target. Small copies,
@@ -1165,24 +1158,15 @@ return_downloaded_bytes (GTask *task)
 /* For a copy fed from a thread, whose task data is the feed: its error,
  * else the downloaded bytes or TRUE. */
 static void
-return_fed_download (GTask *task)
+return_fed (GTask *task)
 {
   Feed *feed = g_task_get_task_data (task);
   GError *error = feed_dup_error (feed);
 
   if (error != NULL)
     g_task_return_error (task, error);
-  else
+  else if (feed->direction == CUGI_COPY_TO_HOST)
     g_task_return_pointer (task, g_bytes_ref (feed->bytes), (GDestroyNotify) g_bytes_unref);
-}
-
-static void
-return_fed_upload (GTask *task)
-{
-  GError *error = feed_dup_error (g_task_get_task_data (task));
-
-  if (error != NULL)
-    g_task_return_error (task, error);
   else
     g_task_return_boolean (task, TRUE);
 }
@@ -1263,7 +1247,7 @@ cugi_buffer_download_async (CugiBuffer          *self,
   if (fed != NULL)
     {
       g_task_set_task_data (task, fed, feed_unref);
-      cugi_stream_complete_task (target, task, return_fed_download);
+      cugi_stream_complete_task (target, task, return_fed);
       return;
     }
   if (result == NULL)
@@ -1356,7 +1340,7 @@ upload_async (CugiBuffer *self,
     }
   if (fed != NULL)
     g_task_set_task_data (task, fed, feed_unref);
-  cugi_stream_complete_task (target, task, fed != NULL ? return_fed_upload : NULL);
+  cugi_stream_complete_task (target, task, fed != NULL ? return_fed : NULL);
 }
 
 /**
