@@ -907,7 +907,7 @@ watch_lane (Lane *lane)
 {
   g_atomic_int_inc (&watch_waiters);
   g_mutex_lock (&watch_lock);
-  g_atomic_int_dec_and_test (&watch_waiters);
+  g_atomic_int_add (&watch_waiters, -1);
   if (watched_lanes == NULL)
     {
       watched_lanes = g_ptr_array_new_with_free_func (lane_unref);

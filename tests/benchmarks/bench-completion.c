@@ -7,8 +7,8 @@
  *    thread that spins on it; all paths are timed from there with the same
  *    clock (CLOCK_MONOTONIC), in the same process. cugi's delivery runs once
  *    per way of learning of the completion and waking the main loop
- *    (cugi_completion_set_delivery(): ready-time, the default; eventfd;
- *    spin; counter, where a cugi thread watches a counter the stream writes
+ *    (cugi_completion_set_delivery(): ready-time; eventfd; spin; counter,
+ *    the default, where a cugi thread watches a counter the stream writes
  *    before the host function), each with where its time goes: when the
  *    marker is seen (CUDA's thread calls its host function, or the counter's
  *    watcher sees it), when that thread has queued the completion and woken
