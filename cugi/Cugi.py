@@ -9,15 +9,15 @@ import contextlib
 import ctypes
 import gc
 import operator
-import struct
 import sys
 import threading
-import weakref
 
 from gi.repository import GLib, GObject
 
 from ..module import get_introspection_module
 from ..overrides import override
+
+import _cugi
 
 Cugi = get_introspection_module('Cugi')
 
@@ -462,6 +462,17 @@ class Buffer(Cugi.Buffer):
 
 
 Buffer = override(Buffer)
+
+
+class MemoryPool(Cugi.MemoryPool):
+    def allocate(self, size):
+        """MemoryPool.allocate(), in one call into C (_cugi) rather than
+        through PyGObject's invoker: a pool serves allocations in loops."""
+        return _cugi.allocate(self, size)
+
+
+MemoryPool = override(MemoryPool)
+__all__.append('MemoryPool')
 __all__.append('Buffer')
 
 
@@ -599,57 +610,30 @@ _MAX_CACHED_CONFIGS = 16
 # ---- argument plans -----------------------------------------------------------
 #
 # A kernel learns at its first call how to turn its arguments into one block
-# of packed values and one tuple of buffers: from the parameter kinds cugi
-# reads in a C++ kernel's mangled name, and for an extern "C" kernel, whose
-# name tells only the sizes, from the Python types of that first call. The
-# plan is a small function made for the kernel,
-#
-#     def launch(kernel, config, args):
-#         (a0, a1, a2, a3, ) = args
-#         block = pack(a0, a3)
-#         try:
-#             kept = spares.pop()
-#         except IndexError:
-#             kept = None
-#         if kept is not None and kept[3]() is a1 and kept[4]() is a2:
-#             if kept[1] == block:
-#                 launched = launch_args(kernel, config, kept[0])
-#             else:
-#                 launched = launch_update(kernel, config, kept[0], block, None)
-#                 kept[1] = block
-#         else:
-#             args = kept[0] if kept is not None else new_args()
-#             launched = launch_update(kernel, config, args, block, (None, a1, a2, None, ))
-#             kept = [args, block, None, ref(a1), ref(a2), None, ]
-#         spares.append(kept)
-#         return launched
-#
-# with pack() a struct.Struct's, so that a call costs one Python function
-# and one call into C. A call takes an argument list from spares, which no
-# other thread uses until it is appended again (list.pop() and append() are
-# atomic), kept with the values and the buffers it holds; so there are as
-# many lists as threads calling at once. While a call passes those buffers
-# again, the list is launched as it is where the values are the same too
-# (Kernel.launch(), the cheapest call), else Kernel.launch_update() writes
-# the new values into it: neither hands PyGObject an array of buffers,
-# which costs more than the rest of the call. Where a parameter is smaller
-# than 4 bytes (a bool, 8 and 16 bits), which an argument list holds as
-# bytes that take no new values, the plan calls Kernel.launch_packed() with
-# the buffers every time instead. Whatever the plan does not take as the
-# rest of the call would (a value out of range, another type than the first
-# call's for an extern "C" kernel, a struct, a wrong count) goes the general
-# way below, which converts as before and raises its errors.
+# of packed values and its buffers: from the parameter kinds cugi reads in a
+# C++ kernel's mangled name, and for an extern "C" kernel, whose name tells
+# only the sizes, from the Python types of that first call. The plan is a
+# _cugi.Plan (cugi/python/cugi-calls.c), told for each parameter what it
+# takes (_TAKES_*) and for each value its struct format; its launch()
+# converts a call's arguments as struct.pack() would and launches them in
+# one C call, without PyGObject's invoker, whose cost is that of a launch.
+# It keeps argument lists, one per thread calling at once: while a call
+# passes the buffers of the list's last launch, the list is launched as it
+# is, or takes the new values (Kernel.launch_update()), and no array of
+# buffers is handed over. Where a parameter is smaller than 4 bytes (a
+# bool, 8 and 16 bits), which an argument list holds as bytes that take no
+# new values, it packs afresh every time (Kernel.launch_packed()). The
+# lists hold the buffers, not their Python objects: an object the caller
+# drops goes at once. Whatever the plan does not take as the rest of the
+# call would (a value out of range, another type than the first call's for
+# an extern "C" kernel, a struct, a wrong count, a failed launch), launch()
+# returns None for, and the call goes the general way below, which
+# converts as before and raises its errors.
 
-class _Unplanned(Exception):
-    """An argument the plan does not take: the call goes the general way."""
-
-
-# What a call refuses when its arguments do not fit the plan. A GLib.Error
-# from launch_packed is among them: the general way then says what is wrong
-# in its own words (nothing was launched).
-_NOT_PLANNED = (_Unplanned, struct.error, TypeError, ValueError, OverflowError, GLib.Error)
-
-_NUMBERS = frozenset((int, float, bool))
+_TAKES_BUFFER = 'p'     # a Cugi.Buffer
+_TAKES_NUMBER = 'n'     # an int, float or bool (exact types: NumPy scalars go the general way)
+_TAKES_INT = 'i'        # an int alone
+_TAKES_REAL = 'r'       # a float, unless a whole number beyond 32 bits and within 64
 
 # struct formats (standard sizes, host order) of the kinds C++ names tell.
 _KIND_FORMATS = {
@@ -660,106 +644,44 @@ _KIND_FORMATS = {
     Cugi.ParameterKind.FLOAT: 'f', Cugi.ParameterKind.DOUBLE: 'd',
 }
 # For an extern "C" kernel, by the parameter's size: what cugi makes of a
-# Python int (signed, as wide as the parameter) and float.
+# Python int (signed, as wide as the parameter) and float. A float for a
+# parameter of unknown kind goes packed unless it is a whole number beyond
+# 32 bits and within 64, which cugi refuses there (it may be meant for an
+# integer).
 _SIZED_INT_FORMATS = {1: 'b', 2: 'h', 4: 'i', 8: 'q'}
 _SIZED_REAL_FORMATS = {4: 'f', 8: 'd'}
-# The formats of values an argument list holds as numbers, whose values a
-# block can replace (Kernel.launch_update()).
-_NUMBER_FORMATS = frozenset('iIqQfd')
-
-# A float for a parameter of unknown kind goes packed unless it is a whole
-# number beyond 32 bits and within 64, which cugi refuses there (it may be
-# meant for an integer): in range, not whole, NaN and infinities pass.
-_REAL_CHECK = ('if type({0}) is not float or not (-2147483648.0 <= {0} <= 2147483647.0 or {0} % 1.0 != 0.0 '
-               'or not -18446744073709551616.0 < {0} < 18446744073709551616.0): raise _Unplanned')
-
-
-# How a plan whose values are all numbers launches, once it has its block:
-# with the argument list it takes from spares (see above). kept[0] is the
-# list, kept[1] its values, kept[2 + i] a weak reference to the buffer
-# parameter i took (None for values); {same} tests its buffers, {buffers}
-# are the parameters' and {weak_buffers} the references to them. Only the
-# list holds the buffers, as the kernel's own list of launch_packed() did:
-# a buffer whose Python object goes is released when the list takes other
-# buffers, before their launch, never after a launch by dropping an object
-# (releasing host memory, which the driver does after waiting for the
-# device, would then wait for the kernel just launched). The references
-# also tell a new Python object of the same buffer from the one before.
-_KEPT_LIST_LAUNCH = '''\
-    try:
-        kept = spares.pop()
-    except IndexError:
-        kept = None
-    if kept is not None{same}:
-        if kept[1] == block:
-            launched = launch_args(kernel, config, kept[0])
-        else:
-            launched = launch_update(kernel, config, kept[0], block, None)
-            kept[1] = block
-    else:
-        args = kept[0] if kept is not None else new_args()
-        launched = launch_update(kernel, config, args, block, ({buffers}))
-        kept = [args, block, {weak_buffers}]
-    spares.append(kept)
-    return launched
-'''
 
 
 def _plan_launch(kernel, args):
-    """The launcher of @kernel for calls like this one, or None where its
-    calls all go the general way."""
+    """The plan of @kernel for calls like this one, or None where its calls
+    all go the general way."""
     kinds = kernel.get_parameter_kinds()
     sizes = kernel.get_parameter_sizes()
-    if kernel.get_num_params() != len(args) or len(kinds) != len(args) or 0 in sizes:
+    if (kernel.get_num_params() != len(args) or len(kinds) != len(args) or 0 in sizes
+            or len(args) > _cugi.MAX_PLANNED_PARAMS):
         return None
-    names = [f'a{index}' for index in range(len(args))]
-    formats, scalars, buffers, checks = [], [], [], []
-    for name, kind, size, value in zip(names, kinds, sizes, args):
+    checks, formats = [], []
+    for kind, size, value in zip(kinds, sizes, args):
         if kind == Cugi.ParameterKind.POINTER or (kind == Cugi.ParameterKind.UNKNOWN and
                                                    isinstance(value, Cugi.Buffer)):
-            buffers.append(name)
+            checks.append(_TAKES_BUFFER)
             continue
         if kind != Cugi.ParameterKind.UNKNOWN:
-            # NumPy scalars go the general way, which converts them alike
-            # without the warnings struct gives for some.
-            form = _KIND_FORMATS.get(kind)
-            checks.append(f'if type({name}) not in _NUMBERS: raise _Unplanned')
+            form, check = _KIND_FORMATS.get(kind), _TAKES_NUMBER
         elif type(value) is int:
-            form = _SIZED_INT_FORMATS.get(size)
-            checks.append(f'if type({name}) is not int: raise _Unplanned')
+            form, check = _SIZED_INT_FORMATS.get(size), _TAKES_INT
         elif type(value) is float:
-            form = _SIZED_REAL_FORMATS.get(size)
-            checks.append(_REAL_CHECK.format(name))
+            form, check = _SIZED_REAL_FORMATS.get(size), _TAKES_REAL
         else:
             form = None     # bools, NumPy scalars, bytes: their own rules
         if form is None:
             return None
+        checks.append(check)
         formats.append(form)
-        scalars.append(name)
-        buffers.append('None')
-    source = f'def launch(kernel, config, args):\n    ({"".join(name + ", " for name in names)}) = args\n'
-    source += ''.join(f'    {check}\n' for check in checks)
-    source += f'    block = pack({", ".join(scalars)})\n'
-    buffer_list = ''.join(buffer + ', ' for buffer in buffers)
-    if _NUMBER_FORMATS.issuperset(formats):
-        same = ''.join(f' and kept[{index + 2}]() is {buffer}' for index, buffer in enumerate(buffers)
-                       if buffer != 'None')
-        weak_buffers = ''.join(('None' if buffer == 'None' else f'ref({buffer})') + ', ' for buffer in buffers)
-        source += _KEPT_LIST_LAUNCH.format(same=same, buffers=buffer_list, weak_buffers=weak_buffers)
-    else:
-        source += f'    return launch_packed(kernel, config, block, ({buffer_list}))\n'
-    namespace = {'launch_args': Cugi.Kernel.launch, 'launch_packed': Cugi.Kernel.launch_packed,
-                 'launch_update': Cugi.Kernel.launch_update, 'new_args': Cugi.KernelArgs.new,
-                 'spares': [], 'pack': struct.Struct('=' + ''.join(formats)).pack, 'ref': weakref.ref,
-                 '_Unplanned': _Unplanned, '_NUMBERS': _NUMBERS}
-    exec(compile(source, f'<cugi argument plan of {kernel.get_name()}>', 'exec'), namespace)
-    # Out of its own globals: no cycle for the collector to break at exit,
-    # when freeing the lists it keeps is no longer safe; the kernel's
-    # wrapper holds the plan, and the plan its lists.
-    return namespace.pop('launch')
+    return _cugi.Plan(kernel, ''.join(checks), ''.join(formats))
 
 
-class Kernel(Cugi.Kernel):
+class Kernel(Cugi.Kernel, _cugi.KernelCall):
     """A kernel can be called like a function:
 
         kernel(a, x, y, n, grid=blocks, block=threads, stream=None, shared_mem=0)
@@ -770,27 +692,34 @@ class Kernel(Cugi.Kernel):
     (converted to the type the kernel declares for that parameter). The call
     returns once the launch is enqueued."""
 
-    def __call__(self, *args, grid, block, stream=None, shared_mem=0):
-        # The common case in a straight line: no `with stream:` open in any
-        # thread, the launch shape of the previous call, compared without
-        # hashing it.
+    # The call itself is _cugi.KernelCall's, in C: a call of the shape of
+    # the one before (the same grid, block, stream and shared memory) by
+    # the kernel's plan, once it has one (_new_shape()); the others, and
+    # those inside `with stream:` without a stream, here.
+    _cugi_plan = None
+
+    def _call_slowly(self, *args, grid, block, stream=None, shared_mem=0):
         if stream is None and _open_scopes:
             stream = _scoped_stream()
         try:
-            shape, config, launch, configs = self._cugi_call
+            shape, config, plan, configs = self._cugi_call
             same = shape == (grid, block, stream, shared_mem)
         except (AttributeError, ValueError):
             # The first call, or dimensions that do not compare (NumPy
             # arrays), which _launch_config() refuses.
             same = False
         if not same:
-            config, launch = self._new_shape(args, grid, block, stream, shared_mem)
-        if launch is not None:
-            try:
-                return launch(self, config, args)
-            except _NOT_PLANNED:
-                pass
+            config, plan = self._new_shape(args, grid, block, stream, shared_mem)
+            if plan is not None:
+                plan.remember(grid, block, stream, shared_mem, config)
+        if plan is not None and plan.launch(config, args):
+            return True
         return self._call_generally(config, stream, args)
+
+    def launch(self, config, args):
+        """Kernel.launch(), in one call into C (_cugi) rather than through
+        PyGObject's invoker."""
+        return _cugi.launch(self, config, args)
 
     def _call_generally(self, config, stream, args):
         """A call that the argument plan does not take: in one call to cugi
@@ -839,12 +768,14 @@ class Kernel(Cugi.Kernel):
         kernel's calls, in one tuple that threads replace whole."""
         state = self.__dict__.get('_cugi_call')
         if state is None:
-            configs, launch = {}, _plan_launch(self, args)
+            configs, plan = {}, _plan_launch(self, args)
+            if plan is not None:
+                self._cugi_plan = plan
         else:
-            launch, configs = state[2:]
+            plan, configs = state[2:]
         config = self._launch_config(configs, grid, block, stream, shared_mem)
-        self._cugi_call = ((grid, block, stream, shared_mem), config, launch, configs)
-        return config, launch
+        self._cugi_call = ((grid, block, stream, shared_mem), config, plan, configs)
+        return config, plan
 
     @staticmethod
     def _launch_config(configs, grid, block, stream, shared_mem):
@@ -912,6 +843,7 @@ _scopes = _Scopes()
 # as in most programs all the time, there is no scoped stream to look up,
 # and a kernel call reads no thread-local state.
 _open_scopes = []
+_cugi.set_open_scopes(_open_scopes)
 
 
 def _scoped_stream():

@@ -1601,6 +1601,9 @@ fake_cuFuncGetParamInfo (CUfunction handle, size_t index, size_t *offset, size_t
 static int recording_params;
 static unsigned char last_params[FAKE_MAX_PARAMS * 16];
 static size_t last_params_size;
+/* And its stream, grid and block, shared memory. */
+static CUstream last_launch_stream;
+static unsigned int last_launch_shape[7];
 
 static CUresult
 fake_cuLaunchKernel (CUfunction function, unsigned int grid_x, unsigned int grid_y,
@@ -1622,8 +1625,31 @@ fake_cuLaunchKernel (CUfunction function, unsigned int grid_x, unsigned int grid
       size += fake->sizes[i];
     }
   last_params_size = size;
+  last_launch_stream = stream;
+  last_launch_shape[0] = grid_x;
+  last_launch_shape[1] = grid_y;
+  last_launch_shape[2] = grid_z;
+  last_launch_shape[3] = block_x;
+  last_launch_shape[4] = block_y;
+  last_launch_shape[5] = block_z;
+  last_launch_shape[6] = shared_memory;
   pthread_mutex_unlock (&lock);
   return failed ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
+}
+
+/* The stream of the last launch recorded (see
+ * fake_cuda_streams_last_params()), and in @shape its grid, block and
+ * shared memory (x, y, z of each, then the bytes). */
+EXPORT CUstream
+fake_cuda_streams_last_launch (unsigned int shape[7])
+{
+  CUstream stream;
+
+  pthread_mutex_lock (&lock);
+  stream = last_launch_stream;
+  memcpy (shape, last_launch_shape, sizeof last_launch_shape);
+  pthread_mutex_unlock (&lock);
+  return stream;
 }
 
 /* Copies the last launch's parameters, packed by their sizes, to @out (of

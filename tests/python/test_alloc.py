@@ -15,6 +15,39 @@ from gi.repository import Cugi, GLib  # noqa: E402
 MAX_UINT64 = 2**64 - 1
 
 
+class MemoryPoolTest(unittest.TestCase):
+    """MemoryPool.allocate() from Python, which the overrides make in C
+    (_cugi), not through PyGObject's invoker: the same results and errors."""
+
+    def test_blocks_come_back_to_the_pool(self):
+        pool = Cugi.MemoryPool.new(Cugi.Context.get_default())
+        buffer = pool.allocate(1 << 20)
+        self.assertIsInstance(buffer, Cugi.Buffer)
+        self.assertEqual(buffer.props.size, 1 << 20)
+        address = buffer.props.device_pointer
+        self.assertEqual((pool.get_active_blocks(), pool.get_held_blocks()), (1, 0))
+        del buffer
+        self.assertEqual((pool.get_active_blocks(), pool.get_held_blocks()), (0, 1))
+        again = pool.allocate(1 << 20)
+        self.assertEqual(again.props.device_pointer, address)
+        self.assertEqual(pool.allocate(0).props.size, 0)
+
+    def test_bad_requests_raise(self):
+        pool = Cugi.MemoryPool.new(Cugi.Context.get_default())
+        with self.assertRaises(OverflowError):
+            pool.allocate(-1)
+        with self.assertRaises(OverflowError):
+            pool.allocate(2**64)
+        with self.assertRaises(TypeError):
+            pool.allocate('1 MiB')
+        with self.assertRaisesRegex(TypeError, 'Expected Cugi.MemoryPool'):
+            Cugi.MemoryPool.allocate(Cugi.Context.get_default(), 4096)
+        # A pool made without a context says so, as a GLib.Error.
+        with self.assertRaisesRegex(GLib.Error, 'no context'):
+            Cugi.MemoryPool().allocate(4096)
+        self.assertEqual(pool.allocate(4096).props.size, 4096)
+
+
 class StreamOrderedTest(unittest.TestCase):
     def setUp(self):
         self.context = Cugi.Context.get_default()

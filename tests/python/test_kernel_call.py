@@ -38,6 +38,9 @@ class KernelCallTest(unittest.TestCase):
         cls.last_params_of.restype = ctypes.c_size_t
         cls.last_params_of.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
         cls.last_params_of(ctypes.create_string_buffer(1), 1)  # starts the recording
+        cls.last_launch_of = driver.fake_cuda_streams_last_launch
+        cls.last_launch_of.restype = ctypes.c_void_p
+        cls.last_launch_of.argtypes = [ctypes.c_uint * 7]
         context = Cugi.Context.get_default()
         cls.module = Cugi.Module.new_from_data(context, GLib.Bytes.new(IMAGE))
         cls.mixed = cls.module.get_kernel('_Z5mixedifxyfdhb')
@@ -55,6 +58,13 @@ class KernelCallTest(unittest.TestCase):
         out = ctypes.create_string_buffer(256)
         size = self.last_params_of(out, len(out))
         return out.raw[:size]
+
+    def last_launch(self):
+        """The stream (its handle) and the grid, block and shared memory of
+        the last launch."""
+        shape = (ctypes.c_uint * 7)()
+        stream = self.last_launch_of(shape)
+        return stream or 0, tuple(shape)
 
     def call(self, kernel, *args):
         kernel(*args, grid=1, block=1, stream=self.stream)
@@ -174,6 +184,53 @@ class KernelCallTest(unittest.TestCase):
             other = Cugi.Buffer.new(context, 128)
             self.assertEqual(self.call(kernel, 1.0, other, self.y, 4),
                              struct.pack('<fQQI', 1.0, other.props.device_pointer, self.y.props.device_pointer, 4))
+
+    def test_calls_take_their_shape_and_the_scoped_stream(self):
+        # A call of the shape of the one before is made in C; any other
+        # grid, block, shared memory or stream is the call's own, and inside
+        # `with stream:` a call without a stream takes the scope's, also
+        # right after calls of the same shape outside.
+        other = Cugi.Stream.new(Cugi.Context.get_default(), Cugi.StreamFlags.NON_BLOCKING, 0)
+
+        def call(**shape):
+            self.saxpy(1.0, self.x, self.y, 4, **shape)
+            return self.last_launch()
+
+        default, dims = call(grid=2, block=3)
+        self.assertNotEqual(default, other.props.handle)
+        self.assertEqual(dims, (2, 1, 1, 3, 1, 1, 0))
+        self.assertEqual(call(grid=2, block=3), (default, dims))
+        self.assertEqual(call(grid=(4, 5), block=3, shared_mem=16), (default, (4, 5, 1, 3, 1, 1, 16)))
+        self.assertEqual(call(grid=(4, 5), block=3, stream=other), (other.props.handle, (4, 5, 1, 3, 1, 1, 0)))
+        self.assertEqual(call(grid=(4, 5), block=3), (default, (4, 5, 1, 3, 1, 1, 0)))
+        with other:
+            self.assertEqual(call(grid=(4, 5), block=3), (other.props.handle, (4, 5, 1, 3, 1, 1, 0)))
+            self.assertEqual(call(grid=(4, 5), block=3), (other.props.handle, (4, 5, 1, 3, 1, 1, 0)))
+        self.assertEqual(call(grid=(4, 5), block=3), (default, (4, 5, 1, 3, 1, 1, 0)))
+        self.assertEqual(call(grid=[4, 5], block=(3,)), (default, (4, 5, 1, 3, 1, 1, 0)))
+
+    def test_calls_refuse_what_python_would(self):
+        self.call(self.saxpy, 1.0, self.x, self.y, 4)
+        with self.assertRaisesRegex(TypeError, "unexpected keyword argument 'threads'"):
+            self.saxpy(1.0, self.x, self.y, 4, grid=1, block=1, threads=3)
+        with self.assertRaisesRegex(TypeError, "missing 1 required keyword-only argument: 'block'"):
+            self.saxpy(1.0, self.x, self.y, 4, grid=1)
+        with self.assertRaisesRegex(TypeError, 'grid must be an int or a tuple'):
+            self.saxpy(1.0, self.x, self.y, 4, grid='1', block=1)
+        # Kernel.launch(), made in C too, checks its arguments' types.
+        with self.assertRaisesRegex(TypeError, 'argument config: Expected Cugi.LaunchConfig'):
+            self.saxpy.launch(None, Cugi.KernelArgs.new())
+        with self.assertRaisesRegex(TypeError, 'argument args: Expected Cugi.KernelArgs'):
+            self.saxpy.launch(Cugi.LaunchConfig.new(1, 1), [1.0, self.x, self.y, 4])
+        # A plan takes no more parameters than its arrays hold.
+        import _cugi
+        limit = _cugi.MAX_PLANNED_PARAMS
+        with self.assertRaisesRegex(ValueError, f'at most {limit} parameters'):
+            _cugi.Plan(self.saxpy, 'i' * (limit + 1), 'i' * (limit + 1))
+        with self.assertRaisesRegex(ValueError, '1 formats for 2 values'):
+            _cugi.Plan(self.saxpy, 'nppn', 'f')
+        # And the kernel is still called.
+        self.assertEqual(self.call(self.saxpy, 2.5, self.x, self.y, 3), self.saxpy_params(2.5, 3))
 
     def test_threads_call_one_kernel(self):
         # Each thread launches from an argument list no other thread uses

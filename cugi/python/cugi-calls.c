@@ -1,0 +1,774 @@
+/* cugi-calls.c: the Python module _cugi, the part of cugi's PyGObject
+ * overrides (Cugi.py) written in C.
+ *
+ * A Python call of a GI method goes through PyGObject's invoker, which
+ * costs about as much as a kernel launch itself. The overrides call these
+ * functions instead where a call is made in a loop: a prepared launch, and
+ * a kernel called like a function, whose arguments a Plan (made by Cugi.py
+ * at the kernel's first call) converts and launches in one C call. They
+ * take and return what PyGObject would and raise its GLib.Error, so that
+ * users see no difference but the time.
+ *
+ * Built against Python's stable ABI (3.11), so that one file serves every
+ * Python 3 from 3.11 on.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pygobject.h>
+#include <math.h>
+#include <string.h>
+
+#include <cugi/cugi.h>
+
+/* A kernel plan takes up to this many parameters; kernels with more are
+ * called the general way. */
+#define MAX_PLANNED_PARAMS 64
+
+/* The Python wrapper's GObject when @object wraps an instance of @type,
+ * else NULL. */
+static gpointer
+gobject_of (PyObject *object,
+            GType     type)
+{
+  GObject *instance;
+
+  if (!PyObject_TypeCheck (object, &PyGObject_Type))
+    return NULL;
+  instance = pygobject_get (object);
+  return instance != NULL && G_TYPE_CHECK_INSTANCE_TYPE (instance, type) ? instance : NULL;
+}
+
+/* The boxed value @object holds when it is a @type, else NULL. */
+static gpointer
+boxed_of (PyObject *object,
+          GType     type)
+{
+  return pyg_boxed_check (object, type) ? pyg_boxed_get_ptr (object) : NULL;
+}
+
+static PyObject *
+refuse_argument (const char *name,
+                 const char *expected,
+                 PyObject   *given)
+{
+  PyObject *type_name = PyObject_GetAttrString ((PyObject *) Py_TYPE (given), "__name__");
+
+  PyErr_Format (PyExc_TypeError, "argument %s: Expected %s, but got %S", name, expected,
+                type_name != NULL ? type_name : Py_None);
+  Py_XDECREF (type_name);
+  return NULL;
+}
+
+/* The result of a launch as PyGObject gives it: True, or GLib.Error. */
+static PyObject *
+launch_result (gboolean  launched,
+               GError   *error)
+{
+  if (!launched)
+    {
+      pyg_error_check (&error);
+      return NULL;
+    }
+  Py_RETURN_TRUE;
+}
+
+/* _cugi.launch(kernel, config, args): Cugi.Kernel.launch(). */
+static PyObject *
+calls_launch (PyObject         *module,
+              PyObject *const  *argv,
+              Py_ssize_t        argc)
+{
+  CugiKernel *kernel;
+  CugiLaunchConfig *config;
+  CugiKernelArgs *args;
+  GError *error = NULL;
+  gboolean launched;
+
+  if (argc != 3)
+    return PyErr_Format (PyExc_TypeError, "launch() takes 3 arguments (%zd given)", argc);
+  if ((kernel = gobject_of (argv[0], CUGI_TYPE_KERNEL)) == NULL)
+    return refuse_argument ("self", "Cugi.Kernel", argv[0]);
+  if ((config = boxed_of (argv[1], CUGI_TYPE_LAUNCH_CONFIG)) == NULL)
+    return refuse_argument ("config", "Cugi.LaunchConfig", argv[1]);
+  if ((args = boxed_of (argv[2], CUGI_TYPE_KERNEL_ARGS)) == NULL)
+    return refuse_argument ("args", "Cugi.KernelArgs", argv[2]);
+
+  /* Python's other threads run while the driver takes the launch, which
+   * can wait when the device's queue is full. */
+  Py_BEGIN_ALLOW_THREADS
+  launched = cugi_kernel_launch (kernel, config, args, &error);
+  Py_END_ALLOW_THREADS
+  return launch_result (launched, error);
+}
+
+/* _cugi.allocate(pool, size): Cugi.MemoryPool.allocate(). */
+static PyObject *
+calls_allocate (PyObject         *module,
+                PyObject *const  *argv,
+                Py_ssize_t        argc)
+{
+  CugiMemoryPool *pool;
+  CugiBuffer *buffer;
+  GError *error = NULL;
+  unsigned long long size;
+  PyObject *wrapper;
+
+  if (argc != 2)
+    return PyErr_Format (PyExc_TypeError, "allocate() takes 2 arguments (%zd given)", argc);
+  if ((pool = gobject_of (argv[0], CUGI_TYPE_MEMORY_POOL)) == NULL)
+    return refuse_argument ("self", "Cugi.MemoryPool", argv[0]);
+  size = PyLong_AsUnsignedLongLong (argv[1]);
+  if (size == (unsigned long long) -1 && PyErr_Occurred ())
+    return NULL;
+  if (size > G_MAXSIZE)
+    return PyErr_Format (PyExc_OverflowError, "%llu is not a size", size);
+
+  /* Without the GIL, as PyGObject calls it: a block the pool does not hold
+   * is allocated by the driver. */
+  Py_BEGIN_ALLOW_THREADS
+  buffer = cugi_memory_pool_allocate (pool, size, &error);
+  Py_END_ALLOW_THREADS
+  if (buffer == NULL)
+    {
+      pyg_error_check (&error);
+      return NULL;
+    }
+  wrapper = pygobject_new_full (G_OBJECT (buffer), TRUE, NULL);
+  if (wrapper == NULL)
+    g_object_unref (buffer);
+  return wrapper;
+}
+
+/* ---- argument plans --------------------------------------------------- */
+
+/* How a parameter takes its Python value (Plan's @checks). */
+enum
+{
+  TAKES_BUFFER = 'p',     /* a Cugi.Buffer */
+  TAKES_NUMBER = 'n',     /* an int, float or bool, converted to the kind's format */
+  TAKES_INT = 'i',        /* an int alone (an extern "C" kernel's first call passed one) */
+  TAKES_REAL = 'r',       /* a float that is not a whole number beyond 32 bits and within 64 */
+};
+
+/* An argument list kept for the plan's calls with its values and buffers,
+ * used by one call at a time: while a call passes the same buffers, the
+ * list is launched as it is, or with new values, and no array of buffers
+ * is handed over. The list holds the buffers; @buffers only tells them
+ * apart. */
+typedef struct
+{
+  CugiKernelArgs *args;
+  gboolean holds_buffers;
+  CugiBuffer **buffers;   /* one per parameter, NULL for values */
+  guint8 *block;
+} KeptList;
+
+/* What a kernel call gives besides its arguments, in this order. */
+enum { SHAPE_GRID, SHAPE_BLOCK, SHAPE_STREAM, SHAPE_SHARED_MEM, N_SHAPE };
+
+/* Cugi.py's list of open `with stream:` blocks (set_open_scopes()). */
+static PyObject *open_scopes;
+
+typedef struct
+{
+  PyObject_HEAD
+  CugiKernel *kernel;
+  guint n_params;
+  gchar *checks;        /* one of TAKES_* per parameter */
+  gchar *formats;       /* a struct format character per value */
+  gsize block_size;
+  gboolean keeps_lists; /* every value is a number an argument list can update */
+  GPtrArray *spares;    /* KeptList, taken and given back with the GIL held */
+  /* The shape of the kernel's last call through Python (remember()), and
+   * its LaunchConfig: call() launches calls of that shape. */
+  PyObject *shape[N_SHAPE];
+  PyObject *config;
+} Plan;
+
+static void
+kept_list_free (gpointer data)
+{
+  KeptList *kept = data;
+
+  cugi_kernel_args_unref (kept->args);
+  g_free (kept);
+}
+
+static KeptList *
+kept_list_new (Plan *plan)
+{
+  KeptList *kept = g_malloc0 (sizeof (KeptList) + plan->n_params * sizeof (CugiBuffer *) +
+                              plan->block_size);
+
+  kept->args = cugi_kernel_args_new ();
+  kept->buffers = (CugiBuffer **) (kept + 1);
+  kept->block = (guint8 *) (kept->buffers + plan->n_params);
+  return kept;
+}
+
+static gsize
+format_size (gchar format)
+{
+  switch (format)
+    {
+    case 'b': case 'B': return 1;
+    case 'h': case 'H': return 2;
+    case 'i': case 'I': case 'f': return 4;
+    case 'q': case 'Q': case 'd': return 8;
+    default: return 0;
+    }
+}
+
+/* Packs @value as struct.pack('=' + @format) would, into @out; FALSE where
+ * struct would refuse it (the call then goes the general way, which says
+ * why in its own words). */
+static gboolean
+pack_value (gchar     format,
+            PyObject *value,
+            guint8   *out)
+{
+  if (format == 'f' || format == 'd')
+    {
+      gdouble real = PyFloat_AsDouble (value);
+      gfloat narrow;
+
+      if (real == -1.0 && PyErr_Occurred ())
+        {
+          PyErr_Clear ();
+          return FALSE;
+        }
+      if (format == 'd')
+        {
+          memcpy (out, &real, sizeof real);
+          return TRUE;
+        }
+      narrow = (gfloat) real;
+      if (isinf (narrow) && !isinf (real))
+        return FALSE;
+      memcpy (out, &narrow, sizeof narrow);
+      return TRUE;
+    }
+
+  /* Integers: struct takes ints (bools among them), not floats. */
+  if (!PyLong_Check (value))
+    return FALSE;
+  if (format == 'Q' || format == 'I' || format == 'H' || format == 'B')
+    {
+      unsigned long long number = PyLong_AsUnsignedLongLong (value);
+      unsigned long long limit = format == 'Q' ? G_MAXUINT64 : format == 'I' ? G_MAXUINT32
+                                 : format == 'H' ? G_MAXUINT16 : G_MAXUINT8;
+
+      if ((number == (unsigned long long) -1 && PyErr_Occurred ()) || number > limit)
+        {
+          PyErr_Clear ();
+          return FALSE;
+        }
+      switch (format)
+        {
+        case 'Q': { guint64 v = number; memcpy (out, &v, 8); break; }
+        case 'I': { guint32 v = number; memcpy (out, &v, 4); break; }
+        case 'H': { guint16 v = number; memcpy (out, &v, 2); break; }
+        default: *out = (guint8) number; break;
+        }
+      return TRUE;
+    }
+  else
+    {
+      int overflow;
+      long long number = PyLong_AsLongLongAndOverflow (value, &overflow);
+      long long low = format == 'q' ? G_MININT64 : format == 'i' ? G_MININT32
+                      : format == 'h' ? G_MININT16 : G_MININT8;
+      long long high = format == 'q' ? G_MAXINT64 : format == 'i' ? G_MAXINT32
+                       : format == 'h' ? G_MAXINT16 : G_MAXINT8;
+
+      if (overflow != 0 || (number == -1 && PyErr_Occurred ()) || number < low || number > high)
+        {
+          PyErr_Clear ();
+          return FALSE;
+        }
+      switch (format)
+        {
+        case 'q': { gint64 v = number; memcpy (out, &v, 8); break; }
+        case 'i': { gint32 v = number; memcpy (out, &v, 4); break; }
+        case 'h': { gint16 v = number; memcpy (out, &v, 2); break; }
+        default: *out = (guint8) (gint8) number; break;
+        }
+      return TRUE;
+    }
+}
+
+/* Whether @value passes @check (TAKES_NUMBER, TAKES_INT, TAKES_REAL). */
+static gboolean
+value_passes (gchar     check,
+              PyObject *value)
+{
+  gdouble real;
+
+  switch (check)
+    {
+    case TAKES_NUMBER:
+      /* Exact types: NumPy scalars and other numbers go the general way,
+       * which converts them alike without struct's warnings. */
+      return PyLong_CheckExact (value) || PyFloat_CheckExact (value) || PyBool_Check (value);
+    case TAKES_INT:
+      return PyLong_CheckExact (value);
+    case TAKES_REAL:
+      /* A whole number beyond 32 bits and within 64 may be meant for an
+       * integer parameter of unknown kind, which cugi refuses there. */
+      if (!PyFloat_CheckExact (value))
+        return FALSE;
+      real = PyFloat_AsDouble (value);
+      return (real >= -2147483648.0 && real <= 2147483647.0) || fmod (real, 1.0) != 0.0 ||
+             !(real > -18446744073709551616.0 && real < 18446744073709551616.0);
+    default:
+      return FALSE;
+    }
+}
+
+/* Converts the @n_values arguments of a call into @block and @buffers;
+ * FALSE where the plan does not take them. */
+static gboolean
+plan_convert (Plan             *self,
+              PyObject *const  *values,
+              Py_ssize_t        n_values,
+              guint8           *block,
+              CugiBuffer      **buffers)
+{
+  const gchar *format = self->formats;
+  gsize offset = 0;
+
+  if (n_values != (Py_ssize_t) self->n_params)
+    return FALSE;
+  for (guint i = 0; i < self->n_params; i++)
+    {
+      if (self->checks[i] == TAKES_BUFFER)
+        {
+          if ((buffers[i] = gobject_of (values[i], CUGI_TYPE_BUFFER)) == NULL)
+            return FALSE;
+          continue;
+        }
+      buffers[i] = NULL;
+      if (!value_passes (self->checks[i], values[i]) || !pack_value (*format, values[i], block + offset))
+        return FALSE;
+      offset += format_size (*format++);
+    }
+  return TRUE;
+}
+
+/* Launches with a kept list (see KeptList). */
+static gboolean
+plan_launch_kept (Plan              *self,
+                  CugiLaunchConfig  *config,
+                  const guint8      *block,
+                  CugiBuffer       **buffers,
+                  GError           **error)
+{
+  KeptList *kept = self->spares->len > 0
+                   ? g_ptr_array_steal_index_fast (self->spares, self->spares->len - 1) : NULL;
+  gboolean same_buffers = kept != NULL && kept->holds_buffers &&
+                          memcmp (kept->buffers, buffers, self->n_params * sizeof *buffers) == 0;
+  gboolean same_values = same_buffers && memcmp (kept->block, block, self->block_size) == 0;
+  gboolean launched;
+
+  if (kept == NULL)
+    kept = kept_list_new (self);
+  Py_BEGIN_ALLOW_THREADS
+  if (same_values)
+    launched = cugi_kernel_launch (self->kernel, config, kept->args, error);
+  else
+    launched = cugi_kernel_launch_update (self->kernel, config, kept->args, block, self->block_size,
+                                          same_buffers ? NULL : buffers, self->n_params, error);
+  Py_END_ALLOW_THREADS
+  /* After a failure the list is filled afresh next time. */
+  kept->holds_buffers = launched;
+  memcpy (kept->buffers, buffers, self->n_params * sizeof *buffers);
+  memcpy (kept->block, block, self->block_size);
+  g_ptr_array_add (self->spares, kept);
+  return launched;
+}
+
+/* Launches the call of @n_values @values: FALSE where the plan does not
+ * take them or the launch failed (the call then goes the general way,
+ * which converts as before and raises its errors). */
+static gboolean
+plan_launch_values (Plan              *self,
+                    CugiLaunchConfig  *config,
+                    PyObject *const   *values,
+                    Py_ssize_t         n_values)
+{
+  CugiBuffer *buffers[MAX_PLANNED_PARAMS];
+  guint8 block[MAX_PLANNED_PARAMS * 8];
+  GError *error = NULL;
+  gboolean launched;
+
+  if (!plan_convert (self, values, n_values, block, buffers))
+    return FALSE;
+  /* The buffers stay alive during the launch without the GIL: the caller's
+   * arguments hold their wrappers. */
+  if (self->keeps_lists)
+    launched = plan_launch_kept (self, config, block, buffers, &error);
+  else
+    {
+      Py_BEGIN_ALLOW_THREADS
+      launched = cugi_kernel_launch_packed (self->kernel, config, block, self->block_size,
+                                            buffers, self->n_params, &error);
+      Py_END_ALLOW_THREADS
+    }
+  g_clear_error (&error);
+  return launched;
+}
+
+/* Plan.launch(config, args): True once launched, None where the call goes
+ * the general way (see plan_launch_values()). */
+static PyObject *
+plan_launch (PyObject         *object,
+             PyObject *const  *argv,
+             Py_ssize_t        argc)
+{
+  PyObject *values[MAX_PLANNED_PARAMS];
+  CugiLaunchConfig *config;
+  Py_ssize_t n_values;
+
+  if (argc != 2)
+    return PyErr_Format (PyExc_TypeError, "launch() takes 2 arguments (%zd given)", argc);
+  if ((config = boxed_of (argv[0], CUGI_TYPE_LAUNCH_CONFIG)) == NULL)
+    return refuse_argument ("config", "Cugi.LaunchConfig", argv[0]);
+  if (!PyTuple_Check (argv[1]) || (n_values = PyTuple_Size (argv[1])) > MAX_PLANNED_PARAMS)
+    Py_RETURN_NONE;
+  for (Py_ssize_t i = 0; i < n_values; i++)
+    values[i] = PyTuple_GetItem (argv[1], i);
+  if (plan_launch_values ((Plan *) object, config, values, n_values))
+    Py_RETURN_TRUE;
+  Py_RETURN_NONE;
+}
+
+/* Whether @a and @b are equal; FALSE also where comparing them fails
+ * (NumPy arrays for dimensions). */
+static gboolean
+same_value (PyObject *a,
+            PyObject *b)
+{
+  int equal;
+
+  if (a == b)
+    return TRUE;
+  equal = PyObject_RichCompareBool (a, b, Py_EQ);
+  if (equal < 0)
+    PyErr_Clear ();
+  return equal == 1;
+}
+
+/* Launches a call of @args (a tuple) and @shape by @self, where @shape is
+ * the one remember() was told last; FALSE for every other call, which
+ * Python then makes: another shape, one inside `with stream:` without a
+ * stream of its own (its stream is the scope's, which Python finds), or
+ * arguments the plan does not take. */
+static gboolean
+plan_call (Plan             *self,
+           PyObject         *args,
+           PyObject *const  *shape)
+{
+  PyObject *values[MAX_PLANNED_PARAMS];
+  PyObject *config_object;
+  Py_ssize_t n_values;
+  gboolean launched;
+
+  if (self->config == NULL ||
+      (shape[SHAPE_STREAM] == Py_None && (open_scopes == NULL || PyList_Size (open_scopes) > 0)))
+    return FALSE;
+  for (int i = 0; i < N_SHAPE; i++)
+    if (!same_value (self->shape[i], shape[i]))
+      return FALSE;
+  n_values = PyTuple_Size (args);
+  if (n_values > MAX_PLANNED_PARAMS)
+    return FALSE;
+  for (Py_ssize_t i = 0; i < n_values; i++)
+    values[i] = PyTuple_GetItem (args, i);
+  /* Kept through the launch, which another thread's remember() may replace
+   * meanwhile. */
+  config_object = self->config;
+  Py_INCREF (config_object);
+  launched = plan_launch_values (self, boxed_of (config_object, CUGI_TYPE_LAUNCH_CONFIG),
+                                 values, n_values);
+  Py_DECREF (config_object);
+  return launched;
+}
+
+/* Plan.remember(grid, block, stream, shared_mem, config): the shape of the
+ * kernel's last call, and the LaunchConfig it made of it, for call(). */
+static PyObject *
+plan_remember (PyObject         *object,
+               PyObject *const  *argv,
+               Py_ssize_t        argc)
+{
+  Plan *self = (Plan *) object;
+  PyObject *previous[N_SHAPE + 1];
+
+  if (argc != N_SHAPE + 1 || boxed_of (argv[N_SHAPE], CUGI_TYPE_LAUNCH_CONFIG) == NULL)
+    return PyErr_Format (PyExc_TypeError, "remember() takes a call's shape and its LaunchConfig");
+  /* Replaced whole before anything is released, whose finalizers may run
+   * Python code. */
+  memcpy (previous, self->shape, sizeof self->shape);
+  previous[N_SHAPE] = self->config;
+  for (int i = 0; i < N_SHAPE; i++)
+    {
+      Py_INCREF (argv[i]);
+      self->shape[i] = argv[i];
+    }
+  Py_INCREF (argv[N_SHAPE]);
+  self->config = argv[N_SHAPE];
+  for (int i = 0; i <= N_SHAPE; i++)
+    Py_XDECREF (previous[i]);
+  Py_RETURN_NONE;
+}
+
+/* _cugi.Plan(kernel, checks, formats) */
+static PyObject *
+plan_new (PyTypeObject *type,
+          PyObject     *args,
+          PyObject     *kwargs)
+{
+  PyObject *kernel_object;
+  const char *checks, *formats;
+  CugiKernel *kernel;
+  gsize n_values = 0, block_size = 0;
+  gboolean keeps_lists = TRUE;
+  Plan *self;
+
+  if (!PyArg_ParseTuple (args, "Oss:Plan", &kernel_object, &checks, &formats))
+    return NULL;
+  if ((kernel = gobject_of (kernel_object, CUGI_TYPE_KERNEL)) == NULL)
+    return refuse_argument ("kernel", "Cugi.Kernel", kernel_object);
+  if (strlen (checks) > MAX_PLANNED_PARAMS)
+    return PyErr_Format (PyExc_ValueError, "a plan takes at most %d parameters", MAX_PLANNED_PARAMS);
+  for (const gchar *check = checks; *check != '\0'; check++)
+    {
+      if (*check == TAKES_BUFFER)
+        continue;
+      if (strchr ("nir", *check) == NULL)
+        return PyErr_Format (PyExc_ValueError, "unknown check '%c'", *check);
+      n_values++;
+    }
+  if (strlen (formats) != n_values)
+    return PyErr_Format (PyExc_ValueError, "%zu formats for %zu values", strlen (formats), n_values);
+  for (const gchar *format = formats; *format != '\0'; format++)
+    {
+      if (format_size (*format) == 0)
+        return PyErr_Format (PyExc_ValueError, "unknown format '%c'", *format);
+      block_size += format_size (*format);
+      /* Values smaller than 4 bytes are bytes in an argument list, which
+       * takes no new values: those launches pack afresh each time. */
+      keeps_lists = keeps_lists && strchr ("iIqQfd", *format) != NULL;
+    }
+
+  self = (Plan *) PyType_GenericAlloc (type, 0);
+  if (self == NULL)
+    return NULL;
+  self->kernel = g_object_ref (kernel);
+  self->n_params = strlen (checks);
+  self->checks = g_strdup (checks);
+  self->formats = g_strdup (formats);
+  self->block_size = block_size;
+  self->keeps_lists = keeps_lists;
+  self->spares = g_ptr_array_new_with_free_func (kept_list_free);
+  return (PyObject *) self;
+}
+
+static void
+plan_dealloc (PyObject *object)
+{
+  Plan *self = (Plan *) object;
+  PyTypeObject *type = Py_TYPE (object);
+  freefunc free_object = PyType_GetSlot (type, Py_tp_free);
+
+  for (int i = 0; i < N_SHAPE; i++)
+    Py_XDECREF (self->shape[i]);
+  Py_XDECREF (self->config);
+  g_ptr_array_unref (self->spares);
+  g_free (self->checks);
+  g_free (self->formats);
+  g_object_unref (self->kernel);
+  free_object (object);
+  Py_DECREF (type);
+}
+
+static PyMethodDef plan_methods[] = {
+  { "launch", (PyCFunction) (void (*) (void)) plan_launch, METH_FASTCALL,
+    "launch(config, args): True once launched, None where the call goes the general way." },
+  { "remember", (PyCFunction) (void (*) (void)) plan_remember, METH_FASTCALL,
+    "remember(grid, block, stream, shared_mem, config): the shape call() launches." },
+  { NULL, NULL, 0, NULL },
+};
+
+static PyType_Slot plan_slots[] = {
+  { Py_tp_new, plan_new },
+  { Py_tp_dealloc, plan_dealloc },
+  { Py_tp_methods, plan_methods },
+  { Py_tp_doc, "Plan(kernel, checks, formats): how a kernel's calls convert and launch their arguments." },
+  { 0, NULL },
+};
+
+static PyType_Spec plan_spec = {
+  .name = "_cugi.Plan",
+  .basicsize = sizeof (Plan),
+  .flags = Py_TPFLAGS_DEFAULT,
+  .slots = plan_slots,
+};
+
+/* ---- kernels called like functions ---------------------------------------- */
+
+static PyObject *plan_type;
+static PyObject *plan_name;                /* "_cugi_plan" */
+static PyObject *call_slowly_name;         /* "_call_slowly" */
+static PyObject *shape_names[N_SHAPE];     /* "grid", "block", "stream", "shared_mem" */
+static PyObject *zero;
+
+/* KernelCall.__call__(*args, grid, block, stream=None, shared_mem=0): a
+ * call of the shape of the kernel's call before by its plan (the
+ * `_cugi_plan` of its wrapper), without a Python frame; the others through its
+ * _call_slowly(), which takes the same arguments. */
+static PyObject *
+kernel_call (PyObject *self,
+             PyObject *args,
+             PyObject *keywords)
+{
+  PyObject *shape[N_SHAPE] = { NULL, NULL, Py_None, zero };
+  Py_ssize_t n_given = 0;
+  PyObject *plan, *slowly, *result;
+  gboolean launched = FALSE;
+
+  for (int i = 0; keywords != NULL && i < N_SHAPE; i++)
+    {
+      PyObject *value = PyDict_GetItemWithError (keywords, shape_names[i]);
+
+      if (value != NULL)
+        {
+          shape[i] = value;
+          n_given++;
+        }
+      else if (PyErr_Occurred ())
+        return NULL;
+    }
+  /* The plan from the wrapper's own dictionary (a getattr() costs as
+   * much as the rest of the call), kept through the launch. */
+  if (shape[SHAPE_GRID] != NULL && shape[SHAPE_BLOCK] != NULL && n_given == PyDict_Size (keywords) &&
+      PyObject_TypeCheck (self, &PyGObject_Type) && ((PyGObject *) self)->inst_dict != NULL &&
+      (plan = PyDict_GetItemWithError (((PyGObject *) self)->inst_dict, plan_name)) != NULL &&
+      PyObject_TypeCheck (plan, (PyTypeObject *) plan_type))
+    {
+      Py_INCREF (plan);
+      launched = plan_call ((Plan *) plan, args, shape);
+      Py_DECREF (plan);
+    }
+  else if (PyErr_Occurred ())
+    return NULL;
+  if (launched)
+    Py_RETURN_TRUE;
+  slowly = PyObject_GetAttr (self, call_slowly_name);
+  if (slowly == NULL)
+    return NULL;
+  result = PyObject_Call (slowly, args, keywords);
+  Py_DECREF (slowly);
+  return result;
+}
+
+static PyType_Slot kernel_call_slots[] = {
+  { Py_tp_call, kernel_call },
+  { Py_tp_doc, "KernelCall: a base of Cugi.Kernel that calls it like a function, in C." },
+  { 0, NULL },
+};
+
+/* No fields of its own, so that Cugi.Kernel's override can have it as a
+ * second base, whose __call__ Python then calls without a frame. */
+static PyType_Spec kernel_call_spec = {
+  .name = "_cugi.KernelCall",
+  .basicsize = 0,
+  .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+  .slots = kernel_call_slots,
+};
+
+/* _cugi.set_open_scopes(list): Cugi.py's list of open `with stream:`
+ * blocks, whose kernel calls Plan.call() leaves to Python. */
+static PyObject *
+calls_set_open_scopes (PyObject *module,
+                       PyObject *scopes)
+{
+  if (!PyList_Check (scopes))
+    return PyErr_Format (PyExc_TypeError, "set_open_scopes() takes a list");
+  Py_INCREF (scopes);
+  Py_XDECREF (open_scopes);
+  open_scopes = scopes;
+  Py_RETURN_NONE;
+}
+
+/* ---- the module ---------------------------------------------------------- */
+
+static PyMethodDef calls_methods[] = {
+  { "launch", (PyCFunction) (void (*) (void)) calls_launch, METH_FASTCALL,
+    "launch(kernel, config, args): Cugi.Kernel.launch(), without PyGObject's invoker." },
+  { "allocate", (PyCFunction) (void (*) (void)) calls_allocate, METH_FASTCALL,
+    "allocate(pool, size): Cugi.MemoryPool.allocate(), without PyGObject's invoker." },
+  { "set_open_scopes", calls_set_open_scopes, METH_O,
+    "set_open_scopes(list): the open `with stream:` blocks, whose calls Python makes." },
+  { NULL, NULL, 0, NULL },
+};
+
+static int
+calls_exec (PyObject *module)
+{
+  static const char *const shape_keywords[N_SHAPE] = { "grid", "block", "stream", "shared_mem" };
+  PyObject *gobject_module = pygobject_init (-1, -1, -1);
+  PyObject *kernel_call_type;
+
+  if (gobject_module == NULL)
+    return -1;
+  Py_DECREF (gobject_module);
+  plan_name = PyUnicode_InternFromString ("_cugi_plan");
+  call_slowly_name = PyUnicode_InternFromString ("_call_slowly");
+  zero = PyLong_FromLong (0);
+  if (plan_name == NULL || call_slowly_name == NULL || zero == NULL)
+    return -1;
+  for (int i = 0; i < N_SHAPE; i++)
+    if ((shape_names[i] = PyUnicode_InternFromString (shape_keywords[i])) == NULL)
+      return -1;
+  plan_type = PyType_FromSpec (&plan_spec);
+  kernel_call_type = PyType_FromSpec (&kernel_call_spec);
+  if (plan_type == NULL || kernel_call_type == NULL)
+    return -1;
+  /* The module's references, beside the ones kept here. */
+  Py_INCREF (plan_type);
+  Py_INCREF (kernel_call_type);
+  if (PyModule_AddObject (module, "Plan", plan_type) < 0)
+    {
+      Py_DECREF (plan_type);
+      return -1;
+    }
+  if (PyModule_AddObject (module, "KernelCall", kernel_call_type) < 0)
+    {
+      Py_DECREF (kernel_call_type);
+      return -1;
+    }
+  return PyModule_AddIntConstant (module, "MAX_PLANNED_PARAMS", MAX_PLANNED_PARAMS);
+}
+
+static PyModuleDef_Slot calls_slots[] = {
+  { Py_mod_exec, calls_exec },
+  { 0, NULL },
+};
+
+static struct PyModuleDef calls_module = {
+  PyModuleDef_HEAD_INIT,
+  .m_name = "_cugi",
+  .m_doc = "The part of cugi's PyGObject overrides written in C.",
+  .m_methods = calls_methods,
+  .m_slots = calls_slots,
+};
+
+PyMODINIT_FUNC PyInit__cugi (void);
+
+PyMODINIT_FUNC
+PyInit__cugi (void)
+{
+  return PyModuleDef_Init (&calls_module);
+}
