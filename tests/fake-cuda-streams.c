@@ -176,6 +176,7 @@ typedef struct
   cuuint64_t threshold;
   cuuint64_t used, used_high;
   cuuint64_t reserved, reserved_high;  /* used, and freed but not trimmed */
+  int destroyed;                       /* freed with its last block, as the driver does */
 } FakePool;
 
 /* What precedes each block's memory. */
@@ -220,9 +221,12 @@ static void
 block_free (unsigned char *memory)
 {
   FakeBlock *block = (FakeBlock *) memory - 1;
+  FakePool *pool = block->pool;
 
-  block->pool->used -= block->size;
+  pool->used -= block->size;
   free (block);
+  if (pool->destroyed && pool->used == 0)
+    free (pool);
 }
 
 static CUresult
@@ -246,9 +250,18 @@ fake_cuMemPoolCreate (CUmemoryPool *pool, const CUmemPoolProps *props)
 static CUresult
 fake_cuMemPoolDestroy (CUmemoryPool pool)
 {
+  FakePool *fake = (FakePool *) pool;
+
   if (pool == NULL || pool == (CUmemoryPool) &default_pool)
     return CUDA_ERROR_INVALID_VALUE;
-  free (pool);
+  /* Blocks still allocated, or freed on a stream that has not got there,
+   * keep it until the last is freed. */
+  pthread_mutex_lock (&lock);
+  fake->destroyed = 1;
+  if (fake->used > 0)
+    fake = NULL;
+  pthread_mutex_unlock (&lock);
+  free (fake);
   return CUDA_SUCCESS;
 }
 
