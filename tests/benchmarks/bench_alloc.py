@@ -6,10 +6,11 @@ Times, per allocation and drop, `Cugi.MemoryPool.allocate(1 << 20)`,
 `Cugi.StreamOrderedPool.allocate(stream, 1 << 20)`,
 `Cugi.Buffer.new_on_stream(stream, 1 << 20)` and CuPy's
 `cupy.cuda.alloc(1 << 20)` from `cupy.get_default_memory_pool()`, and
-prints cugi's ratio to CuPy. Beside them, for reference, a GI method call
-that allocates nothing and returns no object (`pool.get_held_blocks()`):
-the part of each cugi figure that is PyGObject's call itself, before the
-new Buffer's wrapper is made and dropped. `--json FILE` writes the
+prints cugi's ratio to CuPy; the rounds are interleaved. MemoryPool's
+allocate() goes through the overrides' C module (_cugi); the others
+through PyGObject's invoker, whose cost alone, a GI method call that
+allocates nothing and returns no object (`pool.get_held_blocks()`), is
+timed beside them for reference. `--json FILE` writes the
 figures as records {"bench": "alloc", "impl": ..., "us": ...}. Needs
 PyGObject, CuPy and a GPU (on the GPU machine: bash .gpu/enter
 .gpu/venv-gi tests/benchmarks/bench_alloc.py); exits 77 where any is
@@ -39,19 +40,24 @@ SYNC_EVERY = 256
 ROUNDS = 7
 
 
-def per_pair_us(pair, synchronize):
-    """Median microseconds per allocate + drop over ROUNDS rounds."""
-    times = []
-    pair()
+def per_pair_us(pairs):
+    """Median microseconds per allocate + drop of each of @pairs (name: (the
+    pair, what waits for its frees)) over ROUNDS rounds, each round running
+    every one once, so that a slower spell of a shared machine falls on all
+    of them alike."""
+    times = {name: [] for name in pairs}
+    for pair, _ in pairs.values():
+        pair()
     for _ in range(ROUNDS):
-        start = time.perf_counter()
-        for i in range(1, PAIRS + 1):
-            pair()
-            if i % SYNC_EVERY == 0:
-                synchronize()
-        synchronize()
-        times.append((time.perf_counter() - start) / PAIRS * 1e6)
-    return statistics.median(times)
+        for name, (pair, synchronize) in pairs.items():
+            start = time.perf_counter()
+            for i in range(1, PAIRS + 1):
+                pair()
+                if i % SYNC_EVERY == 0:
+                    synchronize()
+            synchronize()
+            times[name].append((time.perf_counter() - start) / PAIRS * 1e6)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def main():
@@ -84,17 +90,17 @@ def main():
     def nothing():
         pass
 
-    figures = {
-        'cupy-memory-pool': per_pair_us(cupy_alloc, nothing),
-        'python-cugi-memory-pool': per_pair_us(cugi_pool, nothing),
-        'python-cugi-stream-ordered-pool': per_pair_us(cugi_ordered, stream.synchronize),
-        'python-cugi-buffer-new-on-stream': per_pair_us(cugi_on_stream, stream.synchronize),
-        'python-gi-call-reference': per_pair_us(gi_call, nothing),
-    }
+    figures = per_pair_us({
+        'cupy-memory-pool': (cupy_alloc, nothing),
+        'python-cugi-memory-pool': (cugi_pool, nothing),
+        'python-cugi-stream-ordered-pool': (cugi_ordered, stream.synchronize),
+        'python-cugi-buffer-new-on-stream': (cugi_on_stream, stream.synchronize),
+        'python-gi-call-reference': (gi_call, nothing),
+    })
     assert cupy_pool.used_bytes() == 0
     cupy_time = figures['cupy-memory-pool']
     print(f'bench_alloc: allocate + drop of {SIZE} bytes from Python; '
-          f'medians of {ROUNDS} rounds of {PAIRS}')
+          f'medians of {ROUNDS} interleaved rounds of {PAIRS}')
     for impl, us in figures.items():
         print(f'{impl:36} {us:8.3f} us   {us / cupy_time:6.3f} x CuPy')
     if json_file:

@@ -7,8 +7,10 @@ cuda-python (NVIDIA's driver bindings), all in the device's primary context;
 and uploads and downloads of 256 MiB of NumPy memory, pageable and pinned,
 through the overrides (Buffer.upload(0, array), Buffer.download_into(array))
 beside the C library's own address entry points called directly and
-cuda-python's cuMemcpyHtoD and cuMemcpyDtoH. Prints rates and cugi's ratio
-to each peer. Needs a Python with PyGObject and NumPy and a CUDA driver
+cuda-python's cuMemcpyHtoD and cuMemcpyDtoH. The launches are also timed
+from C straight through the driver (bench-raw-launch.c, through ctypes), the
+raw C reference, and all launch rounds are interleaved. Prints rates and
+cugi's ratio to each peer. Needs a Python with PyGObject and NumPy and a CUDA driver
 (exits 77 without); the launches and round trips need CuPy and cuda-python
 too, and the transfers' raw column cuda-python, each left out where missing
 (on the GPU machine: bash .gpu/enter .gpu/venv-gi
@@ -16,14 +18,16 @@ tests/benchmarks/bench_peers.py; without a GPU the transfers run against the
 stand-in driver of the tests, whose figures are host memcpy's).
 
 --json FILE appends one JSON record a line: {"bench": "launch-python",
-"impl": "cugi-call"|"cugi-prepared"|"cupy"|"cuda-python", "us_per_launch": ...},
+"impl": "cugi-call"|"cugi-prepared"|"cupy"|"cuda-python"|"raw-c", "us_per_launch": ...},
 {"bench": "copy-python", "impl": "cugi"|"cupy", "gb_per_s": ...} and
 {"bench": "transfer-python", "direction": "upload"|"download",
 "memory": "pageable"|"pinned", "impl": "override"|"cugi-c"|"cuda-python",
 "gb_per_s": ...}.
 """
 import argparse
+import ctypes
 import json
+import os
 import statistics
 import sys
 import time
@@ -83,6 +87,36 @@ def rate(run, count):
         run()
         rates.append(count / (time.perf_counter() - start))
     return statistics.median(rates)
+
+
+def interleaved_us(runs, count):
+    """Median microseconds per operation of each of @runs (each doing @count
+    operations) over ROUNDS rounds, each round running every one once, so
+    that a slower spell of a shared machine falls on all of them alike."""
+    times = {name: [] for name in runs}
+    for run in runs.values():
+        run()                                   # warm
+    for _ in range(ROUNDS):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[name].append((time.perf_counter() - start) / count * 1e6)
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def raw_c_launcher():
+    """bench_raw_launch_seconds() of bench-raw-launch.c, or None where it is
+    not built (CUGI_BENCH_RAW_LAUNCH names it; by default the build tree's,
+    from the project's root)."""
+    path = os.environ.get('CUGI_BENCH_RAW_LAUNCH', 'build/tests/benchmarks/libbench-raw-launch.so')
+    try:
+        function = ctypes.CDLL(os.path.abspath(path)).bench_raw_launch_seconds
+    except OSError as error:
+        print(f'raw C launches left out: {error}')
+        return None
+    function.restype = ctypes.c_double
+    function.argtypes = [ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint]
+    return function
 
 
 def raw_driver():
@@ -154,23 +188,34 @@ def launches(records, device):
             if i % SYNC_EVERY == SYNC_EVERY - 1:
                 cu.cuCtxSynchronize()
 
-    for warm in (cugi_launches, cugi_calls, cupy_launches, raw_launches):
-        warm()
-    results = {
-        'cugi Kernel.launch (prepared args)': rate(cugi_launches, LAUNCHES),
-        'cugi kernel(...) call (override)': rate(cugi_calls, LAUNCHES),
-        'CuPy RawKernel call': rate(cupy_launches, LAUNCHES),
-        'cuda-python cuLaunchKernel (prepared)': rate(raw_launches, LAUNCHES),
-    }
-    for name, impl in zip(results, ('cugi-prepared', 'cugi-call', 'cupy', 'cuda-python')):
-        records.append({'bench': 'launch-python', 'impl': impl, 'us_per_launch': 1e6 / results[name]})
-    print(f'\nLaunches a second, a {N_ELEMENTS}-thread saxpy, sync every {SYNC_EVERY}:')
-    for name, value in results.items():
-        print(f'  {name:40s} {value:12.0f}')
-    prepared = results['cugi Kernel.launch (prepared args)']
-    print(f'  cugi prepared / CuPy: {prepared / results["CuPy RawKernel call"]:.2f}; '
-          f'cugi prepared / cuda-python: {prepared / results["cuda-python cuLaunchKernel (prepared)"]:.2f}; '
-          f'cugi call / CuPy: {results["cugi kernel(...) call (override)"] / results["CuPy RawKernel call"]:.2f}')
+    # The raw C reference: the same launches from C (bench-raw-launch.c).
+    raw_c = raw_c_launcher()
+
+    def raw_c_launches():
+        if raw_c(int(function), params.ctypes.data, N_ELEMENTS, LAUNCHES, SYNC_EVERY) < 0:
+            raise RuntimeError('bench-raw-launch: a launch failed')
+
+    runs = {'cugi-prepared': cugi_launches, 'cugi-call': cugi_calls, 'cupy': cupy_launches,
+            'cuda-python': raw_launches}
+    if raw_c is not None:
+        runs['raw-c'] = raw_c_launches
+    us = interleaved_us(runs, LAUNCHES)
+    for impl, value in us.items():
+        records.append({'bench': 'launch-python', 'impl': impl, 'us_per_launch': value})
+    names = {'cugi-prepared': 'cugi Kernel.launch (prepared args)',
+             'cugi-call': 'cugi kernel(...) call (override)', 'cupy': 'CuPy RawKernel call',
+             'cuda-python': 'cuda-python cuLaunchKernel (prepared)',
+             'raw-c': 'raw C cuLaunchKernel (prepared)'}
+    print(f'\nLaunches, a {N_ELEMENTS}-thread saxpy, sync every {SYNC_EVERY}; '
+          f'rounds interleaved (µs per launch, and launches a second):')
+    for impl, value in us.items():
+        print(f'  {names[impl]:40s} {value:8.3f} µs {1e6 / value:10.0f}')
+    print(f'  cugi call / CuPy time: {us["cugi-call"] / us["cupy"]:.2f}; '
+          f'cugi prepared / CuPy time: {us["cugi-prepared"] / us["cupy"]:.2f}')
+    if raw_c is not None:
+        print(f'  cugi call / raw C time: {us["cugi-call"] / us["raw-c"]:.2f}; '
+              f'cugi prepared / raw C time: {us["cugi-prepared"] / us["raw-c"]:.2f}; '
+              f'cuda-python / raw C time: {us["cuda-python"] / us["raw-c"]:.2f}')
     check(cu.cuModuleUnload(module))
 
 
