@@ -465,10 +465,10 @@ Buffer = override(Buffer)
 
 
 class MemoryPool(Cugi.MemoryPool):
-    def allocate(self, size):
-        """MemoryPool.allocate(), in one call into C (_cugi) rather than
-        through PyGObject's invoker: a pool serves allocations in loops."""
-        return _cugi.allocate(self, size)
+    # allocate() is written in C (_cugi.add_methods(), below Kernel): a pool
+    # serves allocations in loops, where PyGObject's invoker would cost as
+    # much as the allocation.
+    pass
 
 
 MemoryPool = override(MemoryPool)
@@ -692,10 +692,12 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
     (converted to the type the kernel declares for that parameter). The call
     returns once the launch is enqueued."""
 
-    # The call itself is _cugi.KernelCall's, in C: a call of the shape of
-    # the one before (the same grid, block, stream and shared memory) by
-    # the kernel's plan, once it has one (_new_shape()); the others, and
-    # those inside `with stream:` without a stream, here.
+    # launch() is written in C (_cugi.add_methods(), below), rather than
+    # PyGObject's invoker, whose cost is that of a launch. The call itself
+    # is _cugi.KernelCall's, in C too: a call of the shape of the one
+    # before (the same grid, block, stream and shared memory) goes by the
+    # kernel's plan, once it has one (_new_shape()); the others, and those
+    # inside `with stream:` without a stream, come here.
     _cugi_plan = None
 
     def _call_slowly(self, *args, grid, block, stream=None, shared_mem=0):
@@ -715,11 +717,6 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
         if plan is not None and plan.launch(config, args):
             return True
         return self._call_generally(config, stream, args)
-
-    def launch(self, config, args):
-        """Kernel.launch(), in one call into C (_cugi) rather than through
-        PyGObject's invoker."""
-        return _cugi.launch(self, config, args)
 
     def _call_generally(self, config, stream, args):
         """A call that the argument plan does not take: in one call to cugi
@@ -823,6 +820,7 @@ def _wide_int_value(value):
 
 Kernel = override(Kernel)
 __all__.append('Kernel')
+_cugi.add_methods(Kernel, MemoryPool)
 
 
 # ---- scoped streams, devices and peer access ---------------------------------

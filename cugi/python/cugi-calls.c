@@ -73,11 +73,11 @@ launch_result (gboolean  launched,
   Py_RETURN_TRUE;
 }
 
-/* _cugi.launch(kernel, config, args): Cugi.Kernel.launch(). */
+/* Kernel.launch(config, args), a method of Cugi.Kernel's override. */
 static PyObject *
-calls_launch (PyObject         *module,
-              PyObject *const  *argv,
-              Py_ssize_t        argc)
+kernel_launch (PyObject         *self,
+               PyObject *const  *argv,
+               Py_ssize_t        argc)
 {
   CugiKernel *kernel;
   CugiLaunchConfig *config;
@@ -85,14 +85,14 @@ calls_launch (PyObject         *module,
   GError *error = NULL;
   gboolean launched;
 
-  if (argc != 3)
-    return PyErr_Format (PyExc_TypeError, "launch() takes 3 arguments (%zd given)", argc);
-  if ((kernel = gobject_of (argv[0], CUGI_TYPE_KERNEL)) == NULL)
-    return refuse_argument ("self", "Cugi.Kernel", argv[0]);
-  if ((config = boxed_of (argv[1], CUGI_TYPE_LAUNCH_CONFIG)) == NULL)
-    return refuse_argument ("config", "Cugi.LaunchConfig", argv[1]);
-  if ((args = boxed_of (argv[2], CUGI_TYPE_KERNEL_ARGS)) == NULL)
-    return refuse_argument ("args", "Cugi.KernelArgs", argv[2]);
+  if (argc != 2)
+    return PyErr_Format (PyExc_TypeError, "launch() takes 2 arguments (%zd given)", argc);
+  if ((kernel = gobject_of (self, CUGI_TYPE_KERNEL)) == NULL)
+    return refuse_argument ("self", "Cugi.Kernel", self);
+  if ((config = boxed_of (argv[0], CUGI_TYPE_LAUNCH_CONFIG)) == NULL)
+    return refuse_argument ("config", "Cugi.LaunchConfig", argv[0]);
+  if ((args = boxed_of (argv[1], CUGI_TYPE_KERNEL_ARGS)) == NULL)
+    return refuse_argument ("args", "Cugi.KernelArgs", argv[1]);
 
   /* Python's other threads run while the driver takes the launch, which
    * can wait when the device's queue is full. */
@@ -102,11 +102,11 @@ calls_launch (PyObject         *module,
   return launch_result (launched, error);
 }
 
-/* _cugi.allocate(pool, size): Cugi.MemoryPool.allocate(). */
+/* MemoryPool.allocate(size), a method of Cugi.MemoryPool's override. */
 static PyObject *
-calls_allocate (PyObject         *module,
-                PyObject *const  *argv,
-                Py_ssize_t        argc)
+memory_pool_allocate (PyObject         *self,
+                      PyObject *const  *argv,
+                      Py_ssize_t        argc)
 {
   CugiMemoryPool *pool;
   CugiBuffer *buffer;
@@ -114,11 +114,11 @@ calls_allocate (PyObject         *module,
   unsigned long long size;
   PyObject *wrapper;
 
-  if (argc != 2)
-    return PyErr_Format (PyExc_TypeError, "allocate() takes 2 arguments (%zd given)", argc);
-  if ((pool = gobject_of (argv[0], CUGI_TYPE_MEMORY_POOL)) == NULL)
-    return refuse_argument ("self", "Cugi.MemoryPool", argv[0]);
-  size = PyLong_AsUnsignedLongLong (argv[1]);
+  if (argc != 1)
+    return PyErr_Format (PyExc_TypeError, "allocate() takes 1 argument (%zd given)", argc);
+  if ((pool = gobject_of (self, CUGI_TYPE_MEMORY_POOL)) == NULL)
+    return refuse_argument ("self", "Cugi.MemoryPool", self);
+  size = PyLong_AsUnsignedLongLong (argv[0]);
   if (size == (unsigned long long) -1 && PyErr_Occurred ())
     return NULL;
   if (size > G_MAXSIZE)
@@ -688,6 +688,53 @@ static PyType_Spec kernel_call_spec = {
   .slots = kernel_call_slots,
 };
 
+/* The methods the overrides' classes take from here: written in C, so that
+ * a call is neither PyGObject's invoker nor a Python frame. */
+static PyMethodDef kernel_methods[] = {
+  { "launch", (PyCFunction) (void (*) (void)) kernel_launch, METH_FASTCALL,
+    "launch(config, args): Cugi.Kernel.launch(), in C rather than through PyGObject's invoker." },
+  { NULL, NULL, 0, NULL },
+};
+
+static PyMethodDef memory_pool_methods[] = {
+  { "allocate", (PyCFunction) (void (*) (void)) memory_pool_allocate, METH_FASTCALL,
+    "allocate(size): Cugi.MemoryPool.allocate(), in C rather than through PyGObject's invoker." },
+  { NULL, NULL, 0, NULL },
+};
+
+static gboolean
+add_methods (PyObject    *class,
+             PyMethodDef *methods)
+{
+  for (PyMethodDef *method = methods; method->ml_name != NULL; method++)
+    {
+      PyObject *descriptor = PyDescr_NewMethod ((PyTypeObject *) class, method);
+      int set;
+
+      if (descriptor == NULL)
+        return FALSE;
+      set = PyObject_SetAttrString (class, method->ml_name, descriptor);
+      Py_DECREF (descriptor);
+      if (set < 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* _cugi.add_methods(Kernel, MemoryPool): gives the overrides' classes
+ * their methods written here. */
+static PyObject *
+calls_add_methods (PyObject         *module,
+                   PyObject *const  *argv,
+                   Py_ssize_t        argc)
+{
+  if (argc != 2 || !PyType_Check (argv[0]) || !PyType_Check (argv[1]))
+    return PyErr_Format (PyExc_TypeError, "add_methods() takes the classes Kernel and MemoryPool");
+  if (!add_methods (argv[0], kernel_methods) || !add_methods (argv[1], memory_pool_methods))
+    return NULL;
+  Py_RETURN_NONE;
+}
+
 /* _cugi.set_open_scopes(list): Cugi.py's list of open `with stream:`
  * blocks, whose kernel calls Plan.call() leaves to Python. */
 static PyObject *
@@ -705,10 +752,8 @@ calls_set_open_scopes (PyObject *module,
 /* ---- the module ---------------------------------------------------------- */
 
 static PyMethodDef calls_methods[] = {
-  { "launch", (PyCFunction) (void (*) (void)) calls_launch, METH_FASTCALL,
-    "launch(kernel, config, args): Cugi.Kernel.launch(), without PyGObject's invoker." },
-  { "allocate", (PyCFunction) (void (*) (void)) calls_allocate, METH_FASTCALL,
-    "allocate(pool, size): Cugi.MemoryPool.allocate(), without PyGObject's invoker." },
+  { "add_methods", (PyCFunction) (void (*) (void)) calls_add_methods, METH_FASTCALL,
+    "add_methods(Kernel, MemoryPool): the methods above, on the overrides' classes." },
   { "set_open_scopes", calls_set_open_scopes, METH_O,
     "set_open_scopes(list): the open `with stream:` blocks, whose calls Python makes." },
   { NULL, NULL, 0, NULL },
