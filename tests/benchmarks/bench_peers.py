@@ -9,13 +9,14 @@ through the overrides (Buffer.upload(0, array), Buffer.download_into(array))
 beside the C library's own address entry points called directly and
 cuda-python's cuMemcpyHtoD and cuMemcpyDtoH. The launches are also timed
 from C straight through the driver (bench-raw-launch.c, through ctypes), the
-raw C reference, and all launch rounds are interleaved. Prints rates and
-cugi's ratio to each peer. Needs a Python with PyGObject and NumPy and a CUDA driver
-(exits 77 without); the launches and round trips need CuPy and cuda-python
-too, and the transfers' raw column cuda-python, each left out where missing
-(on the GPU machine: bash .gpu/enter .gpu/venv-gi
-tests/benchmarks/bench_peers.py; without a GPU the transfers run against the
-stand-in driver of the tests, whose figures are host memcpy's).
+raw C reference. The launches' and the transfers' rounds are interleaved.
+Prints rates and cugi's ratio to each peer. Needs a Python with PyGObject
+and NumPy and a CUDA driver (exits 77 without); the launches and round
+trips need CuPy and cuda-python too, and the transfers' raw column
+cuda-python, each left out where missing (on the GPU machine: bash
+.gpu/enter .gpu/venv-gi tests/benchmarks/bench_peers.py; without a GPU the
+transfers run against the stand-in driver of the tests, whose figures are
+host memcpy's).
 
 --json FILE appends one JSON record a line: {"bench": "launch-python",
 "impl": "cugi-call"|"cugi-prepared"|"cupy"|"cuda-python"|"raw-c", "us_per_launch": ...},
@@ -281,12 +282,12 @@ def transfers(records, raw):
           + ('' if raw is not None else ' (left out: no cuda-python or no driver for it)') + ':')
     for memory, host in (('pageable', pageable), ('pinned', pinned)):
         for direction, impls in transfer_ways(buffer, host, raw_memory).items():
-            rates = {}
-            for impl, run in impls.items():
-                run()   # warm: staging blocks, page faults
-                rates[impl] = rate(run, gb)
+            # Warmed (staging blocks, page faults) and timed in interleaved
+            # rounds.
+            rates = {impl: gb / (us * 1e-6) for impl, us in interleaved_us(impls, 1).items()}
+            for impl, value in rates.items():
                 records.append({'bench': 'transfer-python', 'direction': direction,
-                                'memory': memory, 'impl': impl, 'gb_per_s': rates[impl]})
+                                'memory': memory, 'impl': impl, 'gb_per_s': value})
             line = ''.join(f'  {impl} {value:7.2f}' for impl, value in rates.items())
             line += f'  override/C {rates["override"] / rates["cugi-c"]:.2f} (goal >= 0.95)'
             if 'cuda-python' in rates:

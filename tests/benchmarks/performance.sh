@@ -32,7 +32,9 @@ run copy "$bench/bench-copy"
 run alloc "$bench/bench-alloc"
 python_with_peers=/usr/bin/python3
 [ -x .gpu/venv-gi ] || [ -f .gpu/venv-gi ] && python_with_peers="bash .gpu/venv-gi"
+export CUGI_BENCH_RAW_LAUNCH="$bench/libbench-raw-launch.so"
 run peers $python_with_peers "$here/bench_peers.py"
+run alloc-py $python_with_peers "$here/bench_alloc.py"
 command -v gjs >/dev/null && run gjs gjs "$here/bench_gjs_launch.js"
 
 plot="/usr/bin/python3 $here/plot-performance.py $data"
