@@ -90,18 +90,22 @@ def rate(run, count):
     return statistics.median(rates)
 
 
-def interleaved_us(runs, count):
+def interleaved_us(runs, count, repeat=1):
     """Median microseconds per operation of each of @runs (each doing @count
-    operations) over ROUNDS rounds, each round running every one once, so
-    that a slower spell of a shared machine falls on all of them alike."""
+    operations, @repeat times a round) over ROUNDS rounds, each round
+    running every one, so that a slower spell of a shared machine falls on
+    all of them alike, and each round starting with the next one, so that
+    none always follows the same other."""
     times = {name: [] for name in runs}
+    names = list(runs)
     for run in runs.values():
         run()                                   # warm
-    for _ in range(ROUNDS):
-        for name, run in runs.items():
+    for round_index in range(ROUNDS):
+        for name in names[round_index % len(names):] + names[:round_index % len(names)]:
             start = time.perf_counter()
-            run()
-            times[name].append((time.perf_counter() - start) / count * 1e6)
+            for _ in range(repeat):
+                runs[name]()
+            times[name].append((time.perf_counter() - start) / (count * repeat) * 1e6)
     return {name: statistics.median(values) for name, values in times.items()}
 
 
@@ -283,8 +287,8 @@ def transfers(records, raw):
     for memory, host in (('pageable', pageable), ('pinned', pinned)):
         for direction, impls in transfer_ways(buffer, host, raw_memory).items():
             # Warmed (staging blocks, page faults) and timed in interleaved
-            # rounds.
-            rates = {impl: gb / (us * 1e-6) for impl, us in interleaved_us(impls, 1).items()}
+            # rounds of a few copies each.
+            rates = {impl: gb / (us * 1e-6) for impl, us in interleaved_us(impls, 1, repeat=3).items()}
             for impl, value in rates.items():
                 records.append({'bench': 'transfer-python', 'direction': direction,
                                 'memory': memory, 'impl': impl, 'gb_per_s': value})
