@@ -220,6 +220,24 @@ format_size (gchar format)
     }
 }
 
+/* Stores the low @size bytes of @bits at @out, in the host's order. */
+static void
+store_bits (guint64  bits,
+            gsize    size,
+            guint8  *out)
+{
+  guint32 four = (guint32) bits;
+  guint16 two = (guint16) bits;
+
+  switch (size)
+    {
+    case 8: memcpy (out, &bits, 8); break;
+    case 4: memcpy (out, &four, 4); break;
+    case 2: memcpy (out, &two, 2); break;
+    default: *out = (guint8) bits; break;
+    }
+}
+
 /* Packs @value as struct.pack('=' + @format) would, into @out; FALSE where
  * struct would refuse it (the call then goes the general way, which says
  * why in its own words). */
@@ -228,6 +246,8 @@ pack_value (gchar     format,
             PyObject *value,
             guint8   *out)
 {
+  gsize size;
+
   if (format == 'f' || format == 'd')
     {
       gdouble real = PyFloat_AsDouble (value);
@@ -253,49 +273,34 @@ pack_value (gchar     format,
   /* Integers: struct takes ints (bools among them), not floats. */
   if (!PyLong_Check (value))
     return FALSE;
-  if (format == 'Q' || format == 'I' || format == 'H' || format == 'B')
+  size = format_size (format);
+  if (g_ascii_isupper (format))
     {
       unsigned long long number = PyLong_AsUnsignedLongLong (value);
-      unsigned long long limit = format == 'Q' ? G_MAXUINT64 : format == 'I' ? G_MAXUINT32
-                                 : format == 'H' ? G_MAXUINT16 : G_MAXUINT8;
 
-      if ((number == (unsigned long long) -1 && PyErr_Occurred ()) || number > limit)
+      if ((number == (unsigned long long) -1 && PyErr_Occurred ()) ||
+          (size < 8 && number >> (8 * size) != 0))
         {
           PyErr_Clear ();
           return FALSE;
         }
-      switch (format)
-        {
-        case 'Q': { guint64 v = number; memcpy (out, &v, 8); break; }
-        case 'I': { guint32 v = number; memcpy (out, &v, 4); break; }
-        case 'H': { guint16 v = number; memcpy (out, &v, 2); break; }
-        default: *out = (guint8) number; break;
-        }
-      return TRUE;
+      store_bits (number, size, out);
     }
   else
     {
       int overflow;
       long long number = PyLong_AsLongLongAndOverflow (value, &overflow);
-      long long low = format == 'q' ? G_MININT64 : format == 'i' ? G_MININT32
-                      : format == 'h' ? G_MININT16 : G_MININT8;
-      long long high = format == 'q' ? G_MAXINT64 : format == 'i' ? G_MAXINT32
-                       : format == 'h' ? G_MAXINT16 : G_MAXINT8;
+      long long high = size < 8 ? (1LL << (8 * size - 1)) - 1 : G_MAXINT64;
 
-      if (overflow != 0 || (number == -1 && PyErr_Occurred ()) || number < low || number > high)
+      if (overflow != 0 || (number == -1 && PyErr_Occurred ()) || number < -high - 1 || number > high)
         {
           PyErr_Clear ();
           return FALSE;
         }
-      switch (format)
-        {
-        case 'q': { gint64 v = number; memcpy (out, &v, 8); break; }
-        case 'i': { gint32 v = number; memcpy (out, &v, 4); break; }
-        case 'h': { gint16 v = number; memcpy (out, &v, 2); break; }
-        default: *out = (guint8) (gint8) number; break;
-        }
-      return TRUE;
+      /* Two's complement: the low bytes of the number are its own. */
+      store_bits ((guint64) number, size, out);
     }
+  return TRUE;
 }
 
 /* Whether @value passes @check (TAKES_NUMBER, TAKES_INT, TAKES_REAL). */

@@ -25,7 +25,7 @@ import numpy  # noqa: E402
 # unsigned char, bool) is a C++ kernel, so its types are known; plain and
 # with_struct are extern "C", known by their sizes alone.
 IMAGE = (b'_Z5mixedifxyfdhb 4 4 8 8 4 8 1 1\nplain 4 8 4 8\nwith_struct 12\n'
-         b'_Z5saxpyfPKfPfj 4 8 8 4\nsaxpy_c 4 8 8 4\n')
+         b'_Z5saxpyfPKfPfj 4 8 8 4\nsaxpy_c 4 8 8 4\nnarrow_c 1 2 4\n')
 MIXED = '<ifqQfdBB'
 Kind = Cugi.ParameterKind
 
@@ -321,6 +321,11 @@ class KernelCallTest(unittest.TestCase):
         # An int stays an integer: nothing says the 8 bytes are a double.
         got = self.call(self.plain, 2**32 - 1, -1, numpy.float32(0.75), 1)
         self.assertEqual(got, struct.pack('<Iqfq', 2**32 - 1, -1, 0.75, 1))
+        # Parameters of 1 and 2 bytes take signed ints of their width, the
+        # plan's packing (calls of one shape after the first) included.
+        narrow = self.module.get_kernel('narrow_c')
+        for values in ((-5, -300, 7), (127, 32767, -2**31), (-128, -32768, 2**31 - 1), (0, 1, -1)):
+            self.assertEqual(self.call(narrow, *values), struct.pack('<bhi', *values))
 
     def test_a_kernel_known_by_its_sizes_alone(self):
         # The GTK example's fractal kernel, extern "C": (uchar4 *image, int
