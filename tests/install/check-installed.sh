@@ -20,8 +20,10 @@ source "$source/tests/install/installed-env.sh"
 unset CUGI_CACHE_DIR
 export CUGI_DISABLE_CACHE=1
 
-# The overrides must be the installed ones, under the prefix.
-/usr/bin/python3 -c 'import gi; gi.require_version("Cugi", "1.0"); from gi.repository import Cugi; import sys; f = sys.modules["gi.overrides.Cugi"].__file__; assert f.startswith(sys.argv[1]), f; print("Python overrides:", f)' "$prefix"
+# The overrides and their C module must be the installed ones, under the prefix.
+/usr/bin/python3 -c 'import gi; gi.require_version("Cugi", "1.0"); from gi.repository import Cugi; import sys
+for name in ("gi.overrides.Cugi", "_cugi"):
+    f = sys.modules[name].__file__; assert f.startswith(sys.argv[1]), f; print(name + ":", f)' "$prefix"
 
 # cugi-info and its manual page, found as a user would.
 versions=$("$prefix/bin/cugi-info" --version)
