@@ -2,12 +2,14 @@
  * overrides (Cugi.py) written in C.
  *
  * A Python call of a GI method goes through PyGObject's invoker, which
- * costs about as much as a kernel launch itself. The overrides call these
- * functions instead where a call is made in a loop: a prepared launch, and
- * a kernel called like a function, whose arguments a Plan (made by Cugi.py
- * at the kernel's first call) converts and launches in one C call. They
- * take and return what PyGObject would and raise its GLib.Error, so that
- * users see no difference but the time.
+ * costs about as much as a kernel launch itself. The calls a program makes
+ * in loops are written here instead: Kernel.launch() and
+ * MemoryPool.allocate() (methods the overrides' classes take with
+ * add_methods()), and a kernel called like a function (KernelCall, a base
+ * of the Kernel override), whose arguments a Plan, made by Cugi.py at the
+ * kernel's first call, converts and launches in one C call. They take and
+ * return what PyGObject would and raise its GLib.Error, so that users see
+ * no difference but the time.
  *
  * Built against Python's stable ABI (3.11), so that one file serves every
  * Python 3 from 3.11 on.
@@ -181,7 +183,7 @@ typedef struct
   gboolean keeps_lists; /* every value is a number an argument list can update */
   GPtrArray *spares;    /* KeptList, taken and given back with the GIL held */
   /* The shape of the kernel's last call through Python (remember()), and
-   * its LaunchConfig: call() launches calls of that shape. */
+   * its LaunchConfig: plan_call() launches calls of that shape. */
   PyObject *shape[N_SHAPE];
   PyObject *config;
 } Plan;
@@ -501,7 +503,7 @@ plan_call (Plan             *self,
 }
 
 /* Plan.remember(grid, block, stream, shared_mem, config): the shape of the
- * kernel's last call, and the LaunchConfig it made of it, for call(). */
+ * kernel's last call, and the LaunchConfig it made of it, for plan_call(). */
 static PyObject *
 plan_remember (PyObject         *object,
                PyObject *const  *argv,
@@ -602,7 +604,7 @@ static PyMethodDef plan_methods[] = {
   { "launch", (PyCFunction) (void (*) (void)) plan_launch, METH_FASTCALL,
     "launch(config, args): True once launched, None where the call goes the general way." },
   { "remember", (PyCFunction) (void (*) (void)) plan_remember, METH_FASTCALL,
-    "remember(grid, block, stream, shared_mem, config): the shape call() launches." },
+    "remember(grid, block, stream, shared_mem, config): the shape KernelCall launches by this plan." },
   { NULL, NULL, 0, NULL },
 };
 
@@ -741,7 +743,7 @@ calls_add_methods (PyObject         *module,
 }
 
 /* _cugi.set_open_scopes(list): Cugi.py's list of open `with stream:`
- * blocks, whose kernel calls Plan.call() leaves to Python. */
+ * blocks, whose kernel calls KernelCall leaves to Python. */
 static PyObject *
 calls_set_open_scopes (PyObject *module,
                        PyObject *scopes)
