@@ -16,9 +16,17 @@ GETTEXT_PACKAGE = 'cugi-1.0'
 BUILD_LOCALE_DIR = os.path.join(os.environ.get('G_TEST_BUILDDIR', ''), '..', 'po')
 
 # glibc ignores LANGUAGE where the messages locale is "C" or "POSIX" (Python
-# starts with LC_MESSAGES at "C"), not for C.UTF-8: no German locale needed.
+# starts with LC_MESSAGES at "C"), and newer ones for their built-in C.UTF-8
+# too: a real locale where there is one (Ubuntu has en_US.UTF-8), else
+# C.UTF-8, which Debian 12's glibc lets LANGUAGE choose for. No German
+# locale needed.
 os.environ['LANGUAGE'] = 'de'
-locale.setlocale(locale.LC_ALL, 'C.UTF-8')
+for name in ('en_US.UTF-8', 'C.UTF-8'):
+    try:
+        locale.setlocale(locale.LC_ALL, name)
+        break
+    except locale.Error:
+        continue
 locale.bindtextdomain(GETTEXT_PACKAGE, BUILD_LOCALE_DIR)
 
 gi.require_version('Cugi', '1.0')
