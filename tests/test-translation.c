@@ -1,5 +1,6 @@
 /* test-translation.c: cugi's messages in German, from the catalogue the
  * build makes in po/ (build/po/de/LC_MESSAGES/cugi-1.0.mo). No GPU needed. */
+#include <locale.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
@@ -74,11 +75,14 @@ main (int    argc,
 {
   int status;
 
-  /* glibc ignores LANGUAGE where the messages locale is "C" or "POSIX", but
-   * not for C.UTF-8 (which cugi_test_init() selects), so no German locale
-   * needs to be installed. */
+  /* glibc ignores LANGUAGE where the messages locale is "C" or "POSIX",
+   * and newer ones (Ubuntu 24.04's 2.39) for their built-in C.UTF-8 too:
+   * the messages of a real locale where there is one, else C.UTF-8 (which
+   * cugi_test_init() selects, and for which Debian 12's glibc obeys
+   * LANGUAGE). No German locale needs to be installed. */
   g_setenv ("LANGUAGE", "de", TRUE);
   cugi_test_init (&argc, &argv);
+  setlocale (LC_MESSAGES, "en_US.UTF-8");
 
   build_locale_dir = g_test_build_filename (G_TEST_BUILT, "..", "po", NULL);
   bindtextdomain (GETTEXT_PACKAGE, build_locale_dir);
