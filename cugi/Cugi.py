@@ -462,6 +462,7 @@ class Buffer(Cugi.Buffer):
 
 
 Buffer = override(Buffer)
+__all__.append('Buffer')
 
 
 class MemoryPool(Cugi.MemoryPool):
@@ -473,7 +474,6 @@ class MemoryPool(Cugi.MemoryPool):
 
 MemoryPool = override(MemoryPool)
 __all__.append('MemoryPool')
-__all__.append('Buffer')
 
 
 def to_device(array, context=None):
