@@ -62,19 +62,6 @@ refuse_argument (const char *name,
   return NULL;
 }
 
-/* The result of a launch as PyGObject gives it: True, or GLib.Error. */
-static PyObject *
-launch_result (gboolean  launched,
-               GError   *error)
-{
-  if (!launched)
-    {
-      pyg_error_check (&error);
-      return NULL;
-    }
-  Py_RETURN_TRUE;
-}
-
 /* Kernel.launch(config, args), a method of Cugi.Kernel's override. */
 static PyObject *
 kernel_launch (PyObject         *self,
@@ -101,7 +88,13 @@ kernel_launch (PyObject         *self,
   Py_BEGIN_ALLOW_THREADS
   launched = cugi_kernel_launch (kernel, config, args, &error);
   Py_END_ALLOW_THREADS
-  return launch_result (launched, error);
+  /* As PyGObject gives it: True, or GLib.Error. */
+  if (!launched)
+    {
+      pyg_error_check (&error);
+      return NULL;
+    }
+  Py_RETURN_TRUE;
 }
 
 /* MemoryPool.allocate(size), a method of Cugi.MemoryPool's override. */
@@ -333,30 +326,31 @@ value_passes (gchar     check,
     }
 }
 
-/* Converts the @n_values arguments of a call into @block and @buffers;
- * FALSE where the plan does not take them. */
+/* Converts the arguments of a call, @args (a tuple), into @block and
+ * @buffers; FALSE where the plan does not take them. */
 static gboolean
-plan_convert (Plan             *self,
-              PyObject *const  *values,
-              Py_ssize_t        n_values,
-              guint8           *block,
-              CugiBuffer      **buffers)
+plan_convert (Plan         *self,
+              PyObject     *args,
+              guint8       *block,
+              CugiBuffer  **buffers)
 {
   const gchar *format = self->formats;
   gsize offset = 0;
 
-  if (n_values != (Py_ssize_t) self->n_params)
+  if (PyTuple_Size (args) != (Py_ssize_t) self->n_params)
     return FALSE;
   for (guint i = 0; i < self->n_params; i++)
     {
+      PyObject *value = PyTuple_GetItem (args, i);
+
       if (self->checks[i] == TAKES_BUFFER)
         {
-          if ((buffers[i] = gobject_of (values[i], CUGI_TYPE_BUFFER)) == NULL)
+          if ((buffers[i] = gobject_of (value, CUGI_TYPE_BUFFER)) == NULL)
             return FALSE;
           continue;
         }
       buffers[i] = NULL;
-      if (!value_passes (self->checks[i], values[i]) || !pack_value (*format, values[i], block + offset))
+      if (!value_passes (self->checks[i], value) || !pack_value (*format, value, block + offset))
         return FALSE;
       offset += format_size (*format++);
     }
@@ -395,21 +389,20 @@ plan_launch_kept (Plan              *self,
   return launched;
 }
 
-/* Launches the call of @n_values @values: FALSE where the plan does not
+/* Launches the call of @args (a tuple): FALSE where the plan does not
  * take them or the launch failed (the call then goes the general way,
  * which converts as before and raises its errors). */
 static gboolean
-plan_launch_values (Plan              *self,
-                    CugiLaunchConfig  *config,
-                    PyObject *const   *values,
-                    Py_ssize_t         n_values)
+plan_launch_args (Plan              *self,
+                  CugiLaunchConfig  *config,
+                  PyObject          *args)
 {
   CugiBuffer *buffers[MAX_PLANNED_PARAMS];
   guint8 block[MAX_PLANNED_PARAMS * 8];
   GError *error = NULL;
   gboolean launched;
 
-  if (!plan_convert (self, values, n_values, block, buffers))
+  if (!plan_convert (self, args, block, buffers))
     return FALSE;
   /* The buffers stay alive during the launch without the GIL: the caller's
    * arguments hold their wrappers. */
@@ -427,25 +420,19 @@ plan_launch_values (Plan              *self,
 }
 
 /* Plan.launch(config, args): True once launched, None where the call goes
- * the general way (see plan_launch_values()). */
+ * the general way (see plan_launch_args()). */
 static PyObject *
 plan_launch (PyObject         *object,
              PyObject *const  *argv,
              Py_ssize_t        argc)
 {
-  PyObject *values[MAX_PLANNED_PARAMS];
   CugiLaunchConfig *config;
-  Py_ssize_t n_values;
 
   if (argc != 2)
     return PyErr_Format (PyExc_TypeError, "launch() takes 2 arguments (%zd given)", argc);
   if ((config = boxed_of (argv[0], CUGI_TYPE_LAUNCH_CONFIG)) == NULL)
     return refuse_argument ("config", "Cugi.LaunchConfig", argv[0]);
-  if (!PyTuple_Check (argv[1]) || (n_values = PyTuple_Size (argv[1])) > MAX_PLANNED_PARAMS)
-    Py_RETURN_NONE;
-  for (Py_ssize_t i = 0; i < n_values; i++)
-    values[i] = PyTuple_GetItem (argv[1], i);
-  if (plan_launch_values ((Plan *) object, config, values, n_values))
+  if (PyTuple_Check (argv[1]) && plan_launch_args ((Plan *) object, config, argv[1]))
     Py_RETURN_TRUE;
   Py_RETURN_NONE;
 }
@@ -476,9 +463,7 @@ plan_call (Plan             *self,
            PyObject         *args,
            PyObject *const  *shape)
 {
-  PyObject *values[MAX_PLANNED_PARAMS];
   PyObject *config_object;
-  Py_ssize_t n_values;
   gboolean launched;
 
   if (self->config == NULL ||
@@ -487,17 +472,11 @@ plan_call (Plan             *self,
   for (int i = 0; i < N_SHAPE; i++)
     if (!same_value (self->shape[i], shape[i]))
       return FALSE;
-  n_values = PyTuple_Size (args);
-  if (n_values > MAX_PLANNED_PARAMS)
-    return FALSE;
-  for (Py_ssize_t i = 0; i < n_values; i++)
-    values[i] = PyTuple_GetItem (args, i);
   /* Kept through the launch, which another thread's remember() may replace
    * meanwhile. */
   config_object = self->config;
   Py_INCREF (config_object);
-  launched = plan_launch_values (self, boxed_of (config_object, CUGI_TYPE_LAUNCH_CONFIG),
-                                 values, n_values);
+  launched = plan_launch_args (self, boxed_of (config_object, CUGI_TYPE_LAUNCH_CONFIG), args);
   Py_DECREF (config_object);
   return launched;
 }
