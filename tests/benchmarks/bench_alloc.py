@@ -17,9 +17,9 @@ PyGObject, CuPy and a GPU (on the GPU machine: bash .gpu/enter
 missing.
 """
 import json
-import statistics
 import sys
-import time
+
+from bench_rounds import interleaved_us
 
 try:
     import gi
@@ -42,22 +42,17 @@ ROUNDS = 7
 
 def per_pair_us(pairs):
     """Median microseconds per allocate + drop of each of @pairs (name: (the
-    pair, what waits for its frees)) over ROUNDS rounds, each round running
-    every one once, so that a slower spell of a shared machine falls on all
-    of them alike."""
-    times = {name: [] for name in pairs}
-    for pair, _ in pairs.values():
-        pair()
-    for _ in range(ROUNDS):
-        for name, (pair, synchronize) in pairs.items():
-            start = time.perf_counter()
+    pair, what waits for its frees)), in interleaved rounds of PAIRS."""
+    def pairs_run(pair, synchronize):
+        def run():
             for i in range(1, PAIRS + 1):
                 pair()
                 if i % SYNC_EVERY == 0:
                     synchronize()
             synchronize()
-            times[name].append((time.perf_counter() - start) / PAIRS * 1e6)
-    return {name: statistics.median(values) for name, values in times.items()}
+        return run
+
+    return interleaved_us({name: pairs_run(*pair) for name, pair in pairs.items()}, PAIRS, ROUNDS)
 
 
 def main():

@@ -9,7 +9,7 @@ through the overrides (Buffer.upload(0, array), Buffer.download_into(array))
 beside the C library's own address entry points called directly and
 cuda-python's cuMemcpyHtoD and cuMemcpyDtoH. The launches are also timed
 from C straight through the driver (bench-raw-launch.c, through ctypes), the
-raw C reference. The launches' and the transfers' rounds are interleaved.
+raw C reference. Every comparison's rounds are interleaved (bench_rounds.py).
 Prints rates and cugi's ratio to each peer. Needs a Python with PyGObject
 and NumPy and a CUDA driver (exits 77 without); the launches and round
 trips need CuPy and cuda-python too, and the transfers' raw column
@@ -29,9 +29,9 @@ import argparse
 import ctypes
 import json
 import os
-import statistics
 import sys
-import time
+
+from bench_rounds import interleaved_us
 
 try:
     import gi
@@ -78,35 +78,6 @@ def check(result):
     if error != cu.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f'cuda-python: {error}')
     return result[1] if isinstance(result, tuple) and len(result) == 2 else None
-
-
-def rate(run, count):
-    """Median rate over ROUNDS of @run, which does @count operations."""
-    rates = []
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        run()
-        rates.append(count / (time.perf_counter() - start))
-    return statistics.median(rates)
-
-
-def interleaved_us(runs, count, repeat=1):
-    """Median microseconds per operation of each of @runs (each doing @count
-    operations, @repeat times a round) over ROUNDS rounds, each round
-    running every one, so that a slower spell of a shared machine falls on
-    all of them alike, and each round starting with the next one, so that
-    none always follows the same other."""
-    times = {name: [] for name in runs}
-    names = list(runs)
-    for run in runs.values():
-        run()                                   # warm
-    for round_index in range(ROUNDS):
-        for name in names[round_index % len(names):] + names[:round_index % len(names)]:
-            start = time.perf_counter()
-            for _ in range(repeat):
-                runs[name]()
-            times[name].append((time.perf_counter() - start) / (count * repeat) * 1e6)
-    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def raw_c_launcher():
@@ -204,7 +175,7 @@ def launches(records, device):
             'cuda-python': raw_launches}
     if raw_c is not None:
         runs['raw-c'] = raw_c_launches
-    us = interleaved_us(runs, LAUNCHES)
+    us = interleaved_us(runs, LAUNCHES, ROUNDS)
     for impl, value in us.items():
         records.append({'bench': 'launch-python', 'impl': impl, 'us_per_launch': value})
     names = {'cugi-prepared': 'cugi Kernel.launch (prepared args)',
@@ -236,11 +207,9 @@ def round_trips(records):
         back = cupy.asnumpy(cupy.asarray(host))
         assert back[12345] == host[12345]
 
-    cugi_round_trip()
-    cupy_round_trip()
     gb = 2 * COPY_BYTES / 1e9
-    cugi_rate = rate(cugi_round_trip, gb)
-    cupy_rate = rate(cupy_round_trip, gb)
+    us = interleaved_us({'cugi': cugi_round_trip, 'cupy': cupy_round_trip}, 1, ROUNDS)
+    cugi_rate, cupy_rate = gb / (us['cugi'] * 1e-6), gb / (us['cupy'] * 1e-6)
     print('\nRound trip of 256 MiB (to the device and back), GB/s counting both ways:')
     print(f'  cugi to_device + copy_to_host            {cugi_rate:12.2f}')
     print(f'  CuPy asarray + asnumpy                   {cupy_rate:12.2f}')
@@ -288,7 +257,7 @@ def transfers(records, raw):
         for direction, impls in transfer_ways(buffer, host, raw_memory).items():
             # Warmed (staging blocks, page faults) and timed in interleaved
             # rounds of a few copies each.
-            rates = {impl: gb / (us * 1e-6) for impl, us in interleaved_us(impls, 1, repeat=3).items()}
+            rates = {impl: gb / (us * 1e-6) for impl, us in interleaved_us(impls, 1, ROUNDS, repeat=3).items()}
             for impl, value in rates.items():
                 records.append({'bench': 'transfer-python', 'direction': direction,
                                 'memory': memory, 'impl': impl, 'gb_per_s': value})
