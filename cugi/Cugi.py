@@ -712,8 +712,6 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
             same = False
         if not same:
             config, plan = self._new_shape(args, grid, block, stream, shared_mem)
-            if plan is not None:
-                plan.remember(grid, block, stream, shared_mem, config)
         if plan is not None and plan.launch(config, args):
             return True
         return self._call_generally(config, stream, args)
@@ -762,7 +760,8 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
     def _new_shape(self, args, grid, block, stream, shared_mem):
         """The config and the plan of a call of another shape than the
         previous one (or of the first call), remembered as the shape of the
-        kernel's calls, in one tuple that threads replace whole."""
+        kernel's calls, in one tuple that threads replace whole, and by the
+        plan, for the calls KernelCall makes."""
         state = self.__dict__.get('_cugi_call')
         if state is None:
             configs, plan = {}, _plan_launch(self, args)
@@ -772,6 +771,8 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
             plan, configs = state[2:]
         config = self._launch_config(configs, grid, block, stream, shared_mem)
         self._cugi_call = ((grid, block, stream, shared_mem), config, plan, configs)
+        if plan is not None:
+            plan.remember(grid, block, stream, shared_mem, config)
         return config, plan
 
     @staticmethod
