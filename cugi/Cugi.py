@@ -466,14 +466,22 @@ __all__.append('Buffer')
 
 
 class MemoryPool(Cugi.MemoryPool):
-    # allocate() is written in C (_cugi.add_methods(), below Kernel): a pool
-    # serves allocations in loops, where PyGObject's invoker would cost as
-    # much as the allocation.
+    # allocate() and take_block() are written in C (_cugi.add_methods(),
+    # below Kernel): a pool serves allocations in loops, where PyGObject's
+    # invoker would cost as much as the allocation.
     pass
 
 
 MemoryPool = override(MemoryPool)
 __all__.append('MemoryPool')
+
+# A pool's block without a buffer (MemoryPool.take_block()), a type of
+# _cugi rather than GI's boxed wrapper: the block's address and size,
+# free(), a context manager, __cuda_array_interface__, and .buffer, a
+# Cugi.Buffer over it made at the first use, which kernel calls pass and
+# which holds the memory until its work has completed.
+MemoryBlock = _cugi.MemoryBlock
+__all__.append('MemoryBlock')
 
 
 def to_device(array, context=None):
@@ -533,13 +541,18 @@ def _append_buffer(kernel, args, value):
     args.add_buffer(value)
 
 
+def _append_block(kernel, args, value):
+    args.add_buffer(value.buffer)
+
+
 def _append_bytes(kernel, args, value):
     args.add_bytes(value)
 
 
 # For the Python types passed most, the appender, found by exact type.
 _APPENDERS = {int: _append_int, float: _append_double, bool: _append_bool,
-              Buffer: _append_buffer, Cugi.Buffer: _append_buffer, GLib.Bytes: _append_bytes}
+              Buffer: _append_buffer, Cugi.Buffer: _append_buffer, MemoryBlock: _append_block,
+              GLib.Bytes: _append_bytes}
 
 # The types that PyGObject turns into GValues as cugi expects them, in C: an
 # int into a gint (wider ones made GValues of their own by
@@ -630,7 +643,7 @@ _MAX_CACHED_CONFIGS = 16
 # returns None for, and the call goes the general way below, which
 # converts as before and raises its errors.
 
-_TAKES_BUFFER = 'p'     # a Cugi.Buffer
+_TAKES_BUFFER = 'p'     # a Cugi.Buffer or MemoryBlock
 _TAKES_NUMBER = 'n'     # an int, float or bool (exact types: NumPy scalars go the general way)
 _TAKES_INT = 'i'        # an int alone
 _TAKES_REAL = 'r'       # a float, unless a whole number beyond 32 bits and within 64
@@ -663,7 +676,7 @@ def _plan_launch(kernel, args):
     checks, formats = [], []
     for kind, size, value in zip(kinds, sizes, args):
         if kind == Cugi.ParameterKind.POINTER or (kind == Cugi.ParameterKind.UNKNOWN and
-                                                   isinstance(value, Cugi.Buffer)):
+                                                   isinstance(value, (Cugi.Buffer, MemoryBlock))):
             checks.append(_TAKES_BUFFER)
             continue
         if kind != Cugi.ParameterKind.UNKNOWN:
@@ -687,7 +700,7 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
         kernel(a, x, y, n, grid=blocks, block=threads, stream=None, shared_mem=0)
 
     grid and block are an int or a tuple of up to three ints. Arguments are
-    Cugi.Buffers (passed as device pointers), GLib.Bytes (a struct by value),
+    Cugi.Buffers and MemoryBlocks (passed as device pointers), GLib.Bytes (a struct by value),
     NumPy scalars (passed as their own type) and Python ints and floats
     (converted to the type the kernel declares for that parameter). The call
     returns once the launch is enqueued."""
@@ -753,6 +766,8 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
                 raise TypeError(f'kernel argument {index}: None cannot be passed to a kernel')
             if type(value) is int and not -2**31 <= value < 2**31:
                 values[index] = _wide_int_value(value)
+            elif type(value) is MemoryBlock:
+                values[index] = value.buffer
             elif isinstance(value, GObject.Value) and value.g_type == GObject.TYPE_INVALID:
                 raise TypeError(f'kernel argument {index} has no value (the GObject.Value is unset)')
         return Cugi.Kernel.launch_values(self, config, values)

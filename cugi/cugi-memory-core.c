@@ -696,6 +696,36 @@ cugi_pool_core_get_property (CugiPoolCore *self,
   return TRUE;
 }
 
+gboolean
+cugi_pool_core_take (CugiPoolCore  *self,
+                     gsize          size,
+                     const char    *no_context_message,
+                     guint64       *block,
+                     guint         *generation,
+                     GError       **error)
+{
+  if (self->blocks == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _(no_context_message));
+      return FALSE;
+    }
+  *block = 0;
+  *generation = pool_core_get_generation (self);
+  return size == 0 || cugi_block_pool_take (self->blocks, *generation, size, block, error);
+}
+
+gboolean
+cugi_pool_core_give_back (CugiPoolCore  *self,
+                          guint64        block,
+                          gsize          size,
+                          guint          generation,
+                          GError       **error)
+{
+  return size == 0 ||
+         cugi_block_pool_give_back (self->blocks, pool_core_get_generation (self),
+                                    block, size, generation, error);
+}
+
 gpointer
 cugi_pool_core_allocate (CugiPoolCore      *self,
                          gsize              size,
@@ -703,38 +733,16 @@ cugi_pool_core_allocate (CugiPoolCore      *self,
                          const char        *no_context_message,
                          GError           **error)
 {
-  guint64 block = 0;
+  guint64 block;
   guint generation;
   gpointer made;
 
-  if (self->blocks == NULL)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _(no_context_message));
-      return NULL;
-    }
-  if (size == 0)
-    return make (self, 0, 0, error);
-  generation = pool_core_get_generation (self);
-  if (!cugi_block_pool_take (self->blocks, generation, size, &block, error))
+  if (!cugi_pool_core_take (self, size, no_context_message, &block, &generation, error))
     return NULL;
   made = make (self, block, size, error);
   if (made == NULL)
-    cugi_block_pool_give_back (self->blocks, generation, block, size, generation, NULL);
+    cugi_pool_core_give_back (self, block, size, generation, NULL);
   return made;
-}
-
-/* @block, of a take() of @size bytes in the context's @generation, comes
- * back to @self (a reset since then means the memory is gone and is only
- * counted off). */
-static gboolean
-pool_core_give_back (CugiPoolCore  *self,
-                     guint64        block,
-                     gsize          size,
-                     guint          generation,
-                     GError       **error)
-{
-  return cugi_block_pool_give_back (self->blocks, pool_core_get_generation (self),
-                                    block, size, generation, error);
 }
 
 guint
@@ -810,7 +818,7 @@ cugi_memory_ownership_give_back (CugiMemoryOwnership  *self,
                                  gsize                 size,
                                  GError              **error)
 {
-  return pool_core_give_back (self->pool, block, size, self->binding.generation, error);
+  return cugi_pool_core_give_back (self->pool, block, size, self->binding.generation, error);
 }
 
 gboolean

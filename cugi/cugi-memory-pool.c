@@ -54,6 +54,8 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+#define NO_CONTEXT_MESSAGE N_("The pool has no context: make it with cugi_memory_pool_new()")
+
 static gboolean
 allocate_block (CugiPoolCore  *core,
                 gsize          size,
@@ -217,9 +219,32 @@ cugi_memory_pool_allocate (CugiMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return cugi_pool_core_allocate (&self->core, size, make_buffer,
-                                  N_("The pool has no context: make it with cugi_memory_pool_new()"),
-                                  error);
+  return cugi_pool_core_allocate (&self->core, size, make_buffer, NO_CONTEXT_MESSAGE, error);
+}
+
+/**
+ * cugi_memory_pool_take_block:
+ * @self: a #CugiMemoryPool
+ * @size: the size in bytes
+ * @error: return location for a #GError
+ *
+ * A block of @size bytes without a buffer around it (see #CugiMemoryBlock),
+ * from the blocks held as cugi_memory_pool_allocate() takes them. It counts
+ * in #CugiMemoryPool:active-blocks until its last reference is dropped.
+ *
+ * Returns: (transfer full): the block, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+CugiMemoryBlock *
+cugi_memory_pool_take_block (CugiMemoryPool  *self,
+                             gsize            size,
+                             GError         **error)
+{
+  g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return cugi_memory_block_take (&self->core, size, NO_CONTEXT_MESSAGE, error);
 }
 
 /**

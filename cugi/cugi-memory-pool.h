@@ -23,6 +23,10 @@ CugiBuffer     *cugi_memory_pool_allocate          (CugiMemoryPool  *self,
                                                     gsize            size,
                                                     GError         **error);
 CUGI_AVAILABLE_IN_0_1
+CugiMemoryBlock *cugi_memory_pool_take_block       (CugiMemoryPool  *self,
+                                                    gsize            size,
+                                                    GError         **error);
+CUGI_AVAILABLE_IN_0_1
 guint           cugi_memory_pool_get_held_blocks   (CugiMemoryPool  *self);
 CUGI_AVAILABLE_IN_0_1
 guint           cugi_memory_pool_get_active_blocks (CugiMemoryPool  *self);

@@ -202,6 +202,24 @@ gboolean  cugi_pool_core_free_held     (CugiPoolCore  *self,
                                         GError       **error);
 gboolean  cugi_pool_core_stop_holding  (CugiPoolCore  *self,
                                         GError       **error);
+/* A block of @size bytes for the caller (a held one of its bin, else a new
+ * one), with the context's generation now; for 0 bytes, address 0 and
+ * nothing counted. A pool made with g_object_new() fails with
+ * INVALID_STATE and @no_context_message (untranslated: marked N_()). */
+gboolean  cugi_pool_core_take          (CugiPoolCore  *self,
+                                        gsize          size,
+                                        const char    *no_context_message,
+                                        guint64       *block,
+                                        guint         *generation,
+                                        GError       **error);
+/* @block, of a take() of @size bytes in the context's @generation, comes
+ * back (a reset since then means the memory is gone and is only counted
+ * off). */
+gboolean  cugi_pool_core_give_back     (CugiPoolCore  *self,
+                                        guint64        block,
+                                        gsize          size,
+                                        guint          generation,
+                                        GError       **error);
 /* The pool's allocate(): what @make makes over a block of @size bytes
  * (a held one of its bin, else a new one), or over none for 0 bytes. A pool
  * made with g_object_new() fails with INVALID_STATE and
@@ -309,6 +327,12 @@ CugiBuffer     *cugi_buffer_new_stream_ordered (CugiStream        *stream,
                                                 gsize              size,
                                                 gpointer           pool,
                                                 GDestroyNotify     pool_notify);
+/* A block of @pool for cugi_memory_pool_take_block(): see
+ * cugi_pool_core_take() for @size and @no_context_message. */
+CugiMemoryBlock *cugi_memory_block_take      (CugiPoolCore       *pool,
+                                              gsize               size,
+                                              const char         *no_context_message,
+                                              GError            **error);
 CugiHostBuffer *cugi_host_buffer_new_pooled  (CugiPoolCore       *pool,
                                               gpointer            address,
                                               gsize               size,

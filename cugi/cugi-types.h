@@ -16,6 +16,7 @@ typedef struct _CugiEvent          CugiEvent;
 typedef struct _CugiBuffer         CugiBuffer;
 typedef struct _CugiHostBuffer     CugiHostBuffer;
 typedef struct _CugiMemoryPool     CugiMemoryPool;
+typedef struct _CugiMemoryBlock    CugiMemoryBlock;
 typedef struct _CugiHostMemoryPool CugiHostMemoryPool;
 typedef struct _CugiStreamOrderedPool CugiStreamOrderedPool;
 typedef struct _CugiProgram        CugiProgram;

@@ -15,6 +15,7 @@
 #include "cugi-event.h"
 #include "cugi-buffer.h"
 #include "cugi-host-buffer.h"
+#include "cugi-memory-block.h"
 #include "cugi-memory-pool.h"
 #include "cugi-host-memory-pool.h"
 #include "cugi-array.h"

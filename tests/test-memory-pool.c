@@ -1,5 +1,6 @@
 /* test-memory-pool.c: CugiMemoryPool and CugiHostMemoryPool on a GPU: reuse,
- * counts, free_held, stop_holding, out of memory, lifetimes, context reset */
+ * counts, free_held, stop_holding, out of memory, lifetimes, context reset;
+ * the pool's blocks without buffers (CugiMemoryBlock) */
 #include "config.h"
 
 #include <string.h>
@@ -385,6 +386,165 @@ test_context_reset (void)
   assert_blocks (host_pool, 0, 0);
 }
 
+static CugiMemoryBlock *
+take_block (CugiMemoryPool *pool,
+            gsize           size)
+{
+  g_autoptr(GError) error = NULL;
+  CugiMemoryBlock *block = cugi_memory_pool_take_block (pool, size, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (block);
+  g_assert_cmpuint (cugi_memory_block_get_size (block), ==, size);
+  return block;
+}
+
+/* Blocks come from the held blocks buffers use, count as active while
+ * referenced, and go back with their last reference. */
+static void
+test_blocks (void)
+{
+  g_autoptr(CugiMemoryPool) pool = new_pool ();
+  Notifications notifications = { 0 };
+  g_autoptr(CugiBuffer) buffer = allocate (pool, 1000);
+  guint64 address = cugi_buffer_get_device_pointer (buffer);
+  CugiMemoryBlock *block, *second;
+
+  g_signal_connect (pool, "notify", G_CALLBACK (count_notify), &notifications);
+  g_clear_object (&buffer);
+  assert_blocks (pool, 1, 0);
+
+  /* 1000 and 1024 bytes share a bin: the buffer's block serves. */
+  block = take_block (pool, 1024);
+  g_assert_cmpuint (cugi_memory_block_get_address (block), ==, address);
+  assert_blocks (pool, 0, 1);
+  second = take_block (pool, 1024);
+  g_assert_cmpuint (cugi_memory_block_get_address (second), !=, address);
+  assert_blocks (pool, 0, 2);
+
+  g_assert_true (cugi_memory_block_ref (block) == block);
+  cugi_memory_block_unref (block);
+  assert_blocks (pool, 0, 2);
+  cugi_memory_block_unref (block);
+  assert_blocks (pool, 1, 1);
+  cugi_memory_block_unref (second);
+  assert_blocks (pool, 2, 0);
+  g_assert_cmpuint (notifications.active, >=, 4);
+  g_assert_cmpuint (notifications.held, >=, 4);
+
+  /* And a buffer takes a block given back. */
+  buffer = allocate (pool, 1000);
+  assert_blocks (pool, 1, 1);
+}
+
+/* A block keeps its pool, as buffers do. */
+static void
+test_blocks_keep_pool_alive (void)
+{
+  CugiMemoryPool *pool = new_pool ();
+  CugiMemoryBlock *block = take_block (pool, 4096);
+  gpointer weak_pool = pool;
+
+  g_object_add_weak_pointer (G_OBJECT (pool), &weak_pool);
+  g_object_unref (pool);
+  g_assert_nonnull (weak_pool);
+  assert_blocks (pool, 0, 1);
+  cugi_memory_block_unref (block);
+  g_assert_null (weak_pool);
+}
+
+/* A buffer over a block holds it while work in flight uses it: the block's
+ * own reference going does not give it back early. */
+static void
+test_block_buffer_in_flight (void)
+{
+  const gsize size = 8 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiMemoryPool) pool = new_pool ();
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NONE);
+  g_autoptr(CugiBuffer) dst = allocate (pool, size);
+  g_autoptr(GBytes) contents = g_bytes_new_static ("a block's buffer", 17);
+  g_autoptr(GBytes) back = NULL;
+  CugiMemoryBlock *block = take_block (pool, size);
+  CugiBuffer *src = cugi_memory_block_new_buffer (block, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (src), ==, cugi_memory_block_get_address (block));
+  g_assert_cmpuint (cugi_buffer_get_size (src), ==, size);
+  g_assert_true (cugi_buffer_upload_bytes (src, 0, contents, &error));
+  g_assert_no_error (error);
+
+  spin (spinner (), stream, 50);
+  g_assert_true (cugi_buffer_copy (dst, 0, src, 0, size, stream, &error));
+  g_assert_no_error (error);
+  cugi_memory_block_unref (block);
+  g_object_unref (src);
+  assert_blocks (pool, 0, 2);
+
+  cugi_test_settle (stream);
+  assert_blocks (pool, 1, 1);
+  back = cugi_buffer_download (dst, 0, 17, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_equal (back, contents));
+}
+
+static void
+test_block_zero_size (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiMemoryPool) pool = new_pool ();
+  g_autoptr(CugiMemoryBlock) block = take_block (pool, 0);
+  g_autoptr(CugiBuffer) buffer = NULL;
+
+  g_assert_cmpuint (cugi_memory_block_get_address (block), ==, 0);
+  assert_blocks (pool, 0, 0);
+  buffer = cugi_memory_block_new_buffer (block, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_buffer_get_size (buffer), ==, 0);
+  g_clear_pointer (&block, cugi_memory_block_unref);
+  assert_blocks (pool, 0, 0);
+}
+
+static void
+test_block_errors (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiMemoryPool) pool = new_pool ();
+  g_autoptr(CugiMemoryPool) unmade = g_object_new (CUGI_TYPE_MEMORY_POOL, NULL);
+
+  g_assert_null (cugi_memory_pool_take_block (pool, G_MAXSIZE, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_null (cugi_memory_pool_take_block (unmade, 64, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE);
+  assert_blocks (pool, 0, 0);
+}
+
+/* In a subprocess: a block taken before a reset is counted off, not held,
+ * and makes no buffer. */
+static void
+test_block_context_reset (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) context = NULL;
+  g_autoptr(CugiMemoryPool) pool = NULL;
+  CugiMemoryBlock *block;
+
+  if (!cugi_test_in_subprocess (60))
+    return;
+
+  context = cugi_test_default_context ();
+  pool = new_pool ();
+  block = take_block (pool, 4096);
+  g_assert_true (cugi_context_reset (context, &error));
+  g_assert_no_error (error);
+
+  g_assert_null (cugi_memory_block_new_buffer (block, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_CONTEXT, NULL);
+  cugi_memory_block_unref (block);
+  assert_blocks (pool, 0, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -401,6 +561,12 @@ main (int   argc,
   g_test_add_func ("/memory-pool/too-large", test_too_large);
   g_test_add_func ("/memory-pool/host", test_host_pool);
   g_test_add_func ("/memory-pool/context-reset", test_context_reset);
+  g_test_add_func ("/memory-pool/blocks", test_blocks);
+  g_test_add_func ("/memory-pool/blocks-keep-pool-alive", test_blocks_keep_pool_alive);
+  g_test_add_func ("/memory-pool/block-buffer-in-flight", test_block_buffer_in_flight);
+  g_test_add_func ("/memory-pool/block-zero-size", test_block_zero_size);
+  g_test_add_func ("/memory-pool/block-errors", test_block_errors);
+  g_test_add_func ("/memory-pool/block-context-reset", test_block_context_reset);
 
   return g_test_run ();
 }

@@ -4,12 +4,15 @@
  * A Python call of a GI method goes through PyGObject's invoker, which
  * costs about as much as a kernel launch itself. The calls a program makes
  * in loops are written here instead: Kernel.launch() and
- * MemoryPool.allocate() (methods the overrides' classes take with
- * add_methods()), and a kernel called like a function (KernelCall, a base
- * of the Kernel override), whose arguments a Plan, made by Cugi.py at the
- * kernel's first call, converts and launches in one C call. They take and
- * return what PyGObject would and raise its GLib.Error, so that users see
- * no difference but the time.
+ * MemoryPool.allocate() and take_block() (methods the overrides' classes
+ * take with add_methods()), and a kernel called like a function
+ * (KernelCall, a base of the Kernel override), whose arguments a Plan, made
+ * by Cugi.py at the kernel's first call, converts and launches in one C
+ * call. They take and return what PyGObject would and raise its
+ * GLib.Error, so that users see no difference but the time. take_block()
+ * returns a MemoryBlock of this module rather than a GI wrapper: the
+ * Python object of a pool's block, which costs a fraction of a buffer's
+ * GObject and PyGObject wrapper.
  *
  * Built against Python's stable ABI (3.11), so that one file serves every
  * Python 3 from 3.11 on.
@@ -21,6 +24,7 @@
 #include <math.h>
 #include <string.h>
 
+#include <glib/gi18n-lib.h>
 #include <cugi/cugi.h>
 
 /* A kernel plan takes up to this many parameters; kernels with more are
@@ -135,12 +139,284 @@ memory_pool_allocate (PyObject         *self,
   return wrapper;
 }
 
+/* ---- pool blocks ---------------------------------------------------------- */
+
+/* Cugi.MemoryBlock in Python: a CugiMemoryBlock, and the buffer over it
+ * once one is asked for (by .buffer or a kernel call), which from then on
+ * holds the block until its work in flight has completed. */
+typedef struct
+{
+  PyObject_HEAD
+  CugiMemoryBlock *block;    /* NULL once freed */
+  CugiBuffer      *buffer;   /* (nullable) */
+} MemoryBlock;
+
+static PyObject *memory_block_type;
+
+static PyObject *
+block_freed_error (void)
+{
+  GError *error = g_error_new_literal (CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                                       _("The block was freed"));
+
+  pyg_error_check (&error);
+  return NULL;
+}
+
+/* The buffer over @self's block, made at the first call: borrowed, or
+ * NULL with GError set in @error. */
+static CugiBuffer *
+memory_block_buffer (MemoryBlock  *self,
+                     GError      **error)
+{
+  if (self->block == NULL)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _("The block was freed"));
+      return NULL;
+    }
+  if (self->buffer == NULL)
+    self->buffer = cugi_memory_block_new_buffer (self->block, error);
+  return self->buffer;
+}
+
+/* MemoryPool.take_block(size), a method of Cugi.MemoryPool's override. */
+static PyObject *
+memory_pool_take_block (PyObject         *self,
+                        PyObject *const  *argv,
+                        Py_ssize_t        argc)
+{
+  CugiMemoryPool *pool;
+  CugiMemoryBlock *block;
+  GError *error = NULL;
+  unsigned long long size;
+  MemoryBlock *wrapper;
+
+  if (argc != 1)
+    return PyErr_Format (PyExc_TypeError, "take_block() takes 1 argument (%zd given)", argc);
+  if ((pool = gobject_of (self, CUGI_TYPE_MEMORY_POOL)) == NULL)
+    return refuse_argument ("self", "Cugi.MemoryPool", self);
+  size = PyLong_AsUnsignedLongLong (argv[0]);
+  if (size == (unsigned long long) -1 && PyErr_Occurred ())
+    return NULL;
+  if (size > G_MAXSIZE)
+    return PyErr_Format (PyExc_OverflowError, "%llu is not a size", size);
+
+  /* Without the GIL, as allocate(): a block the pool does not hold is
+   * allocated by the driver. */
+  Py_BEGIN_ALLOW_THREADS
+  block = cugi_memory_pool_take_block (pool, size, &error);
+  Py_END_ALLOW_THREADS
+  if (block == NULL)
+    {
+      pyg_error_check (&error);
+      return NULL;
+    }
+  wrapper = (MemoryBlock *) PyType_GenericAlloc ((PyTypeObject *) memory_block_type, 0);
+  if (wrapper == NULL)
+    {
+      cugi_memory_block_unref (block);
+      return NULL;
+    }
+  wrapper->block = block;
+  return (PyObject *) wrapper;
+}
+
+/* Drops what @self holds: the block goes back to the pool now, or with
+ * the buffer once its work has completed. */
+static void
+memory_block_clear (MemoryBlock *self)
+{
+  g_clear_object (&self->buffer);
+  g_clear_pointer (&self->block, cugi_memory_block_unref);
+}
+
+static void
+memory_block_dealloc (PyObject *object)
+{
+  PyTypeObject *type = Py_TYPE (object);
+  freefunc free_object = PyType_GetSlot (type, Py_tp_free);
+
+  memory_block_clear ((MemoryBlock *) object);
+  free_object (object);
+  Py_DECREF (type);
+}
+
+/* MemoryBlock.free(): gives the memory back now, or frees the buffer over
+ * it, which gives it back once its work in flight has completed. */
+static PyObject *
+memory_block_free (PyObject *object,
+                   PyObject *unused)
+{
+  MemoryBlock *self = (MemoryBlock *) object;
+  GError *error = NULL;
+
+  if (self->block == NULL)
+    return block_freed_error ();
+  if (self->buffer != NULL && !cugi_buffer_is_freed (self->buffer) &&
+      !cugi_buffer_free (self->buffer, &error))
+    {
+      pyg_error_check (&error);
+      return NULL;
+    }
+  memory_block_clear (self);
+  Py_RETURN_NONE;
+}
+
+static PyObject *
+memory_block_enter (PyObject *object,
+                    PyObject *unused)
+{
+  Py_INCREF (object);
+  return object;
+}
+
+/* __exit__(type, value, traceback): free(), unless that happened inside. */
+static PyObject *
+memory_block_exit (PyObject *object,
+                   PyObject *args)
+{
+  if (((MemoryBlock *) object)->block == NULL)
+    Py_RETURN_NONE;
+  return memory_block_free (object, NULL);
+}
+
+static PyObject *
+memory_block_get_address (PyObject *object,
+                          void     *unused)
+{
+  MemoryBlock *self = (MemoryBlock *) object;
+
+  if (self->block == NULL)
+    return block_freed_error ();
+  return PyLong_FromUnsignedLongLong (cugi_memory_block_get_address (self->block));
+}
+
+static PyObject *
+memory_block_int (PyObject *object)
+{
+  return memory_block_get_address (object, NULL);
+}
+
+static PyObject *
+memory_block_get_size (PyObject *object,
+                       void     *unused)
+{
+  MemoryBlock *self = (MemoryBlock *) object;
+
+  if (self->block == NULL)
+    return block_freed_error ();
+  return PyLong_FromSize_t (cugi_memory_block_get_size (self->block));
+}
+
+static Py_ssize_t
+memory_block_length (PyObject *object)
+{
+  MemoryBlock *self = (MemoryBlock *) object;
+
+  if (self->block == NULL)
+    {
+      block_freed_error ();
+      return -1;
+    }
+  return (Py_ssize_t) MIN (cugi_memory_block_get_size (self->block), (gsize) PY_SSIZE_T_MAX);
+}
+
+static PyObject *
+memory_block_get_buffer (PyObject *object,
+                         void     *unused)
+{
+  GError *error = NULL;
+  CugiBuffer *buffer = memory_block_buffer ((MemoryBlock *) object, &error);
+
+  if (buffer == NULL)
+    {
+      pyg_error_check (&error);
+      return NULL;
+    }
+  return pygobject_new (G_OBJECT (buffer));
+}
+
+/* The CUDA array interface (version 3), bytes: CuPy, Numba and PyTorch
+ * take the block's memory without a copy. */
+static PyObject *
+memory_block_get_cuda_array_interface (PyObject *object,
+                                       void     *unused)
+{
+  MemoryBlock *self = (MemoryBlock *) object;
+
+  if (self->block == NULL)
+    return block_freed_error ();
+  return Py_BuildValue ("{s:(n),s:s,s:[(s,s)],s:(K,O),s:O,s:i}",
+                        "shape", (Py_ssize_t) cugi_memory_block_get_size (self->block),
+                        "typestr", "|u1",
+                        "descr", "", "|u1",
+                        "data", (unsigned long long) cugi_memory_block_get_address (self->block), Py_False,
+                        "strides", Py_None,
+                        "version", 3);
+}
+
+static PyObject *
+memory_block_repr (PyObject *object)
+{
+  MemoryBlock *self = (MemoryBlock *) object;
+  g_autofree gchar *text = NULL;
+
+  if (self->block == NULL)
+    return PyUnicode_FromString ("<Cugi.MemoryBlock, freed>");
+  text = g_strdup_printf ("<Cugi.MemoryBlock of %zu bytes at 0x%" G_GINT64_MODIFIER "x>",
+                          cugi_memory_block_get_size (self->block),
+                          cugi_memory_block_get_address (self->block));
+  return PyUnicode_FromString (text);
+}
+
+static PyMethodDef memory_block_methods[] = {
+  { "free", memory_block_free, METH_NOARGS,
+    "free(): the memory back to the pool now, or once the work on the block's buffer has completed." },
+  { "__enter__", memory_block_enter, METH_NOARGS, NULL },
+  { "__exit__", memory_block_exit, METH_VARARGS, NULL },
+  { NULL, NULL, 0, NULL },
+};
+
+static PyGetSetDef memory_block_getset[] = {
+  { "address", memory_block_get_address, NULL, "The device address (int(block) too).", NULL },
+  { "size", memory_block_get_size, NULL, "The size in bytes asked for (len(block) too).", NULL },
+  { "buffer", memory_block_get_buffer, NULL,
+    "A Cugi.Buffer over the block, made once, which from then on holds the memory until the work "
+    "in flight on it has completed.", NULL },
+  { "__cuda_array_interface__", memory_block_get_cuda_array_interface, NULL,
+    "The CUDA array interface (version 3) of the block's bytes.", NULL },
+  { NULL, NULL, NULL, NULL, NULL },
+};
+
+static PyType_Slot memory_block_slots[] = {
+  { Py_tp_dealloc, memory_block_dealloc },
+  { Py_tp_methods, memory_block_methods },
+  { Py_tp_getset, memory_block_getset },
+  { Py_tp_repr, memory_block_repr },
+  { Py_nb_int, memory_block_int },
+  { Py_sq_length, memory_block_length },
+  { Py_tp_doc,
+    "A block of device memory from MemoryPool.take_block(size), without a Cugi.Buffer: its address "
+    "(int(block)) and size (len(block)). Kernel calls take it as a buffer. It goes back to the pool "
+    "when dropped or freed; once a buffer was made over it (.buffer, or a kernel call), after the "
+    "work on that buffer has completed." },
+  { 0, NULL },
+};
+
+static PyType_Spec memory_block_spec = {
+  .name = "Cugi.MemoryBlock",
+  .basicsize = sizeof (MemoryBlock),
+  /* Made by MemoryPool.take_block() alone. */
+  .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+  .slots = memory_block_slots,
+};
+
 /* ---- argument plans --------------------------------------------------- */
 
 /* How a parameter takes its Python value (Plan's @checks). */
 enum
 {
-  TAKES_BUFFER = 'p',     /* a Cugi.Buffer */
+  TAKES_BUFFER = 'p',     /* a Cugi.Buffer or Cugi.MemoryBlock */
   TAKES_NUMBER = 'n',     /* an int, float or bool, converted to the kind's format */
   TAKES_INT = 'i',        /* an int alone (an extern "C" kernel's first call passed one) */
   TAKES_REAL = 'r',       /* a float that is not a whole number beyond 32 bits and within 64 */
@@ -345,7 +621,16 @@ plan_convert (Plan         *self,
 
       if (self->checks[i] == TAKES_BUFFER)
         {
-          if ((buffers[i] = gobject_of (value, CUGI_TYPE_BUFFER)) == NULL)
+          if (Py_IS_TYPE (value, (PyTypeObject *) memory_block_type))
+            {
+              GError *error = NULL;
+
+              buffers[i] = memory_block_buffer ((MemoryBlock *) value, &error);
+              g_clear_error (&error);
+            }
+          else
+            buffers[i] = gobject_of (value, CUGI_TYPE_BUFFER);
+          if (buffers[i] == NULL)
             return FALSE;
           continue;
         }
@@ -405,7 +690,7 @@ plan_launch_args (Plan              *self,
   if (!plan_convert (self, args, block, buffers))
     return FALSE;
   /* The buffers stay alive during the launch without the GIL: the caller's
-   * arguments hold their wrappers. */
+   * arguments hold their wrappers, or the blocks that hold them. */
   if (self->keeps_lists)
     launched = plan_launch_kept (self, config, block, buffers, &error);
   else
@@ -685,6 +970,8 @@ static PyMethodDef kernel_methods[] = {
 static PyMethodDef memory_pool_methods[] = {
   { "allocate", (PyCFunction) (void (*) (void)) memory_pool_allocate, METH_FASTCALL,
     "allocate(size): Cugi.MemoryPool.allocate(), in C rather than through PyGObject's invoker." },
+  { "take_block", (PyCFunction) (void (*) (void)) memory_pool_take_block, METH_FASTCALL,
+    "take_block(size): a Cugi.MemoryBlock of size bytes (Cugi.MemoryPool.take_block())." },
   { NULL, NULL, 0, NULL },
 };
 
@@ -765,8 +1052,15 @@ calls_exec (PyObject *module)
       return -1;
   plan_type = PyType_FromSpec (&plan_spec);
   kernel_call_type = PyType_FromSpec (&kernel_call_spec);
-  if (plan_type == NULL || kernel_call_type == NULL)
+  memory_block_type = PyType_FromSpec (&memory_block_spec);
+  if (plan_type == NULL || kernel_call_type == NULL || memory_block_type == NULL)
     return -1;
+  Py_INCREF (memory_block_type);
+  if (PyModule_AddObject (module, "MemoryBlock", memory_block_type) < 0)
+    {
+      Py_DECREF (memory_block_type);
+      return -1;
+    }
   /* The module's references, beside the ones kept here. */
   Py_INCREF (plan_type);
   Py_INCREF (kernel_call_type);

@@ -76,6 +76,16 @@ pair_memory_pool (Bench *bench)
 }
 
 static void
+pair_memory_pool_block (Bench *bench)
+{
+  g_autoptr(GError) error = NULL;
+  CugiMemoryBlock *block = cugi_memory_pool_take_block (bench->pool, SIZE, &error);
+
+  check_error (block != NULL, error);
+  cugi_memory_block_unref (block);
+}
+
+static void
 pair_on_stream (Bench *bench)
 {
   g_autoptr(GError) error = NULL;
@@ -137,6 +147,7 @@ static const struct
   { "raw-cuMemAlloc", "cuMemAlloc + cuMemFree", pair_raw },
   { "raw-cuMemAllocAsync", "cuMemAllocAsync + cuMemFreeAsync", pair_raw_async },
   { "cugi-memory-pool", "CugiMemoryPool allocate + unref", pair_memory_pool },
+  { "cugi-memory-pool-block", "CugiMemoryPool take_block + unref", pair_memory_pool_block },
   { "cugi-buffer-new-on-stream", "cugi_buffer_new_on_stream + unref", pair_on_stream },
   { "cugi-stream-ordered-pool", "CugiStreamOrderedPool allocate + unref", pair_ordered_pool },
 };

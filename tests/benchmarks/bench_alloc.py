@@ -2,12 +2,14 @@
 """Allocating and dropping 1 MiB of device memory from Python: cugi's pools
 beside CuPy's memory pool, in one process on one GPU.
 
-Times, per allocation and drop, `Cugi.MemoryPool.allocate(1 << 20)`,
+Times, per allocation and drop, `Cugi.MemoryPool.allocate(1 << 20)` (a
+Cugi.Buffer), `Cugi.MemoryPool.take_block(1 << 20)` (a Cugi.MemoryBlock,
+the pool's block without a buffer, as CuPy's pointer is),
 `Cugi.StreamOrderedPool.allocate(stream, 1 << 20)`,
 `Cugi.Buffer.new_on_stream(stream, 1 << 20)` and CuPy's
 `cupy.cuda.alloc(1 << 20)` from `cupy.get_default_memory_pool()`, and
 prints cugi's ratio to CuPy; the rounds are interleaved. MemoryPool's
-allocate() goes through the overrides' C module (_cugi); the others
+allocate() and take_block() go through the overrides' C module (_cugi); the others
 through PyGObject's invoker, whose cost alone, a GI method call that
 allocates nothing and returns no object (`pool.get_held_blocks()`), is
 timed beside them for reference. `--json FILE` writes the
@@ -69,6 +71,9 @@ def main():
     def cugi_pool():
         pool.allocate(SIZE)
 
+    def cugi_block():
+        pool.take_block(SIZE)
+
     def cugi_ordered():
         ordered.allocate(stream, SIZE)
 
@@ -88,6 +93,7 @@ def main():
     figures = per_pair_us({
         'cupy-memory-pool': (cupy_alloc, nothing),
         'python-cugi-memory-pool': (cugi_pool, nothing),
+        'python-cugi-memory-pool-block': (cugi_block, nothing),
         'python-cugi-stream-ordered-pool': (cugi_ordered, stream.synchronize),
         'python-cugi-buffer-new-on-stream': (cugi_on_stream, stream.synchronize),
         'python-gi-call-reference': (gi_call, nothing),

@@ -48,6 +48,104 @@ class MemoryPoolTest(unittest.TestCase):
         self.assertEqual(pool.allocate(4096).props.size, 4096)
 
 
+class MemoryBlockTest(unittest.TestCase):
+    """MemoryPool.take_block(): a pool's block as a Cugi.MemoryBlock (a type
+    of _cugi, not a GObject), which goes back to the pool when dropped or
+    freed, or with the buffer made over it."""
+
+    def setUp(self):
+        self.pool = Cugi.MemoryPool.new(Cugi.Context.get_default())
+
+    def counts(self):
+        return self.pool.get_active_blocks(), self.pool.get_held_blocks()
+
+    def test_blocks_come_back_to_the_pool(self):
+        block = self.pool.take_block(1000)
+        self.assertIsInstance(block, Cugi.MemoryBlock)
+        self.assertEqual((block.size, len(block)), (1000, 1000))
+        address = block.address
+        self.assertNotEqual(address, 0)
+        self.assertEqual(int(block), address)
+        self.assertIn(f'1000 bytes at {address:#x}', repr(block))
+        self.assertEqual(self.counts(), (1, 0))
+        del block
+        self.assertEqual(self.counts(), (0, 1))
+        # The same bin serves buffers and blocks alike.
+        buffer = self.pool.allocate(1024)
+        self.assertEqual(buffer.props.device_pointer, address)
+        del buffer
+        self.assertEqual(self.pool.take_block(1024).address, address)
+        self.assertEqual(self.counts(), (0, 1))
+
+    def test_free_and_with(self):
+        block = self.pool.take_block(4096)
+        block.free()
+        self.assertEqual(self.counts(), (0, 1))
+        self.assertIn('freed', repr(block))
+        for use in (block.free, lambda: block.address, lambda: int(block), lambda: len(block),
+                    lambda: block.buffer, lambda: block.__cuda_array_interface__):
+            with self.assertRaises(GLib.Error) as raised:
+                use()
+            self.assertTrue(raised.exception.matches(Cugi.error_quark(), Cugi.Error.INVALID_STATE))
+        with self.pool.take_block(4096) as block:
+            self.assertEqual(self.counts(), (1, 0))
+        self.assertEqual(self.counts(), (0, 1))
+        with self.pool.take_block(4096) as block:
+            block.free()
+        self.assertEqual(self.counts(), (0, 1))
+
+    def test_buffer_holds_the_block(self):
+        block = self.pool.take_block(64)
+        buffer = block.buffer
+        self.assertIs(block.buffer, buffer)
+        self.assertEqual((buffer.props.device_pointer, buffer.props.size), (block.address, 64))
+        buffer.upload_bytes(0, GLib.Bytes.new(b'pooled, without a GObject'))
+        self.assertEqual(buffer.download(0, 25).get_data(), b'pooled, without a GObject')
+        # The block's object goes; the buffer still holds the memory.
+        del block
+        self.assertEqual(self.counts(), (1, 0))
+        del buffer
+        self.assertEqual(self.counts(), (0, 1))
+        # free() frees the buffer, which gives the block back.
+        block = self.pool.take_block(64)
+        buffer = block.buffer
+        block.free()
+        self.assertTrue(buffer.props.freed)
+        self.assertEqual(self.counts(), (0, 1))
+        # A buffer freed by hand leaves free() nothing to fail on.
+        block = self.pool.take_block(64)
+        block.buffer.free()
+        block.free()
+        self.assertEqual(self.counts(), (0, 1))
+
+    def test_cuda_array_interface(self):
+        block = self.pool.take_block(256)
+        self.assertEqual(block.__cuda_array_interface__,
+                         {'shape': (256,), 'typestr': '|u1', 'descr': [('', '|u1')],
+                          'data': (block.address, False), 'strides': None, 'version': 3})
+
+    def test_zero_bytes(self):
+        block = self.pool.take_block(0)
+        self.assertEqual((block.address, len(block), block.buffer.props.size), (0, 0, 0))
+        self.assertEqual(self.counts(), (0, 0))
+
+    def test_bad_requests_raise(self):
+        with self.assertRaises(OverflowError):
+            self.pool.take_block(-1)
+        with self.assertRaises(TypeError):
+            self.pool.take_block('1 MiB')
+        with self.assertRaises(TypeError):
+            self.pool.take_block()
+        with self.assertRaisesRegex(GLib.Error, 'no context'):
+            Cugi.MemoryPool().take_block(4096)
+        with self.assertRaises(GLib.Error) as raised:
+            self.pool.take_block(2**64 - 1)
+        self.assertTrue(raised.exception.matches(Cugi.error_quark(), Cugi.Error.INVALID_ARGUMENT))
+        with self.assertRaises(TypeError):
+            Cugi.MemoryBlock()
+        self.assertEqual(self.counts(), (0, 0))
+
+
 class StreamOrderedTest(unittest.TestCase):
     def setUp(self):
         self.context = Cugi.Context.get_default()

@@ -349,6 +349,46 @@ class TestKernelCall(unittest.TestCase):
         self.assertEqual(len(junk), 4)
 
 
+class TestMemoryBlocks(unittest.TestCase):
+    """Pool blocks (MemoryPool.take_block()) as kernel arguments: the buffer
+    a call makes over a block holds its memory while the kernel runs."""
+
+    def test_saxpy_on_blocks(self):
+        n = 4096
+        pool = Cugi.MemoryPool.new(None)
+        kernel = Cugi.Kernel.new_from_source(None, SAXPY, 'saxpy', None)
+        x, y = pool.take_block(4 * n), pool.take_block(4 * n)
+        x.buffer.upload(0, numpy.arange(n, dtype=numpy.float32))
+        y.buffer.upload(0, numpy.ones(n, dtype=numpy.float32))
+        for _ in range(3):
+            kernel(2.0, x, y, n, grid=n // 256, block=256)
+        numpy.testing.assert_array_equal(y.buffer.copy_to_host(dtype=numpy.float32),
+                                         numpy.arange(n, dtype=numpy.float32) * 6 + 1)
+
+    def test_block_dropped_after_async_launch(self):
+        # As test_buffer_dropped_after_async_launch, with the scratch memory
+        # a pool's block: the pool must not hand it out again while the
+        # kernel still writes it.
+        n = 1 << 16
+        pool = Cugi.MemoryPool.new(None)
+        kernel = Cugi.Kernel.new_from_source(None, SPIN_THEN_FILL, 'spin_then_fill', None)
+        stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
+        scratch = pool.take_block(4 * n)
+        address = scratch.address
+        target = Cugi.Buffer.new(None, 4 * n)
+        kernel(scratch, n, 100_000_000, grid=n // 256, block=256, stream=stream)
+        target.copy(0, scratch.buffer, 0, 4 * n, stream)
+        del scratch
+        gc.collect()
+        junk = [pool.take_block(4 * n) for _ in range(4)]
+        self.assertNotIn(address, [block.address for block in junk])
+        for block in junk:
+            block.buffer.memset_d32(0, 0xffffffff, n, None)
+        stream.synchronize()
+        numpy.testing.assert_array_equal(target.copy_to_host(dtype=numpy.int32),
+                                         numpy.arange(n, dtype=numpy.int32) * 3)
+
+
 class TestContext(unittest.TestCase):
     def test_with_context(self):
         ctx = Cugi.Context.get_default()

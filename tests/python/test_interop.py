@@ -74,6 +74,14 @@ class InteropTest(unittest.TestCase):
         self.assertEqual(float(tensor[5]), 10.0)
         numpy.testing.assert_array_equal(buffer.copy_to_host(), numpy.arange(N, dtype=numpy.float32) * 2)
 
+    def test_pool_block_into_cupy(self):
+        pool = Cugi.MemoryPool.new(None)
+        block = pool.take_block(4 * N)
+        block.buffer.upload(0, numpy.arange(N, dtype=numpy.float32))
+        view = cupy.asarray(block).view(cupy.float32)
+        self.assertEqual(view.data.ptr, block.address)
+        self.assertEqual(float(view[7]), 7.0)
+
     def test_context_made_by_cuda_python(self):
         try:
             from cuda.bindings import driver as cu

@@ -185,6 +185,32 @@ class KernelCallTest(unittest.TestCase):
             self.assertEqual(self.call(kernel, 1.0, other, self.y, 4),
                              struct.pack('<fQQI', 1.0, other.props.device_pointer, self.y.props.device_pointer, 4))
 
+    def test_calls_take_pool_blocks_as_buffers(self):
+        # A Cugi.MemoryBlock passes its address, through the plan (calls of
+        # one shape after the first), the general way (a NumPy scalar) and
+        # launch_values; the buffer made over it then holds the block.
+        pool = Cugi.MemoryPool.new(Cugi.Context.get_default())
+        for kernel in (self.saxpy, self.saxpy_c):
+            block = pool.take_block(128)
+            address = block.address
+            for a in (1.0, 1.0, numpy.float32(2.0)):
+                self.assertEqual(self.call(kernel, a, block, self.y, 4),
+                                 struct.pack('<fQQI', a, address, self.y.props.device_pointer, 4))
+            config = Cugi.LaunchConfig.new(1, 1)
+            config.set_stream(self.stream)
+            kernel.launch_values(config, [0.5, self.x, block, 3])
+            self.assertEqual(self.last_params(),
+                             struct.pack('<fQQI', 0.5, self.x.props.device_pointer, address, 3))
+            self.assertIs(block.buffer, block.buffer)
+            self.assertEqual(block.buffer.props.device_pointer, address)
+            block.free()
+            with self.assertRaisesRegex(GLib.Error, 'block was freed'):
+                self.call(kernel, 1.0, block, self.y, 4)
+            # The argument list kept the buffer; another call lets it go.
+            self.call(kernel, 1.0, self.x, self.y, 4)
+        self.stream.synchronize()
+        self.assertEqual(pool.get_active_blocks(), 0)
+
     def test_calls_take_their_shape_and_the_scoped_stream(self):
         # A call of the shape of the one before is made in C; any other
         # grid, block, shared memory or stream is the call's own, and inside
