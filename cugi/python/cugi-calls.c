@@ -101,6 +101,40 @@ kernel_launch (PyObject         *self,
   Py_RETURN_TRUE;
 }
 
+/* The pool and the size of a call of MemoryPool.@name(size); FALSE with a
+ * Python error set. */
+static gboolean
+parse_pool_size (PyObject         *self,
+                 PyObject *const  *argv,
+                 Py_ssize_t        argc,
+                 const char       *name,
+                 CugiMemoryPool  **pool,
+                 gsize            *size)
+{
+  unsigned long long requested;
+
+  if (argc != 1)
+    {
+      PyErr_Format (PyExc_TypeError, "%s() takes 1 argument (%zd given)", name, argc);
+      return FALSE;
+    }
+  if ((*pool = gobject_of (self, CUGI_TYPE_MEMORY_POOL)) == NULL)
+    {
+      refuse_argument ("self", "Cugi.MemoryPool", self);
+      return FALSE;
+    }
+  requested = PyLong_AsUnsignedLongLong (argv[0]);
+  if (requested == (unsigned long long) -1 && PyErr_Occurred ())
+    return FALSE;
+  if (requested > G_MAXSIZE)
+    {
+      PyErr_Format (PyExc_OverflowError, "%llu is not a size", requested);
+      return FALSE;
+    }
+  *size = requested;
+  return TRUE;
+}
+
 /* MemoryPool.allocate(size), a method of Cugi.MemoryPool's override. */
 static PyObject *
 memory_pool_allocate (PyObject         *self,
@@ -110,19 +144,11 @@ memory_pool_allocate (PyObject         *self,
   CugiMemoryPool *pool;
   CugiBuffer *buffer;
   GError *error = NULL;
-  unsigned long long size;
+  gsize size;
   PyObject *wrapper;
 
-  if (argc != 1)
-    return PyErr_Format (PyExc_TypeError, "allocate() takes 1 argument (%zd given)", argc);
-  if ((pool = gobject_of (self, CUGI_TYPE_MEMORY_POOL)) == NULL)
-    return refuse_argument ("self", "Cugi.MemoryPool", self);
-  size = PyLong_AsUnsignedLongLong (argv[0]);
-  if (size == (unsigned long long) -1 && PyErr_Occurred ())
+  if (!parse_pool_size (self, argv, argc, "allocate", &pool, &size))
     return NULL;
-  if (size > G_MAXSIZE)
-    return PyErr_Format (PyExc_OverflowError, "%llu is not a size", size);
-
   /* Without the GIL, as PyGObject calls it: a block the pool does not hold
    * is allocated by the driver. */
   Py_BEGIN_ALLOW_THREADS
@@ -188,21 +214,12 @@ memory_pool_take_block (PyObject         *self,
   CugiMemoryPool *pool;
   CugiMemoryBlock *block;
   GError *error = NULL;
-  unsigned long long size;
+  gsize size;
   MemoryBlock *wrapper;
 
-  if (argc != 1)
-    return PyErr_Format (PyExc_TypeError, "take_block() takes 1 argument (%zd given)", argc);
-  if ((pool = gobject_of (self, CUGI_TYPE_MEMORY_POOL)) == NULL)
-    return refuse_argument ("self", "Cugi.MemoryPool", self);
-  size = PyLong_AsUnsignedLongLong (argv[0]);
-  if (size == (unsigned long long) -1 && PyErr_Occurred ())
+  if (!parse_pool_size (self, argv, argc, "take_block", &pool, &size))
     return NULL;
-  if (size > G_MAXSIZE)
-    return PyErr_Format (PyExc_OverflowError, "%llu is not a size", size);
-
-  /* Without the GIL, as allocate(): a block the pool does not hold is
-   * allocated by the driver. */
+  /* Without the GIL, as allocate(). */
   Py_BEGIN_ALLOW_THREADS
   block = cugi_memory_pool_take_block (pool, size, &error);
   Py_END_ALLOW_THREADS
