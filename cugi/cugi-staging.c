@@ -562,6 +562,14 @@ pipeline_new (CugiContext        *context,
   return self;
 }
 
+/* The last chunk of @self that goes through @slot. */
+static guint
+pipeline_last_chunk (Pipeline *self,
+                     guint     slot)
+{
+  return slot + (self->n_chunks - 1 - slot) / self->n_slots * self->n_slots;
+}
+
 /* Has the stream @handle wait until the host's side of the download @self,
  * enqueued on it (as far as self->n_chunks says), is done: the last chunk
  * of each slot copied out. */
@@ -571,14 +579,11 @@ pipeline_enqueue_host_waits (Pipeline  *self,
                              GError   **error)
 {
   for (guint slot = 0; slot < MIN (self->n_slots, self->n_chunks); slot++)
-    {
-      guint last = slot + (self->n_chunks - 1 - slot) / self->n_slots * self->n_slots;
-
-      if (!CUGI_CALL (cuStreamWaitValue32, (handle, self->counters_device +
-                                            (2 * slot) * STAGING_COUNTER_STRIDE * sizeof (gint),
-                                            last + 1, CU_STREAM_WAIT_VALUE_GEQ), error))
-        return FALSE;
-    }
+    if (!CUGI_CALL (cuStreamWaitValue32, (handle, self->counters_device +
+                                          (2 * slot) * STAGING_COUNTER_STRIDE * sizeof (gint),
+                                          pipeline_last_chunk (self, slot) + 1, CU_STREAM_WAIT_VALUE_GEQ),
+                    error))
+      return FALSE;
   return TRUE;
 }
 
@@ -673,6 +678,15 @@ pipeline_max_bytes (void)
   return (gsize) STAGING_MAX_CHUNKS_PER_PIPELINE * get_tuning ()->chunk_bytes;
 }
 
+/* A stream that waited for memory in a copy's first pipeline refused to in
+ * a later one: the copy is cut short. */
+static void
+set_stopped_waiting_error (GError **error)
+{
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_DRIVER,
+                       _("The stream stopped waiting for memory in the middle of a copy"));
+}
+
 /* One pipeline of a synchronous copy on @target: FALSE with @error set
  * when it failed, with *@unsupported set when the stream cannot wait for
  * memory (nothing was copied). */
@@ -749,10 +763,15 @@ cugi_buffer_copy_host_sync (CugiBuffer         *self,
   for (gsize done = 0; done < size; done += piece)
     {
       piece = MIN (size - done, pipeline_max_bytes ());
-      if (!copy_pipelined_sync (self, target, address + done, host + done, piece, direction,
-                                &unsupported, error))
-        return unsupported && done == 0 ? copy_direct (address, host, size, direction, FALSE, error)
-                                        : FALSE;
+      if (copy_pipelined_sync (self, target, address + done, host + done, piece, direction,
+                               &unsupported, error))
+        continue;
+      if (!unsupported)
+        return FALSE;
+      if (done == 0)
+        return copy_direct (address, host, size, direction, FALSE, error);
+      set_stopped_waiting_error (error);
+      return FALSE;
     }
   return TRUE;
 }
@@ -792,26 +811,25 @@ enqueue_pipeline (CugiContext        *context,
 }
 
 /* The pipelines of one asynchronous copy, @size bytes between @data (which
- * @bytes holds) and @address, enqueued one after another on @handle until
- * one is not; each pipeline enqueued goes to @keep (with @keep_data). A
- * download's stream then waits for the host's side of them all (for its
- * completion and the staging's release), at the end rather than after
- * each, so that the device copies the next pipeline's chunks while the
- * workers finish the one before. ENQUEUE_UNSUPPORTED only where nothing
- * was enqueued. */
+ * @bytes holds) and @address of @self, enqueued one after another on
+ * @target until one is not; the stream keeps each one's staging, and
+ * @bytes, until it is past it. A download's stream then waits for the
+ * host's side of them all (for its completion and the staging's release),
+ * at the end rather than after each, so that the device copies the next
+ * pipeline's chunks while the workers finish the one before.
+ * ENQUEUE_UNSUPPORTED only where nothing was enqueued. */
 static EnqueueResult
-enqueue_pipelines_on (CugiContext       *context,
+enqueue_pipelines_on (CugiBuffer        *self,
                       CugiCopyDirection  direction,
                       CUdeviceptr        address,
                       guint8            *data,
                       gsize              size,
                       GBytes            *bytes,
-                      CUstream           handle,
-                      void             (*keep) (gpointer keep_data, Pipeline *pipeline),
-                      gpointer           keep_data,
+                      CugiStream        *target,
                       GError           **error)
 {
   g_autoptr(GPtrArray) enqueued = g_ptr_array_new_with_free_func (pipeline_unref);
+  CUstream handle = cugi_stream_get_handle (target);
   EnqueueResult result = ENQUEUED;
   gsize done, piece = 0;
 
@@ -820,18 +838,17 @@ enqueue_pipelines_on (CugiContext       *context,
       Pipeline *pipeline = NULL;
 
       piece = MIN (size - done, pipeline_max_bytes ());
-      result = enqueue_pipeline (context, direction, address + done, data + done, piece, bytes, handle,
-                                 &pipeline, error);
+      result = enqueue_pipeline (self->ownership.binding.context, direction, address + done, data + done,
+                                 piece, bytes, handle, &pipeline, error);
       if (pipeline != NULL)
         {
-          keep (keep_data, pipeline);
+          cugi_buffer_track_work (target, self, NULL, pipeline->staging, bytes);
           g_ptr_array_add (enqueued, pipeline);
         }
     }
   if (result == ENQUEUE_UNSUPPORTED && done > piece)
     {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_DRIVER,
-                   _("The stream stopped waiting for memory in the middle of a copy"));
+      set_stopped_waiting_error (error);
       result = ENQUEUE_FAILED;
     }
   for (guint i = 0; direction == CUGI_COPY_TO_HOST && i < enqueued->len; i++)
@@ -851,8 +868,9 @@ enqueue_pipelines_on (CugiContext       *context,
  * through some: an asynchronous copy of more pipelines than this would
  * hold up its caller (a 1 GiB download, 27 ms of the main loop on the
  * H200). Such a copy runs on a stream of its own, fed by a thread of
- * cugi's that may wait; the caller's stream waits, in its place, for a
- * gate in pinned memory that the copy's stream opens at its end. */
+ * cugi's that keeps at most this many of its pipelines on it at a time
+ * (feed_copy()); the caller's stream waits, in its place, for a gate in
+ * pinned memory that the copy's stream opens at its end. */
 #define STAGING_MAX_QUEUED_PIPELINES 2
 
 typedef struct
@@ -866,7 +884,7 @@ typedef struct
   CugiHostBuffer    *gate_staging;   /* holds the gate */
   gint              *gate;
   CUdeviceptr        gate_device;
-  GPtrArray         *pipelines;      /* with their staging, until the feed is freed */
+  GPtrArray         *pipelines;      /* the last ones, with their staging, until the feed is freed */
   GMutex             lock;
   GError            *error;          /* the feeder's, under lock */
 } Feed;
@@ -904,17 +922,70 @@ feed_destroy_stream (Feed *self)
   self->start = NULL;
 }
 
+/* Waits until @self, an upload, is behind its stream: the last chunk of
+ * each slot copied to the device, after which the stream no longer reads
+ * the staging or its counters. */
 static void
-feed_keep (gpointer  data,
-           Pipeline *pipeline)
+pipeline_wait_stream_past (Pipeline *self)
 {
-  Feed *self = data;
-
-  g_ptr_array_add (self->pipelines, g_atomic_rc_box_acquire (pipeline));
+  for (guint slot = 0; slot < MIN (self->n_slots, self->n_chunks); slot++)
+    wait_for_counter (pipeline_counter (self, slot, TRUE), pipeline_last_chunk (self, slot) + 1);
 }
 
-/* The feeder: enqueues the copy on its stream, waiting where the queue is
- * full, then opens the gate behind whatever the stream got. */
+/* The feeder's copy: its pipelines on its stream, at most
+ * STAGING_MAX_QUEUED_PIPELINES at a time, so that enqueuing never waits
+ * for the stream's queue; the feeder is one of each one's workers. Before
+ * it enqueues another, it waits for the oldest to be done, host and
+ * device, which gives that one's staging back to the pool for the next to
+ * take (its memory still in the caches), as the pipelines of a synchronous
+ * copy take it. Then it waits for the host's side of the last ones, which
+ * the gate must come after (a download's bytes are copied out of the
+ * staging by the host). The feed keeps those, with their staging, until it
+ * is freed, after the caller's stream is past the gate. */
+static gboolean
+feed_copy (Feed      *self,
+           GError   **error)
+{
+  g_autoptr(GPtrArray) in_flight = g_ptr_array_new_with_free_func (pipeline_unref);
+  EnqueueResult result = ENQUEUED;
+  gsize size, done, piece = 0;
+  guint8 *host = (guint8 *) g_bytes_get_data (self->bytes, &size);
+
+  for (done = 0; done < size && result == ENQUEUED; done += piece)
+    {
+      Pipeline *pipeline = NULL;
+
+      if (in_flight->len == STAGING_MAX_QUEUED_PIPELINES)
+        {
+          Pipeline *oldest = g_ptr_array_index (in_flight, 0);
+
+          pipeline_wait (oldest);
+          if (self->direction == CUGI_COPY_TO_DEVICE)
+            pipeline_wait_stream_past (oldest);
+          g_ptr_array_remove_index (in_flight, 0);
+        }
+      piece = MIN (size - done, pipeline_max_bytes ());
+      result = enqueue_pipeline (self->context, self->direction, self->address + done, host + done, piece,
+                                 self->bytes, self->side, &pipeline, error);
+      if (pipeline != NULL)
+        {
+          g_ptr_array_add (in_flight, pipeline);
+          /* Rather than wait, the feeder helps the workers. */
+          pipeline_run (pipeline);
+        }
+    }
+  for (guint i = 0; result == ENQUEUED && i < in_flight->len; i++)
+    pipeline_wait (g_ptr_array_index (in_flight, i));
+  if (result == ENQUEUE_UNSUPPORTED)
+    set_stopped_waiting_error (error);
+  /* The stream may still read an upload's staging, or be short of a
+   * failed pipeline's end. */
+  g_ptr_array_extend_and_steal (self->pipelines, g_steal_pointer (&in_flight));
+  return result == ENQUEUED;
+}
+
+/* The feeder: copies on its stream, then opens the gate behind whatever
+ * the stream got. */
 static void
 feed_run (gpointer data,
           gpointer user_data)
@@ -923,15 +994,10 @@ feed_run (gpointer data,
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autoptr(GError) error = NULL;
   gboolean opened = FALSE;
-  gsize size;
-  guint8 *host = (guint8 *) g_bytes_get_data (self->bytes, &size);
 
   if (cugi_context_enter (self->context, &scope, &error))
     {
-      if (enqueue_pipelines_on (self->context, self->direction, self->address, host, size,
-                                self->bytes, self->side, feed_keep, self, &error) == ENQUEUE_UNSUPPORTED)
-        g_set_error (&error, CUGI_ERROR, CUGI_ERROR_DRIVER,
-                     _("The stream stopped waiting for memory in the middle of a copy"));
+      feed_copy (self, &error);
       opened = CUGI_CALL (cuStreamWriteValue32, (self->side, self->gate_device, 1, CU_STREAM_WRITE_VALUE_DEFAULT),
                           error == NULL ? &error : NULL);
       feed_destroy_stream (self);
@@ -1025,22 +1091,6 @@ feed_start (CugiBuffer         *buffer,
   return ENQUEUED;
 }
 
-typedef struct
-{
-  CugiStream *target;
-  CugiBuffer *buffer;
-  GBytes     *bytes;
-} DirectKeep;
-
-static void
-track_staging (gpointer  data,
-               Pipeline *pipeline)
-{
-  DirectKeep *keep = data;
-
-  cugi_buffer_track_work (keep->target, keep->buffer, NULL, pipeline->staging, keep->bytes);
-}
-
 /* Enqueues an asynchronous copy of @size bytes between @data (which @bytes
  * holds) and @address on @target: as pipelines one after another, or, when
  * more than the stream's queue holds, fed from a thread (in *@fed, whose
@@ -1057,13 +1107,10 @@ enqueue_pipelines (CugiBuffer         *self,
                    Feed              **fed,
                    GError            **error)
 {
-  DirectKeep keep = { target, self, bytes };
-
   *fed = NULL;
   if ((size - 1) / pipeline_max_bytes () + 1 > STAGING_MAX_QUEUED_PIPELINES)
     return feed_start (self, direction, address, bytes, target, fed, error);
-  return enqueue_pipelines_on (self->ownership.binding.context, direction, address, data, size, bytes,
-                               cugi_stream_get_handle (target), track_staging, &keep, error);
+  return enqueue_pipelines_on (self, direction, address, data, size, bytes, target, error);
 }
 
 /* Enqueues the copy of pageable @bytes to @address on @target. Small copies,

@@ -20,7 +20,10 @@
  * each run copying at least MIN_RUN_BYTES (small sizes loop, up to MAX_RUN_LOOPS times); GB/s are 1e9
  * bytes a second. Prints a table with the ratios cugi/raw and, for the
  * async rows, the longest time spent inside one cugi *_async() call, which
- * is how long it held up its caller's main loop; never fails on speed.
+ * is how long it held up its caller's main loop; then, from 16 MiB,
+ * cugi's async pageable copies against its sync ones in alternating runs
+ * (the table's rows of the two modes are minutes apart); never fails on
+ * speed.
  *
  *   bench-copy [--json FILE] [--sweep] [--min-size BYTES] [--max-size BYTES]
  *              [--memory pinned|pageable|device]
@@ -28,7 +31,8 @@
  * --json FILE writes every figure as a list of records {"bench": "copy",
  * "direction": "upload|download|device-to-device", "memory":
  * "pinned|pageable|device", "mode": "sync|async", "size", "impl":
- * "raw|cugi", "gbps"}. --sweep instead measures what the staging
+ * "raw|cugi", "gbps"}, and {"bench": "copy-async-vs-sync", "direction",
+ * "size", "sync_gbps", "async_gbps"}. --sweep instead measures what the staging
  * pipeline's tuning knobs do (docs/memory.md), each setting in a child
  * process with the environment variables set: 256 MiB pageable sync
  * uploads and downloads for chunks of {1, 2, 4, 8, 16} MiB × {1, 2, 4, 8}
@@ -398,6 +402,47 @@ bench_clear (Bench *bench)
 
 /* ---- the table ------------------------------------------------------------ */
 
+/* cugi's asynchronous pageable copies against its synchronous ones, in
+ * runs taking turns as measure() has them, from 16 MiB, where copies go
+ * through the pipeline: the table's rows of the two modes are minutes
+ * apart, over which the machine's bandwidth moves. */
+static void
+run_async_against_sync (Bench     *bench,
+                        gsize      min_size,
+                        gsize      max_size,
+                        BenchJson *json)
+{
+  static const struct
+  {
+    Direction direction;
+    CopyFunc  sync;
+    CopyFunc  async;
+  } pairs[] = {
+    { UPLOAD, cugi_upload_pageable, cugi_upload_pageable_async },
+    { DOWNLOAD, cugi_download_pageable, cugi_download_pageable_async },
+  };
+
+  g_print ("cugi, pageable, async against sync in alternating runs:\n");
+  g_print ("%-18s %9s %10s %10s %7s\n", "direction", "size", "sync GB/s", "async GB/s", "ratio");
+  for (gsize p = 0; p < G_N_ELEMENTS (pairs); p++)
+    for (gsize size = 16 << 20; size <= max_size; size *= 4)
+      {
+        g_autofree char *shown = format_size (size);
+        double sync, async;
+
+        if (size < min_size)
+          continue;
+        measure (bench, pairs[p].sync, pairs[p].async, size, &sync, &async);
+        g_print ("%-18s %9s %10.2f %10.2f %7.3f\n", direction_names[pairs[p].direction], shown, sync, async,
+                 async / sync);
+        bench_json_record (json, "copy-async-vs-sync", "direction", direction_names[pairs[p].direction], NULL);
+        bench_json_number (json, "size", size);
+        bench_json_number (json, "sync_gbps", sync);
+        bench_json_number (json, "async_gbps", async);
+      }
+  g_print ("\n");
+}
+
 static void
 run_table (gsize       min_size,
            gsize       max_size,
@@ -440,6 +485,8 @@ run_table (gsize       min_size,
         }
       g_print ("\n");
     }
+  if (only_memory == NULL || g_strcmp0 (only_memory, memory_names[PAGEABLE]) == 0)
+    run_async_against_sync (&bench, min_size, max_size, json);
   bench_clear (&bench);
 }
 

@@ -257,6 +257,33 @@ class TestUploadsByAddress(unittest.TestCase):
                 self.assertEqual(buffer.copy_to_host().tobytes(), expected)
 
 
+class TestLargeAsyncCopies(unittest.TestCase):
+    """Asynchronous copies of pageable memory of more than two pipelines
+    (256 MiB), which a cugi thread copies on a stream of its own while the
+    caller's stream waits for them: their bytes arrive, in stream order."""
+
+    def test_round_trip(self):
+        size = 300 << 20
+        pattern = numpy.random.default_rng(5).integers(0, 256, size, dtype=numpy.uint8)
+        buffer = Cugi.Buffer.new(None, size)
+        stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
+        loop = GLib.MainLoop()
+        results = []
+
+        def done(buffer, result):
+            results.append(result)
+            loop.quit()
+
+        buffer.upload_async(0, pattern, stream, None, done)
+        loop.run()
+        self.assertTrue(buffer.upload_finish(results.pop()))
+        buffer.download_async(0, size, stream, None, done)
+        loop.run()
+        back = buffer.download_finish(results.pop())
+        self.assertEqual(back.get_size(), size)
+        self.assertTrue(numpy.array_equal(numpy.frombuffer(back.get_data(), dtype=numpy.uint8), pattern))
+
+
 class TestKernelCall(unittest.TestCase):
     def test_saxpy(self):
         n = 1 << 20
