@@ -103,7 +103,8 @@ bench_json_number (BenchJson  *json,
     return;
   g_string_append_c (json->text, ',');
   bench_json_append_string (json->text, key);
-  g_string_append_printf (json->text, ":%.6g", value);
+  /* Twelve digits: sizes up to 1 TiB stay exact. */
+  g_string_append_printf (json->text, ":%.12g", value);
 }
 
 /* Adds @key: [@values] to the latest record (raw samples, for plots). */
