@@ -984,30 +984,41 @@ feed_copy (Feed      *self,
   return result == ENQUEUED;
 }
 
+/* Takes @error as the feed's, unless it has one. */
+static void
+feed_keep_error (Feed   *self,
+                 GError *error)
+{
+  g_mutex_lock (&self->lock);
+  if (self->error == NULL)
+    self->error = error;
+  else
+    g_error_free (error);
+  g_mutex_unlock (&self->lock);
+}
+
 /* The feeder: copies on its stream, then opens the gate behind whatever
- * the stream got. */
+ * the stream got. An error is the feed's before the gate opens: the copy's
+ * task reads it once the caller's stream is past the gate. */
 static void
 feed_run (gpointer data,
           gpointer user_data)
 {
   g_autoptr(Feed) self = data;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  g_autoptr(GError) error = NULL;
+  GError *error = NULL;
   gboolean opened = FALSE;
 
   if (cugi_context_enter (self->context, &scope, &error))
     {
-      feed_copy (self, &error);
+      if (!feed_copy (self, &error))
+        feed_keep_error (self, g_steal_pointer (&error));
       opened = CUGI_CALL (cuStreamWriteValue32, (self->side, self->gate_device, 1, CU_STREAM_WRITE_VALUE_DEFAULT),
-                          error == NULL ? &error : NULL);
+                          &error);
       feed_destroy_stream (self);
     }
   if (error != NULL)
-    {
-      g_mutex_lock (&self->lock);
-      self->error = g_steal_pointer (&error);
-      g_mutex_unlock (&self->lock);
-    }
+    feed_keep_error (self, error);
   /* The caller's stream must not wait for ever: opened from here, it may
    * go on before what the copy's stream got is done, which the error
    * reports. */
