@@ -700,10 +700,10 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
         kernel(a, x, y, n, grid=blocks, block=threads, stream=None, shared_mem=0)
 
     grid and block are an int or a tuple of up to three ints. Arguments are
-    Cugi.Buffers and MemoryBlocks (passed as device pointers), GLib.Bytes (a struct by value),
-    NumPy scalars (passed as their own type) and Python ints and floats
-    (converted to the type the kernel declares for that parameter). The call
-    returns once the launch is enqueued."""
+    Cugi.Buffers and MemoryBlocks (passed as device pointers), GLib.Bytes (a
+    struct by value), NumPy scalars (passed as their own type) and Python
+    ints and floats (converted to the type the kernel declares for that
+    parameter). The call returns once the launch is enqueued."""
 
     # launch() is written in C (_cugi.add_methods(), below), rather than
     # PyGObject's invoker, whose cost is that of a launch. The call itself

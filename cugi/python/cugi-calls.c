@@ -179,25 +179,32 @@ typedef struct
 
 static PyObject *memory_block_type;
 
+static void
+set_block_freed_error (GError **error)
+{
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _("The block was freed"));
+}
+
+/* Raises set_block_freed_error()'s GLib.Error. */
 static PyObject *
 block_freed_error (void)
 {
-  GError *error = g_error_new_literal (CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                                       _("The block was freed"));
+  GError *error = NULL;
 
+  set_block_freed_error (&error);
   pyg_error_check (&error);
   return NULL;
 }
 
 /* The buffer over @self's block, made at the first call: borrowed, or
- * NULL with GError set in @error. */
+ * NULL with @error set. */
 static CugiBuffer *
 memory_block_buffer (MemoryBlock  *self,
                      GError      **error)
 {
   if (self->block == NULL)
     {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, _("The block was freed"));
+      set_block_freed_error (error);
       return NULL;
     }
   if (self->buffer == NULL)
@@ -638,13 +645,10 @@ plan_convert (Plan         *self,
 
       if (self->checks[i] == TAKES_BUFFER)
         {
+          /* A block the plan cannot pass goes the general way, which
+           * raises its error. */
           if (Py_IS_TYPE (value, (PyTypeObject *) memory_block_type))
-            {
-              GError *error = NULL;
-
-              buffers[i] = memory_block_buffer ((MemoryBlock *) value, &error);
-              g_clear_error (&error);
-            }
+            buffers[i] = memory_block_buffer ((MemoryBlock *) value, NULL);
           else
             buffers[i] = gobject_of (value, CUGI_TYPE_BUFFER);
           if (buffers[i] == NULL)
