@@ -412,7 +412,8 @@ cugi_array_upload (CugiArray     *self,
  *
  * cugi_array_upload() from memory that bindings hold by address, without a
  * copy into a byte array first. The caller keeps @len bytes at @address
- * readable until this returns.
+ * readable until this returns. Address 0 with a length, or a range that
+ * does not fit in the address space, is %CUGI_ERROR_INVALID_ARGUMENT.
  *
  * Returns: %TRUE on success
  *
@@ -430,11 +431,13 @@ cugi_array_upload_from_address (CugiArray  *self,
                                 gsize       depth,
                                 GError    **error)
 {
-  g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
-  g_return_val_if_fail (address != 0 || len == 0, FALSE);
+  const guint8 *data;
 
-  return cugi_array_upload (self, x, y, z, (const guint8 *) (guintptr) address, len,
-                            width, height, depth, error);
+  g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return cugi_memory_host_address_get (address, len, &data, error) &&
+         cugi_array_upload (self, x, y, z, data, len, width, height, depth, error);
 }
 
 /**
@@ -500,7 +503,8 @@ cugi_array_download (CugiArray  *self,
  *
  * cugi_array_download() into memory that bindings hold by address (a
  * writable NumPy array's `ctypes.data`, say). The elements are there when
- * this returns.
+ * this returns. Address 0 with a length, or a range that does not fit in
+ * the address space, is %CUGI_ERROR_INVALID_ARGUMENT.
  *
  * Returns: %TRUE on success
  *
@@ -518,12 +522,15 @@ cugi_array_download_to_address (CugiArray  *self,
                                 gsize       depth,
                                 GError    **error)
 {
-  CopyEnd dst = { .kind = END_HOST, .host = (gpointer) (guintptr) address, .host_len = len };
+  CopyEnd dst = { .kind = END_HOST, .host_len = len };
+  const guint8 *data;
 
   g_return_val_if_fail (CUGI_IS_ARRAY (self), FALSE);
-  g_return_val_if_fail (address != 0 || len == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (!cugi_memory_host_address_get (address, len, &data, error))
+    return FALSE;
+  dst.host = (gpointer) data;
   return copy_with_array (self, x, y, z, &dst, FALSE, width, height, depth, NULL, error);
 }
 

@@ -191,6 +191,7 @@ test_regions (void)
   g_autoptr(GBytes) data = floats_new (8 * 4);
   g_autoptr(GBytes) nothing = NULL;
   const guint8 *bytes = g_bytes_get_data (data, NULL);
+  const guint64 wrapping[] = { 0, G_MAXUINT64 - 15 };
 
   cugi_test_assert_fails (cugi_array_upload (image, 1, 0, 0, bytes, 8 * 4 * 4, 8, 4, 1, &error), &error,
                           CUGI_ERROR_INVALID_ARGUMENT, "does not fit in the array of 8 × 4 × 1");
@@ -207,6 +208,16 @@ test_regions (void)
                           CUGI_ERROR_INVALID_ARGUMENT, "16 × 1 × 1");
   g_assert_true (cugi_array_upload (line, 8, 0, 0, bytes, 64, 8, 1, 1, &error));
   g_assert_no_error (error);
+
+  /* Addresses that cannot hold the data, refused as buffers refuse them:
+   * address 0, and a range past the end of the address space. */
+  for (gsize i = 0; i < G_N_ELEMENTS (wrapping); i++)
+    {
+      cugi_test_assert_fails (cugi_array_upload_from_address (image, 0, 0, 0, wrapping[i], 128, 8, 4, 1, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold 128 bytes");
+      cugi_test_assert_fails (cugi_array_download_to_address (image, 0, 0, 0, wrapping[i], 128, 8, 4, 1, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "cannot hold 128 bytes");
+    }
 
   /* Nothing to copy: checked, then done without the driver. */
   g_assert_true (cugi_array_upload (image, 8, 4, 1, NULL, 0, 0, 0, 0, &error));

@@ -61,6 +61,17 @@ class ArrayTypelibTest(unittest.TestCase):
             array.upload(0, 0, 0, volume.tobytes(), 6, 5, 5)
         self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
 
+    def test_bad_addresses(self):
+        # Address 0, and a range past the end of the address space: errors,
+        # as for buffers, not a crash or a copy skipped without one.
+        array = Cugi.Array.new(None, Cugi.ArrayFormat.FLOAT, 1, 128, 0, 0, Cugi.ArrayFlags.NONE)
+        for address in (0, 2**64 - 16):
+            for method in (array.upload_from_address, array.download_to_address):
+                with self.assertRaises(GLib.Error) as caught:
+                    method(0, 0, 0, address, 512, 128, 1, 1)
+                self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+                self.assertIn('cannot hold 512 bytes', caught.exception.message)
+
     def test_textures_and_surfaces_as_arguments(self):
         array = Cugi.Array.new(None, Cugi.ArrayFormat.UINT8, 4, 8, 8, 0, Cugi.ArrayFlags.SURFACE_LDST)
         description = Cugi.TextureDescription.new()
