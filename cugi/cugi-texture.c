@@ -18,9 +18,12 @@ G_STATIC_ASSERT ((int) CUGI_FILTER_MODE_LINEAR == (int) CU_TR_FILTER_MODE_LINEAR
 
 /* ---- CugiTextureDescription ----------------------------------------------- */
 
+/* x, y and z */
+#define N_DIMENSIONS 3
+
 struct _CugiTextureDescription
 {
-  CugiAddressMode     address_mode[3];
+  CugiAddressMode     address_mode[N_DIMENSIONS];
   CugiFilterMode      filter_mode;
   CugiTextureReadMode read_mode;
   gboolean            normalized_coordinates;
@@ -46,7 +49,7 @@ cugi_texture_description_new (void)
 {
   CugiTextureDescription *self = g_new0 (CugiTextureDescription, 1);
 
-  for (guint i = 0; i < G_N_ELEMENTS (self->address_mode); i++)
+  for (guint i = 0; i < N_DIMENSIONS; i++)
     self->address_mode[i] = CUGI_ADDRESS_MODE_CLAMP;
   return self;
 }
@@ -81,44 +84,71 @@ cugi_texture_description_free (CugiTextureDescription *self)
   g_free (self);
 }
 
+/* A dimension of a texture is 0, 1 or 2; bindings pass any integer. */
+static gboolean
+check_dimension (guint    dimension,
+                 GError **error)
+{
+  if (dimension < N_DIMENSIONS)
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("A texture has no dimension %u: its dimensions are 0 (x), 1 (y) and 2 (z)"), dimension);
+  return FALSE;
+}
+
 /**
  * cugi_texture_description_set_address_mode:
  * @self: a #CugiTextureDescription
  * @dimension: 0 (x), 1 (y) or 2 (z)
  * @mode: what reads outside the texture give in that dimension
+ * @error: return location for a #GError
  *
  * Sets the address mode of one dimension. Wrapping and mirroring need
- * normalized coordinates.
+ * normalized coordinates. Any other @dimension is
+ * %CUGI_ERROR_INVALID_ARGUMENT, and changes nothing.
+ *
+ * Returns: %TRUE on success
  *
  * Since: 0.1
  */
-void
-cugi_texture_description_set_address_mode (CugiTextureDescription *self,
-                                           guint                   dimension,
-                                           CugiAddressMode         mode)
+gboolean
+cugi_texture_description_set_address_mode (CugiTextureDescription  *self,
+                                           guint                    dimension,
+                                           CugiAddressMode          mode,
+                                           GError                 **error)
 {
-  g_return_if_fail (self != NULL);
-  g_return_if_fail (dimension < 3);
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (!check_dimension (dimension, error))
+    return FALSE;
   self->address_mode[dimension] = mode;
+  return TRUE;
 }
 
 /**
  * cugi_texture_description_get_address_mode:
  * @self: a #CugiTextureDescription
  * @dimension: 0 (x), 1 (y) or 2 (z)
+ * @error: return location for a #GError
  *
- * Returns: the address mode of @dimension
+ * Any other @dimension is %CUGI_ERROR_INVALID_ARGUMENT.
+ *
+ * Returns: the address mode of @dimension, or %CUGI_ADDRESS_MODE_CLAMP
+ *   with @error set
  *
  * Since: 0.1
  */
 CugiAddressMode
-cugi_texture_description_get_address_mode (CugiTextureDescription *self,
-                                           guint                   dimension)
+cugi_texture_description_get_address_mode (CugiTextureDescription  *self,
+                                           guint                    dimension,
+                                           GError                 **error)
 {
   g_return_val_if_fail (self != NULL, CUGI_ADDRESS_MODE_CLAMP);
-  g_return_val_if_fail (dimension < 3, CUGI_ADDRESS_MODE_CLAMP);
+  g_return_val_if_fail (error == NULL || *error == NULL, CUGI_ADDRESS_MODE_CLAMP);
 
+  if (!check_dimension (dimension, error))
+    return CUGI_ADDRESS_MODE_CLAMP;
   return self->address_mode[dimension];
 }
 
@@ -445,7 +475,7 @@ texture_new (CugiContext                   *context,
 
   if (!check_filtering (format, description, error))
     return NULL;
-  for (guint i = 0; i < 3; i++)
+  for (guint i = 0; i < N_DIMENSIONS; i++)
     {
       CugiAddressMode mode = description->address_mode[i];
 

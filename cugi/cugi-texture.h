@@ -91,12 +91,14 @@ CugiTextureDescription *cugi_texture_description_copy     (CugiTextureDescriptio
 CUGI_AVAILABLE_IN_0_1
 void                    cugi_texture_description_free     (CugiTextureDescription *self);
 CUGI_AVAILABLE_IN_0_1
-void                    cugi_texture_description_set_address_mode (CugiTextureDescription *self,
-                                                                   guint                   dimension,
-                                                                   CugiAddressMode         mode);
+gboolean                cugi_texture_description_set_address_mode (CugiTextureDescription  *self,
+                                                                   guint                    dimension,
+                                                                   CugiAddressMode          mode,
+                                                                   GError                 **error);
 CUGI_AVAILABLE_IN_0_1
-CugiAddressMode         cugi_texture_description_get_address_mode (CugiTextureDescription *self,
-                                                                   guint                   dimension);
+CugiAddressMode         cugi_texture_description_get_address_mode (CugiTextureDescription  *self,
+                                                                   guint                    dimension,
+                                                                   GError                 **error);
 CUGI_AVAILABLE_IN_0_1
 void                    cugi_texture_description_set_filter_mode (CugiTextureDescription *self,
                                                                   CugiFilterMode          mode);

@@ -403,20 +403,28 @@ test_texture_description (void)
 {
   g_autoptr(CugiTextureDescription) description = cugi_texture_description_new ();
   g_autoptr(CugiTextureDescription) copy = NULL;
+  g_autoptr(GError) error = NULL;
   gfloat red, alpha;
 
   for (guint i = 0; i < 3; i++)
-    g_assert_cmpint (cugi_texture_description_get_address_mode (description, i), ==, CUGI_ADDRESS_MODE_CLAMP);
+    g_assert_cmpint (cugi_texture_description_get_address_mode (description, i, NULL), ==, CUGI_ADDRESS_MODE_CLAMP);
+  /* No other dimension: an error, which changes nothing. */
+  cugi_test_assert_fails (cugi_texture_description_set_address_mode (description, 5, CUGI_ADDRESS_MODE_WRAP,
+                                                                     &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "no dimension 5");
+  g_assert_cmpint (cugi_texture_description_get_address_mode (description, 3, &error), ==,
+                   CUGI_ADDRESS_MODE_CLAMP);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "no dimension 3");
   g_assert_cmpint (cugi_texture_description_get_filter_mode (description), ==, CUGI_FILTER_MODE_POINT);
   g_assert_cmpint (cugi_texture_description_get_read_mode (description), ==,
                    CUGI_TEXTURE_READ_MODE_ELEMENT_TYPE);
   g_assert_false (cugi_texture_description_get_normalized_coordinates (description));
 
-  cugi_texture_description_set_address_mode (description, 1, CUGI_ADDRESS_MODE_BORDER);
+  g_assert_true (cugi_texture_description_set_address_mode (description, 1, CUGI_ADDRESS_MODE_BORDER, NULL));
   cugi_texture_description_set_border_color (description, 0.25f, 0, 0, 1);
   copy = cugi_texture_description_copy (description);
-  cugi_texture_description_set_address_mode (description, 1, CUGI_ADDRESS_MODE_CLAMP);
-  g_assert_cmpint (cugi_texture_description_get_address_mode (copy, 1), ==, CUGI_ADDRESS_MODE_BORDER);
+  g_assert_true (cugi_texture_description_set_address_mode (description, 1, CUGI_ADDRESS_MODE_CLAMP, NULL));
+  g_assert_cmpint (cugi_texture_description_get_address_mode (copy, 1, NULL), ==, CUGI_ADDRESS_MODE_BORDER);
   cugi_texture_description_get_border_color (copy, &red, NULL, NULL, &alpha);
   g_assert_cmpfloat (red, ==, 0.25f);
   g_assert_cmpfloat (alpha, ==, 1);
@@ -462,7 +470,7 @@ test_texture_of_array (void)
   CugiArray *read;
 
   cugi_texture_description_set_filter_mode (description, CUGI_FILTER_MODE_LINEAR);
-  cugi_texture_description_set_address_mode (description, 1, CUGI_ADDRESS_MODE_BORDER);
+  g_assert_true (cugi_texture_description_set_address_mode (description, 1, CUGI_ADDRESS_MODE_BORDER, NULL));
   cugi_texture_description_set_border_color (description, 1, 2, 3, 4);
   texture = texture_new (array, description);
   assert_counts (3, 1, 0);
@@ -496,7 +504,7 @@ test_texture_of_array (void)
   g_assert_cmpuint (desc.flags, ==, CU_TRSF_NORMALIZED_COORDINATES);
   /* Wrapping needs normalized coordinates. */
   cugi_texture_description_set_normalized_coordinates (description, FALSE);
-  cugi_texture_description_set_address_mode (description, 0, CUGI_ADDRESS_MODE_WRAP);
+  g_assert_true (cugi_texture_description_set_address_mode (description, 0, CUGI_ADDRESS_MODE_WRAP, NULL));
   g_assert_null (cugi_texture_new_for_array (bytes, description, &error));
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, "normalized coordinates");
   assert_counts (3, 1, 0);

@@ -114,8 +114,8 @@ test_texture_linear (void)
   g_assert_no_error (error);
 
   cugi_texture_description_set_filter_mode (description, CUGI_FILTER_MODE_LINEAR);
-  cugi_texture_description_set_address_mode (description, 0, CUGI_ADDRESS_MODE_CLAMP);
-  cugi_texture_description_set_address_mode (description, 1, CUGI_ADDRESS_MODE_CLAMP);
+  g_assert_true (cugi_texture_description_set_address_mode (description, 0, CUGI_ADDRESS_MODE_CLAMP, NULL));
+  g_assert_true (cugi_texture_description_set_address_mode (description, 1, CUGI_ADDRESS_MODE_CLAMP, NULL));
   texture = cugi_texture_new_for_array (array, description, &error);
   g_assert_no_error (error);
 

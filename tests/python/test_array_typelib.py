@@ -72,6 +72,23 @@ class ArrayTypelibTest(unittest.TestCase):
                 self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
                 self.assertIn('cannot hold 512 bytes', caught.exception.message)
 
+    def test_address_mode_of_no_dimension(self):
+        # A texture has dimensions 0, 1 and 2: any other is an error, which
+        # changes nothing.
+        description = Cugi.TextureDescription.new()
+        description.set_address_mode(2, Cugi.AddressMode.BORDER)
+        self.assertEqual(description.get_address_mode(2), Cugi.AddressMode.BORDER)
+        with self.assertRaises(GLib.Error) as caught:
+            description.set_address_mode(5, Cugi.AddressMode.WRAP)
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+        self.assertIn('no dimension 5', caught.exception.message)
+        with self.assertRaises(GLib.Error) as caught:
+            description.get_address_mode(3)
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+        self.assertIn('no dimension 3', caught.exception.message)
+        self.assertEqual([description.get_address_mode(i) for i in range(3)],
+                         [Cugi.AddressMode.CLAMP, Cugi.AddressMode.CLAMP, Cugi.AddressMode.BORDER])
+
     def test_textures_and_surfaces_as_arguments(self):
         array = Cugi.Array.new(None, Cugi.ArrayFormat.UINT8, 4, 8, 8, 0, Cugi.ArrayFlags.SURFACE_LDST)
         description = Cugi.TextureDescription.new()
