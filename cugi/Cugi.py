@@ -561,9 +561,10 @@ _APPENDERS = {int: _append_int, float: _append_double, bool: _append_bool,
 _DIRECT_TYPES = frozenset((int, float, bool, Buffer, Cugi.Buffer, GLib.Bytes, Cugi.Texture,
                            Cugi.Surface))
 
-# NumPy scalars, by dtype name: where the kernel's parameters are known, the
-# value is converted to them as a Python number would be; where nothing is
-# known of them, it is passed in its own width (8 and 16 bits as 32).
+# NumPy scalars, by dtype name: where the parameter's size is known, the
+# value is converted to it as a Python number would be; where it is not (a
+# driver before CUDA 12.4), it is passed in its own width (8 and 16 bits as
+# 32).
 _NUMPY_CONVERTED = {
     'bool': _append_bool,
     'int8': _append_int, 'int16': _append_int, 'int32': _append_int, 'int64': _append_int,
@@ -603,7 +604,8 @@ def _append_other(kernel, args, value, index):
         if name not in _NUMPY_CONVERTED:
             raise TypeError(f'kernel argument {index}: NumPy {value.dtype} scalars cannot be '
                             f'passed; use one of {", ".join(_NUMPY_CONVERTED)}')
-        if kernel.get_num_params() < 0:
+        sizes = kernel.get_parameter_sizes()
+        if index >= len(sizes) or sizes[index] == 0:
             return getattr(args, _NUMPY_OWN_WIDTH[name])(value.item())
         return _NUMPY_CONVERTED[name](kernel, args, value.item())
     if numpy is not None and isinstance(value, numpy.ndarray):

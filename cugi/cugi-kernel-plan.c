@@ -92,8 +92,8 @@ cugi_kernel_get_parameter_kinds (CugiKernel *self,
  *
  * The size in bytes of each parameter of @self, as the driver reports them
  * (`cuFuncGetParamInfo`, CUDA 12.4 and later) or, with older drivers, as a
- * C++ kernel's types tell; 0 where neither does (a struct of a C++ kernel
- * on an older driver).
+ * C++ kernel's types tell; 0 where neither does (on an older driver, a
+ * struct of a C++ kernel, or any parameter of an `extern "C"` one).
  *
  * Where not even the number of parameters is known
  * (cugi_kernel_get_num_params() returns -1), or @self cannot be launched,

@@ -18,31 +18,35 @@
  * Volta and later; 4 KiB before): no argument may be larger. */
 #define MAX_PARAMS_SIZE 32764
 
-/* @n_sizes is -1 when the driver cannot tell the sizes. When both the
- * driver and the mangled name speak and disagree, the driver wins: the name
- * reader misread something, and sizes are all that is checked. */
+/* @count is the number of parameters, -1 when unknown; @sizes (@count of
+ * them) is NULL when the driver cannot tell them. When both the driver and
+ * the mangled name speak and disagree, the driver wins: the name reader
+ * misread something, and sizes are all that is checked. */
 CugiKernelSignature *
 cugi_kernel_signature_new (const char  *name,
                            const char  *mangled_name,
                            const gsize *sizes,
-                           gint         n_sizes)
+                           gint         count)
 {
   /* gsize, so that serials are never reused in practice: an argument list
    * that fits a freed signature must not pass for fitting a new one. */
   static gsize last_serial;
   CugiKernelSignature *self = g_new0 (CugiKernelSignature, 1);
   g_autoptr(GPtrArray) types = mangled_name != NULL ? cugi_mangle_read_parameters (mangled_name) : NULL;
-  gboolean have_sizes = n_sizes >= 0;
+  gboolean have_count = count >= 0;
 
+  /* Sizes come with their count. */
+  if (!have_count)
+    sizes = NULL;
   self->name = g_strdup (name);
   self->serial = (gsize) g_atomic_pointer_add (&last_serial, 1) + 1;
   self->n_params = -1;
 
-  if (types != NULL && have_sizes)
+  if (types != NULL && have_count)
     {
-      if (types->len != (guint) n_sizes)
+      if (types->len != (guint) count)
         g_clear_pointer (&types, g_ptr_array_unref);
-      for (guint i = 0; types != NULL && i < types->len; i++)
+      for (guint i = 0; types != NULL && sizes != NULL && i < types->len; i++)
         {
           const CugiMangledParam *param = g_ptr_array_index (types, i);
           gsize type_size = cugi_param_type_get_size (param->type);
@@ -51,10 +55,10 @@ cugi_kernel_signature_new (const char  *name,
             g_clear_pointer (&types, g_ptr_array_unref);
         }
     }
-  if (!have_sizes && types == NULL)
+  if (!have_count && types == NULL)
     return self;
 
-  self->n_params = have_sizes ? n_sizes : (gint) types->len;
+  self->n_params = have_count ? count : (gint) types->len;
   self->params = g_new0 (CugiKernelParam, MAX (self->n_params, 1));
   self->have_types = types != NULL;
   for (gint i = 0; i < self->n_params; i++)
@@ -68,7 +72,7 @@ cugi_kernel_signature_new (const char  *name,
           param->spelling = g_strdup (mangled->spelling);
           param->size = cugi_param_type_get_size (mangled->type);
         }
-      if (have_sizes)
+      if (sizes != NULL)
         param->size = sizes[i];
     }
   return self;

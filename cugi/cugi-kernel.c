@@ -23,7 +23,8 @@
  * Launches are checked before the driver sees them. The configuration is
  * checked against the device and the kernel (zero dimensions, block and
  * grid limits, dynamic shared memory), and the arguments against the
- * kernel's parameters: their number and sizes as the driver reports them
+ * kernel's parameters: their number, as the module's PTX or CUBIN image
+ * tells it (or else the driver), their sizes as the driver reports them
  * (`cuFuncGetParamInfo`, CUDA 12.4 and later; older drivers skip this
  * check), and for C++ kernels (not `extern "C"`) their types too, read from
  * the kernel's mangled name: a float cannot go where an int is expected, nor
@@ -213,8 +214,8 @@ cugi_kernel_class_init (CugiKernelClass *klass)
   /**
    * CugiKernel:num-params:
    *
-   * How many parameters the kernel takes, or -1 when neither the driver nor
-   * the kernel's name tells.
+   * How many parameters the kernel takes, or -1 when neither the module's
+   * image, the driver nor the kernel's name tells.
    *
    * Since: 0.1
    */
@@ -326,17 +327,18 @@ cugi_kernel_init (CugiKernel *self)
 /* The parameters' sizes as the driver reports them (CUDA 12.4 and later),
  * and their types as the mangled name tells. The count comes from the
  * module's image where it tells; only otherwise is the driver asked until it
- * fails, which users' compute-sanitizer runs then report as an API error. */
+ * fails, which users' compute-sanitizer runs then report as an API error.
+ * A driver that tells no sizes still gets the image's count checked: it
+ * would read as many arguments as the kernel has, past a shorter list. */
 static void
 read_signature (CugiKernel *self)
 {
   g_autoptr(GArray) sizes = g_array_new (FALSE, FALSE, sizeof (gsize));
+  gint known_count = cugi_module_get_param_count (self->module, self->mangled_name);
   gboolean have_sizes = FALSE;
 
   if (cugi_cuda.cuFuncGetParamInfo != NULL)
     {
-      gint known_count = cugi_module_get_param_count (self->module, self->mangled_name);
-
       for (gsize index = 0; known_count < 0 || index < (gsize) known_count; index++)
         {
           size_t offset, size;
@@ -354,9 +356,11 @@ read_signature (CugiKernel *self)
       if (known_count >= 0 && sizes->len == (guint) known_count)
         have_sizes = TRUE;
     }
-  self->signature = cugi_kernel_signature_new (self->name, self->mangled_name,
-                                               (const gsize *) sizes->data,
-                                               have_sizes ? (gint) sizes->len : -1);
+  if (have_sizes)
+    self->signature = cugi_kernel_signature_new (self->name, self->mangled_name,
+                                                 (const gsize *) sizes->data, (gint) sizes->len);
+  else
+    self->signature = cugi_kernel_signature_new (self->name, self->mangled_name, NULL, known_count);
   self->signature->context = self->binding.context;
   self->signature_serial = self->signature->serial;
 }

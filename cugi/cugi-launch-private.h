@@ -209,12 +209,13 @@ typedef struct
   CugiContext     *context;      /* (unowned) (nullable): the kernel's, for its buffers */
 } CugiKernelSignature;
 
-/* From the sizes the driver reports (@n_sizes -1 when it cannot) and the
- * types @mangled_name tells (for a C++ kernel). */
+/* From the number of parameters (@count, -1 when unknown), the sizes the
+ * driver reports (NULL when it cannot) and the types @mangled_name tells
+ * (for a C++ kernel). */
 CugiKernelSignature *cugi_kernel_signature_new (const char  *name,
                                                 const char  *mangled_name,
                                                 const gsize *sizes,
-                                                gint         n_sizes);
+                                                gint         count);
 void     cugi_kernel_signature_free      (CugiKernelSignature       *self);
 /* INVALID_ARGUMENT naming the parameter when @args do not fit. Remembered in
  * @args: checking the same arguments again costs nothing. */

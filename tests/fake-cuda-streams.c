@@ -33,7 +33,10 @@
  * allocation is made at once, a free is an operation of its stream, which
  * gives the memory back to its pool when the stream reaches it. Pools count
  * used and reserved bytes as CUDA's do (memory freed is kept reserved until
- * a trim), and a 2D memset of bytes writes its rows as memsets do. */
+ * a trim), and a 2D memset of bytes writes its rows as memsets do.
+ *
+ * FAKE_CUDA_MISSING names entry points the stand-in lacks, as an older
+ * driver would (see is_missing()). */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -1278,8 +1281,10 @@ fake_cuMemcpyDtoDAsync (CUdeviceptr to, CUdeviceptr from, size_t count, CUstream
 
 /* Modules and launches, as much as the launch path needs: a module image is
  * text, a line per kernel giving its name and its parameters' sizes
- * ("axpy4 4 8 8 4"). A kernel does nothing, at once: a launch checks its
- * handles and returns. */
+ * ("axpy4 4 8 8 4"). Lines starting with "." are PTX directives, skipped,
+ * so that an image can also tell cugi's PTX reader its kernels' parameter
+ * counts (".version 8.0", ".entry axpy4 (.param .f32 a, ...)"). A kernel
+ * does nothing, at once: a launch checks its handles and returns. */
 #define FAKE_MAX_FUNCTIONS 8
 #define FAKE_MAX_PARAMS 16
 
@@ -1376,6 +1381,12 @@ fake_cuModuleLoadDataEx (CUmodule *handle, const void *image, unsigned int n_opt
       FakeFunction *function = &module->functions[module->n_functions];
       int used = 0;
 
+      if (*line == '.')
+        {
+          line += strcspn (line, "\n");
+          line += strspn (line, " \n");
+          continue;
+        }
       if (sscanf (line, "%63s%n", function->name, &used) != 1)
         break;
       for (line += used; function->n_params < FAKE_MAX_PARAMS &&
@@ -1856,10 +1867,38 @@ cuDriverGetVersion (int *version)
   return CUDA_SUCCESS;
 }
 
+/* Whether FAKE_CUDA_MISSING, entry points' names separated by commas, names
+ * @symbol: the stand-in then lacks it, as older drivers lack newer entry
+ * points (cuFuncGetParamInfo came with CUDA 12.4). */
+static int
+is_missing (const char *symbol)
+{
+  const char *missing = getenv ("FAKE_CUDA_MISSING");
+  size_t length = strlen (symbol);
+
+  for (const char *name = missing; name != NULL && *name != '\0';)
+    {
+      size_t name_length = strcspn (name, ",");
+
+      if (name_length == length && strncmp (name, symbol, length) == 0)
+        return 1;
+      name += name_length;
+      name += *name == ',';
+    }
+  return 0;
+}
+
 EXPORT CUresult
 cuGetProcAddress_v2 (const char *symbol, void **pfn, int version, cuuint64_t flags,
                      CUdriverProcAddressQueryResult *status)
 {
+  if (is_missing (symbol))
+    {
+      *pfn = NULL;
+      if (status != NULL)
+        *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+      return CUDA_ERROR_NOT_FOUND;
+    }
   for (size_t i = 0; i < sizeof entry_points / sizeof entry_points[0]; i++)
     if (strcmp (entry_points[i].name, symbol) == 0)
       {

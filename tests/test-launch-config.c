@@ -425,6 +425,19 @@ test_signature_sources (void)
   assert_check_passes (signature, args);
   cugi_kernel_signature_free (signature);
 
+  /* The image's count without sizes: the count is checked, and a C++
+   * kernel's types with it where the counts agree. */
+  signature = cugi_kernel_signature_new ("f", "_Z1fPfN2ns6ParamsE", NULL, 2);
+  g_assert_true (signature->have_types);
+  g_assert_cmpuint (signature->params[0].size, ==, 8);
+  assert_check_passes (signature, args);
+  cugi_kernel_signature_free (signature);
+  signature = cugi_kernel_signature_new ("f", "_Z1fPfN2ns6ParamsE", NULL, 3);
+  g_assert_false (signature->have_types);
+  g_assert_cmpuint (signature->params[0].size, ==, 0);
+  assert_check_fails (signature, args, "takes 3 parameters, but 2 arguments");
+  cugi_kernel_signature_free (signature);
+
   /* Nothing known: anything goes. */
   signature = cugi_kernel_signature_new ("saxpy", "saxpy", NULL, -1);
   g_assert_cmpint (signature->n_params, ==, -1);

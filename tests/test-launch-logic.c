@@ -20,14 +20,21 @@
 /* The stand-in driver's module format: a kernel and its parameters' sizes,
  * those of axpy4 (float a, const float *x, float *y, unsigned int n). */
 static const char image[] = "axpy4 4 8 8 4\n";
+/* The same with its PTX entry, which the stand-in skips and cugi reads the
+ * parameter count from. */
+static const char ptx_image[] =
+  ".version 8.0\n"
+  ".visible .entry axpy4 (.param .f32 a, .param .u64 x, .param .u64 y, .param .u32 n)\n"
+  "axpy4 4 8 8 4\n";
 
 #define N_ELEMENTS 32
 
 static CugiKernel *
-kernel_new (CugiContext *context)
+kernel_new_from_image (CugiContext *context,
+                       const char  *text)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = g_bytes_new_static (image, sizeof image);
+  g_autoptr(GBytes) bytes = g_bytes_new_static (text, strlen (text) + 1);
   g_autoptr(CugiModule) module = cugi_module_new_from_data (context, bytes, &error);
   CugiKernel *kernel;
 
@@ -35,6 +42,12 @@ kernel_new (CugiContext *context)
   kernel = cugi_module_get_kernel (module, "axpy4", &error);
   g_assert_no_error (error);
   return kernel;
+}
+
+static CugiKernel *
+kernel_new (CugiContext *context)
+{
+  return kernel_new_from_image (context, image);
 }
 
 static CugiStream *
@@ -649,6 +662,52 @@ test_buffer_of_reset_context (void)
   synchronize (cugi_stream_resolve (NULL, cugi_kernel_get_context (kernel)));
 }
 
+/* A driver before CUDA 12.4 has no cuFuncGetParamInfo, and so tells no
+ * parameter sizes: the count the image tells still refuses a launch with
+ * too few arguments, which the driver would read past the end of. The
+ * loader resolves entry points once per process, so a subprocess runs it
+ * with a stand-in that lacks cuFuncGetParamInfo. */
+static void
+test_count_without_param_info (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiLaunchConfig) config = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  gboolean x_released, y_released;
+
+  if (!g_test_subprocess ())
+    {
+      g_setenv ("FAKE_CUDA_MISSING", "cuFuncGetParamInfo", TRUE);
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_unsetenv ("FAKE_CUDA_MISSING");
+      g_test_trap_assert_passed ();
+      return;
+    }
+
+  g_assert_null (cugi_cuda.cuFuncGetParamInfo);
+  kernel = kernel_new_from_image (NULL, ptx_image);
+  g_assert_cmpint (cugi_kernel_get_num_params (kernel), ==, 4);
+  config = config_new (NULL);
+  args = cugi_kernel_args_new ();
+  cugi_kernel_args_add_float (args, 2.0f);
+  g_assert_false (cugi_kernel_launch (kernel, config, args, &error));
+  g_assert_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "takes 4 parameters, but 1 arguments"));
+  g_clear_error (&error);
+
+  /* All four go, their sizes unchecked. */
+  x = buffer_new (NULL, &x_released);
+  y = buffer_new (NULL, &y_released);
+  g_clear_pointer (&args, cugi_kernel_args_unref);
+  args = axpy_args (x, y);
+  launch (kernel, config, args);
+  g_clear_pointer (&args, cugi_kernel_args_unref);
+  synchronize (cugi_stream_resolve (NULL, cugi_kernel_get_context (kernel)));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -668,6 +727,7 @@ main (int argc, char **argv)
               launching_set_up, test_idle_after_launches, launching_tear_down);
   g_test_add ("/launch-logic/idle-waits-for-newer-launches", Launching, NULL,
               launching_set_up, test_idle_waits_for_newer_launches, launching_tear_down);
+  g_test_add_func ("/launch-logic/count-without-param-info", test_count_without_param_info);
   /* Last: it destroys every stream made before. */
   g_test_add_func ("/launch-logic/buffer-of-reset-context", test_buffer_of_reset_context);
 

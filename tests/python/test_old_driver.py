@@ -1,0 +1,64 @@
+#!/usr/bin/python3
+"""Kernel calls on a driver older than CUDA 12.4, which has no
+cuFuncGetParamInfo and so tells no parameter sizes: against the stand-in
+driver of the tests (fake-cuda-streams) told to lack it (FAKE_CUDA_MISSING,
+set by meson), which records the parameters of the last launch. The count
+that the module's PTX tells is still checked, and NumPy scalars keep their
+own width where the sizes are unknown."""
+
+import ctypes
+import os
+import struct
+import unittest
+
+import gi
+
+gi.require_version('Cugi', '1.0')
+from gi.repository import Cugi, GLib  # noqa: E402
+
+import numpy  # noqa: E402
+
+# The stand-in skips the PTX lines, which cugi reads the count from, and
+# loads the last: axpy4(float, const float *, float *, long long), extern "C".
+IMAGE = (b'.version 8.0\n'
+         b'.visible .entry axpy4 (.param .f32 a, .param .u64 x, .param .u64 y, .param .u64 n)\n'
+         b'axpy4 4 8 8 8\n')
+
+
+class OldDriverTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])
+        cls.last_params_of = driver.fake_cuda_streams_last_params
+        cls.last_params_of.restype = ctypes.c_size_t
+        cls.last_params_of.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+        cls.last_params_of(ctypes.create_string_buffer(1), 1)  # starts the recording
+        module = Cugi.Module.new_from_data(None, GLib.Bytes.new(IMAGE))
+        cls.axpy4 = module.get_kernel('axpy4')
+        cls.x = Cugi.Buffer.new(None, 64)
+        cls.y = Cugi.Buffer.new(None, 64)
+
+    def last_params(self):
+        out = ctypes.create_string_buffer(64)
+        size = self.last_params_of(out, len(out))
+        return out.raw[:size]
+
+    def test_count_without_sizes(self):
+        self.assertEqual(self.axpy4.get_num_params(), 4)
+        self.assertEqual(self.axpy4.get_parameter_sizes(), [0, 0, 0, 0])
+
+    def test_too_few_arguments_are_refused(self):
+        with self.assertRaises(GLib.Error) as caught:
+            self.axpy4(numpy.float32(2), grid=1, block=1)
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+        self.assertIn('takes 4 parameters, but 1 arguments', caught.exception.message)
+
+    def test_numpy_scalars_keep_their_width(self):
+        self.axpy4(numpy.float32(2), self.x, self.y, numpy.int64(-5), grid=1, block=1)
+        self.assertEqual(self.last_params(),
+                         struct.pack('<fQQq', 2, self.x.props.device_pointer,
+                                     self.y.props.device_pointer, -5))
+
+
+if __name__ == '__main__':
+    unittest.main()
