@@ -650,9 +650,10 @@ _TAKES_NUMBER = 'n'     # an int, float or bool (exact types: NumPy scalars go t
 _TAKES_INT = 'i'        # an int alone
 _TAKES_REAL = 'r'       # a float, unless a whole number beyond 32 bits and within 64
 
-# struct formats (standard sizes, host order) of the kinds C++ names tell.
+# struct formats (standard sizes, host order) of the kinds C++ names tell;
+# a bool's packs 0 and 1 alone.
 _KIND_FORMATS = {
-    Cugi.ParameterKind.BOOL: 'B', Cugi.ParameterKind.INT8: 'b', Cugi.ParameterKind.UINT8: 'B',
+    Cugi.ParameterKind.BOOL: '?', Cugi.ParameterKind.INT8: 'b', Cugi.ParameterKind.UINT8: 'B',
     Cugi.ParameterKind.INT16: 'h', Cugi.ParameterKind.UINT16: 'H',
     Cugi.ParameterKind.INT32: 'i', Cugi.ParameterKind.UINT32: 'I',
     Cugi.ParameterKind.INT64: 'q', Cugi.ParameterKind.UINT64: 'Q',

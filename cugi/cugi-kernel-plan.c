@@ -329,6 +329,8 @@ unpack (CugiKernel          *self,
         }
       if (param->size > block_size - offset)
         break;
+      if (!cugi_kernel_signature_check_packed (signature, i, block + offset, error))
+        return FALSE;
       add_packed_value (args, signature->have_types ? param->type : CUGI_PARAM_TYPE_OTHER,
                         block + offset, param->size);
       offset += param->size;
@@ -370,8 +372,9 @@ unpack (CugiKernel          *self,
  * holds `a` then `n` (8 bytes), and @buffers is `{ NULL, x, y, NULL }`.
  *
  * The values are taken as they are, bit for bit, as the parameters'
- * types: the binding converts and range-checks its own values. cugi checks
- * the rest, as for cugi_kernel_launch(): the number of parameters, that
+ * types: the binding converts and range-checks its own values, but for
+ * the byte of a C++ `bool`, which must be 0 or 1. cugi checks the rest, as
+ * for cugi_kernel_launch(): the number of parameters, that
  * @block has the size the parameters not given buffers take, that a buffer
  * goes to a pointer parameter (for a C++ kernel; to one of 8 bytes
  * otherwise) and every pointer parameter has one, and that each buffer is

@@ -339,7 +339,8 @@ convert_integer (const CugiKernelSignature *self,
 
   switch (type)
     {
-    case CUGI_PARAM_TYPE_BOOL:
+    /* Any other byte than 0 and 1 is undefined behaviour in the kernel. */
+    case CUGI_PARAM_TYPE_BOOL: low = 0; high = 1; break;
     case CUGI_PARAM_TYPE_UINT8: low = 0; high = G_MAXUINT8; break;
     case CUGI_PARAM_TYPE_INT8: low = G_MININT8; high = G_MAXINT8; break;
     case CUGI_PARAM_TYPE_UINT16: low = 0; high = G_MAXUINT16; break;
@@ -399,6 +400,39 @@ convert_integer (const CugiKernelSignature *self,
   return TRUE;
 }
 
+/* Whether parameter @index is known to be a bool. */
+static gboolean
+is_bool (const CugiKernelSignature *self,
+         guint                      index)
+{
+  const CugiKernelParam *param = param_at (self, index);
+
+  return self->have_types && param != NULL && param->type == CUGI_PARAM_TYPE_BOOL;
+}
+
+static gboolean
+refuse_bool (const CugiKernelSignature *self,
+             guint                      index,
+             const char                *number,
+             GError                   **error)
+{
+  return param_error (self, index, error, _("%s is not a bool: pass 0 or 1 (false or true)"), number);
+}
+
+gboolean
+cugi_kernel_signature_check_packed (const CugiKernelSignature *self,
+                                    guint                      index,
+                                    const guint8              *value,
+                                    GError                   **error)
+{
+  g_autofree char *number = NULL;
+
+  if (!is_bool (self, index) || *value <= 1)
+    return TRUE;
+  number = g_strdup_printf ("%u", *value);
+  return refuse_bool (self, index, number, error);
+}
+
 gboolean
 cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
                                    CugiKernelArgs            *args,
@@ -418,6 +452,8 @@ cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
 
   number = is_signed && signed_value < 0 ? g_strdup_printf ("%" G_GINT64_FORMAT, signed_value)
                                          : g_strdup_printf ("%" G_GUINT64_FORMAT, unsigned_value);
+  if (is_bool (self, index))
+    return refuse_bool (self, index, number, error);
   return param_error (self, index, error, _("%s is out of range"), number);
 }
 

@@ -233,6 +233,14 @@ gboolean cugi_kernel_signature_add_integer (const CugiKernelSignature *self,
                                             guint64                    unsigned_value,
                                             gboolean                   wide,
                                             GError                   **error);
+/* A packed value for parameter @index, at @value, that a launch may take
+ * bit for bit: INVALID_ARGUMENT naming the parameter for a byte of a bool
+ * that is neither 0 nor 1, which the kernel would read as undefined
+ * behaviour. */
+gboolean cugi_kernel_signature_check_packed (const CugiKernelSignature *self,
+                                             guint                      index,
+                                             const guint8              *value,
+                                             GError                   **error);
 /* Adds a real number as argument @index: a float or a double as the
  * parameter is (@single: a float when nothing is known of it).
  * INVALID_ARGUMENT when the parameter's kind is unknown and @number may be

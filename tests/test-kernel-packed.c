@@ -12,9 +12,10 @@
 #include "cugi-test-utils.h"
 
 /* The stand-in driver's module format: a kernel and its parameters' sizes:
- * axpy4 (float a, const float *x, float *y, unsigned int n), and one that
- * takes a 4-byte struct and a float. */
-static const char image[] = "axpy4 4 8 8 4\nwith_struct 4 4\n";
+ * axpy4 (float a, const float *x, float *y, unsigned int n), one that
+ * takes a 4-byte struct and a float, and the C++ kernel flag (float *,
+ * bool). */
+static const char image[] = "axpy4 4 8 8 4\nwith_struct 4 4\n_Z4flagPfb 8 1\n";
 
 static size_t (*last_params) (void *out, size_t capacity);
 
@@ -22,6 +23,7 @@ typedef struct
 {
   CugiKernel       *axpy;
   CugiKernel       *with_struct;
+  CugiKernel       *flag;
   CugiLaunchConfig *config;
   CugiBuffer       *x;
   CugiBuffer       *y;
@@ -50,6 +52,7 @@ fixture_set_up (Fixture      *f,
   g_assert_no_error (error);
   f->axpy = kernel_new (module, "axpy4");
   f->with_struct = kernel_new (module, "with_struct");
+  f->flag = kernel_new (module, "_Z4flagPfb");
   f->config = cugi_launch_config_new (1, 32);
   cugi_launch_config_set_stream (f->config, stream);
   f->x = cugi_test_buffer_new (128);
@@ -63,6 +66,7 @@ fixture_tear_down (Fixture      *f,
   cugi_test_synchronize (NULL);
   g_clear_object (&f->axpy);
   g_clear_object (&f->with_struct);
+  g_clear_object (&f->flag);
   g_clear_pointer (&f->config, cugi_launch_config_unref);
   g_clear_object (&f->x);
   g_clear_object (&f->y);
@@ -193,6 +197,70 @@ test_blocks_that_do_not_fit (Fixture      *f,
   assert_axpy_launched (2.0f, f->x, f->y, 32);
 }
 
+/* flag (x, @value) launched by each way of converting an integer: an
+ * append, a GValue of @type and a packed block. TRUE where all three
+ * launched it, FALSE where all three refused it with one error naming the
+ * parameter and the value. */
+static gboolean
+launch_flag (Fixture *f,
+             GType    type,
+             gint     value)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
+  GValue values[2] = { G_VALUE_INIT, G_VALUE_INIT };
+  g_autofree char *message = g_strdup_printf ("parameter 1 (bool): %d is not a bool", value);
+  CugiBuffer *buffers[] = { f->x, NULL };
+  guint8 byte = (guint8) value, got[16];
+  gboolean appended, launched;
+
+  cugi_kernel_args_add_buffer (args, f->x);
+  appended = value < 0 ? cugi_kernel_append_int (f->flag, args, value, &error)
+                       : cugi_kernel_append_uint (f->flag, args, value, &error);
+  if (!appended)
+    cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, message);
+
+  g_value_init (&values[0], CUGI_TYPE_BUFFER);
+  g_value_set_object (&values[0], f->x);
+  g_value_init (&values[1], type);
+  if (type == G_TYPE_BOOLEAN)
+    g_value_set_boolean (&values[1], value);
+  else
+    g_value_set_int (&values[1], value);
+  launched = cugi_kernel_launch_values (f->flag, f->config, values, 2, &error);
+  g_value_unset (&values[0]);
+  g_value_unset (&values[1]);
+  g_assert_cmpint (launched, ==, appended);
+  if (!launched)
+    cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, message);
+
+  /* The packed block holds the byte the kernel would read. */
+  if (value >= 0 && value <= G_MAXUINT8)
+    {
+      launched = cugi_kernel_launch_packed (f->flag, f->config, &byte, 1, buffers, 2, &error);
+      g_assert_cmpint (launched, ==, appended);
+      if (!launched)
+        cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, message);
+      else
+        g_assert_cmpuint (got[last_params (got, sizeof got) - 1], ==, value);
+    }
+  return appended;
+}
+
+/* A C++ bool holds 0 or 1, any other byte being undefined behaviour in the
+ * kernel: 2, 255 and -1 are refused, by every way of converting. */
+static void
+test_bools_are_0_or_1 (Fixture      *f,
+                       gconstpointer data)
+{
+  g_assert_true (launch_flag (f, G_TYPE_INT, 0));
+  g_assert_true (launch_flag (f, G_TYPE_INT, 1));
+  g_assert_true (launch_flag (f, G_TYPE_BOOLEAN, TRUE));
+  g_assert_false (launch_flag (f, G_TYPE_INT, 2));
+  g_assert_false (launch_flag (f, G_TYPE_INT, 255));
+  g_assert_false (launch_flag (f, G_TYPE_INT, -1));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -209,5 +277,7 @@ main (int argc, char **argv)
               fixture_set_up, test_bytes_keep_their_value, fixture_tear_down);
   g_test_add ("/kernel-packed/blocks-that-do-not-fit", Fixture, NULL,
               fixture_set_up, test_blocks_that_do_not_fit, fixture_tear_down);
+  g_test_add ("/kernel-packed/bools-are-0-or-1", Fixture, NULL,
+              fixture_set_up, test_bools_are_0_or_1, fixture_tear_down);
   return g_test_run ();
 }

@@ -507,7 +507,7 @@ format_size (gchar format)
 {
   switch (format)
     {
-    case 'b': case 'B': return 1;
+    case 'b': case 'B': case '?': return 1;
     case 'h': case 'H': return 2;
     case 'i': case 'I': case 'f': return 4;
     case 'q': case 'Q': case 'd': return 8;
@@ -535,7 +535,8 @@ store_bits (guint64  bits,
 
 /* Packs @value as struct.pack('=' + @format) would, into @out; FALSE where
  * struct would refuse it (the call then goes the general way, which says
- * why in its own words). */
+ * why in its own words), and for a bool ('?') where it is no int 0 or 1:
+ * any other byte is undefined behaviour in the kernel. */
 static gboolean
 pack_value (gchar     format,
             PyObject *value,
@@ -568,6 +569,16 @@ pack_value (gchar     format,
   /* Integers: struct takes ints (bools among them), not floats. */
   if (!PyLong_Check (value))
     return FALSE;
+  if (format == '?')
+    {
+      int overflow;
+      long long number = PyLong_AsLongLongAndOverflow (value, &overflow);
+
+      if (overflow != 0 || (number != 0 && number != 1))
+        return FALSE;
+      *out = (guint8) number;
+      return TRUE;
+    }
   size = format_size (format);
   if (g_ascii_isupper (format))
     {

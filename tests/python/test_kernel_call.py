@@ -391,8 +391,20 @@ class KernelCallTest(unittest.TestCase):
             self.call(self.mixed, 2**64, *good[1:])
         with self.assertRaises(OverflowError):
             self.call(self.mixed, -(2**63) - 1, *good[1:])
+        # A bool is 0 or 1 (another byte is undefined behaviour in the
+        # kernel), whichever way the call goes: the plan, the general way (a
+        # NumPy scalar), launch_values.
+        config = Cugi.LaunchConfig.new(1, 1)
+        config.set_stream(self.stream)
+        for bad in (2, 255, -1, numpy.int32(2)):
+            with self.assertRaisesRegex(GLib.Error, f'parameter 7 \\(bool\\): {int(bad)} is not a bool'):
+                self.call(self.mixed, *good[:7], bad)
+            with self.assertRaisesRegex(GLib.Error, f'parameter 7 \\(bool\\): {int(bad)} is not a bool'):
+                self.mixed.launch_values(config, list(good[:7]) + [int(bad)])
+        for flag in (False, True, 0, 1, False):
+            self.assertEqual(self.call(self.mixed, *good[:7], flag), struct.pack(MIXED, *good[:7], flag))
         # A refused call launched nothing, and the kernel is still usable.
-        self.assertEqual(self.last_params(), struct.pack(MIXED, *good[:7], 1))
+        self.assertEqual(self.last_params(), struct.pack(MIXED, *good[:7], 0))
         self.assertEqual(self.call(self.mixed, *good), struct.pack(MIXED, *good[:7], 1))
 
     def test_wrong_kinds_of_argument_are_refused(self):
