@@ -458,7 +458,7 @@ complete_after_recordings (CugiEvent           *self,
  * @self: a #CugiEvent
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the recorded work has completed
- * @user_data: (closure): data for @callback
+ * @user_data: data for @callback
  *
  * Waits without blocking until the work the event recorded so far has
  * completed; @callback then runs in the thread-default #GMainContext of the
@@ -616,7 +616,7 @@ return_elapsed_time (GTask *task)
  * @end: an event recorded after @start
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called once both recordings have completed
- * @user_data: (closure): data for @callback
+ * @user_data: data for @callback
  *
  * Waits without blocking until the current recordings of @start and @end
  * have completed, then gets the time between them as

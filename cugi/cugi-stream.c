@@ -996,7 +996,7 @@ cugi_stream_synchronize (CugiStream *self,
  * @self: a #CugiStream
  * @cancellable: (nullable): a #GCancellable
  * @callback: (scope async): called when the work has completed
- * @user_data: (closure): data for @callback
+ * @user_data: data for @callback
  *
  * Waits without blocking until all work enqueued on the stream so far has
  * completed; @callback then runs in the thread-default #GMainContext of the

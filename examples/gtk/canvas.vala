@@ -31,11 +31,16 @@ public class Canvas : Gtk.Widget {
     construct {
         // The image is rendered at the canvas's own size, in device pixels;
         // while a render for a new size is on its way the previous image
-        // stretches to fill it. (keep-aspect-ratio is GTK 4.8's content-fit
-        // FILL, which valac 0.56's VAPI does not know yet.)
+        // stretches to fill it. (keep-aspect-ratio, deprecated in GTK 4.8,
+        // is content-fit FILL, which the VAPI of Debian 12's GTK 4.8 does
+        // not know yet.)
         picture = new Gtk.Picture () {
             can_shrink = true,
+#if GTK_4_10
+            content_fit = Gtk.ContentFit.FILL,
+#else
             keep_aspect_ratio = false,
+#endif
         };
         picture.set_parent (this);
         hexpand = vexpand = true;

@@ -143,7 +143,11 @@ class Canvas(Gtk.Widget):
 
     def __init__(self, on_resized):
         super().__init__(hexpand=True, vexpand=True)
-        self.picture = Gtk.Picture(can_shrink=True, keep_aspect_ratio=False)
+        self.picture = Gtk.Picture(can_shrink=True)
+        if hasattr(Gtk, 'ContentFit'):      # GTK 4.8+: keep-aspect-ratio is deprecated
+            self.picture.set_content_fit(Gtk.ContentFit.FILL)
+        else:
+            self.picture.set_keep_aspect_ratio(False)
         self.picture.set_parent(self)
         self.on_resized = on_resized
         self.size = (0, 0)      # the last allocation, in device pixels
@@ -272,6 +276,21 @@ class Window(Gtk.ApplicationWindow):
         self.renderer.render(view, width, height, self.rendering, done)
 
     def on_save(self, button):
+        if hasattr(Gtk, 'FileDialog'):      # GTK 4.10+, where the file chooser is deprecated
+            dialog = Gtk.FileDialog(title='Save as PNG', initial_name='fractal.png')
+
+            def chosen(dialog, result):
+                try:
+                    file = dialog.save_finish(result)
+                except GLib.Error as error:
+                    if not error.matches(Gtk.DialogError.quark(), Gtk.DialogError.DISMISSED):
+                        self.status.set_label(error.message)
+                    return
+                write_png(self.texture, file,
+                          lambda error: self.status.set_label(error.message if error else 'Saved'))
+
+            dialog.save(self, None, chosen)
+            return
         chooser = Gtk.FileChooserNative(title='Save as PNG', transient_for=self,
                                         action=Gtk.FileChooserAction.SAVE)
         chooser.set_current_name('fractal.png')

@@ -42,9 +42,12 @@ public class Window : Gtk.ApplicationWindow {
             tooltip_text = "The GPU that renders",
         };
         var factory = new Gtk.SignalListItemFactory ();
-        factory.setup.connect ((item) => item.child = new Gtk.Label (null) { xalign = 0 });
+        /* GTK 4.12's bindings give the handlers a GLib.Object (a list item or
+         * a header), 4.8's a Gtk.ListItem: the cast serves both. */
+        factory.setup.connect ((item) => ((Gtk.ListItem) item).child = new Gtk.Label (null) { xalign = 0 });
         factory.bind.connect ((item) => {
-            ((Gtk.Label) item.child).label = describe_device ((Cugi.Device) item.item);
+            var list_item = (Gtk.ListItem) item;
+            ((Gtk.Label) list_item.child).label = describe_device ((Cugi.Device) list_item.item);
         });
         device_drop_down.factory = factory;
 
@@ -301,6 +304,20 @@ public class Window : Gtk.ApplicationWindow {
         });
     }
 
+#if GTK_4_10
+    /* Gtk.FileDialog replaces the file chooser, deprecated since GTK 4.10. */
+    void choose_png_file () {
+        var dialog = new Gtk.FileDialog () { title = "Save as PNG", initial_name = "fractal.png" };
+        dialog.save.begin (this, null, (source, result) => {
+            try {
+                save_png.begin (dialog.save.end (result));
+            } catch (Error e) {
+                if (!(e is Gtk.DialogError.DISMISSED))
+                    show_status (e.message, true);
+            }
+        });
+    }
+#else
     void choose_png_file () {
         var chooser = new Gtk.FileChooserNative ("Save as PNG", this, Gtk.FileChooserAction.SAVE, "_Save", null);
         chooser.set_current_name ("fractal.png");
@@ -310,6 +327,7 @@ public class Window : Gtk.ApplicationWindow {
         });
         chooser.show ();
     }
+#endif
 
     async void save_png (File file) {
         try {
