@@ -1,7 +1,8 @@
 /* cugi-buffer-private.h: the layout of CugiBuffer and the helpers that the
  * files implementing it share: cugi-buffer.c (the object, its ownership and
  * constructors), cugi-buffer-shared.c (managed and IPC memory),
- * cugi-staging.c (the staging pool and pipeline, asynchronous transfers),
+ * the cugi-staging*.c files (the staging pool and pipeline, asynchronous
+ * transfers: see cugi-staging-private.h),
  * cugi-buffer-copy.c (linear copies and memsets) and cugi-buffer-region.c
  * (2D and 3D copies). Not installed; included by those files only. */
 #pragma once
@@ -80,7 +81,7 @@ gboolean    cugi_memory_get_pointer_kind (CUdeviceptr   address,
                                           int          *ordinal,
                                           GError      **error);
 
-/* ---- cugi-staging.c ------------------------------------------------------- */
+/* ---- cugi-staging-pipeline.c ---------------------------------------------- */
 
 typedef enum
 {

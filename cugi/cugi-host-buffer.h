@@ -64,7 +64,7 @@ CugiHostBuffer     *cugi_host_buffer_new_registered_bytes (CugiContext      *con
                                                            CugiHostBufferFlags flags,
                                                            GError          **error);
 
-/* Pinned staging memory, shared with cugi's own transfers (cugi-staging.c). */
+/* Pinned staging memory, shared with cugi's own transfers (cugi-staging-pool.c). */
 CUGI_AVAILABLE_IN_0_1
 CugiHostBuffer     *cugi_host_buffer_new_staging       (CugiContext         *context,
                                                         gsize                size,

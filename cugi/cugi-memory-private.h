@@ -294,8 +294,9 @@ CugiBuffer *cugi_buffer_new_holding    (CugiContext    *context,
                                         gsize           size,
                                         gpointer        release_data,
                                         GDestroyNotify  release_notify);
-/* The worker threads that stage pageable uploads (see cugi-staging.c), for
- * tests that hold them back to see what the calling thread does alone. */
+/* The worker threads that stage pageable uploads (see
+ * cugi-staging-pipeline.c), for tests that hold them back to see what the
+ * calling thread does alone. */
 GThreadPool *cugi_buffer_get_staging_threads (void);
 /* The context of @self's memory (borrowed). */
 CugiContext *cugi_host_buffer_get_context (CugiHostBuffer *self);
