@@ -455,10 +455,21 @@ class Buffer(Cugi.Buffer):
             'shape': self.shape,
             'typestr': self.dtype.str,
             'descr': self.dtype.descr,
-            'data': (self.props.device_pointer, False),
+            'data': (_usable_pointer(self), False),
             'strides': None,
             'version': 3,
         }
+
+
+def _usable_pointer(buffer):
+    """The device pointer of @buffer for an export, which must not hand out
+    the 0 that a buffer that cannot be used any more (freed, a view of a
+    freed buffer, its context reset) reads with its old shape: raises that
+    buffer's GLib.Error instead, as any other use would."""
+    pointer = buffer.props.device_pointer
+    if pointer == 0 and buffer.props.size > 0:
+        buffer.new_view(0, 0)  # raises what is wrong with the buffer
+    return pointer
 
 
 Buffer = override(Buffer)
@@ -1428,6 +1439,7 @@ def _dlpack_export(self, stream=None, max_version=None, dl_device=None, copy=Non
     is made to wait for the buffer's work. The tensor has the buffer's dtype
     and shape (bytes in one dimension where unknown) and keeps the buffer
     alive until the consumer deletes it."""
+    _usable_pointer(self)  # raises for a buffer that cannot be used
     device = self.__dlpack_device__()
     if dl_device is not None and tuple(dl_device) != device:
         raise BufferError(f'the buffer is on DLPack device {device}, not {tuple(dl_device)}; '

@@ -152,6 +152,32 @@ class DLPackTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, 'on cuda:0, the context on cuda:1'):
             Cugi.from_dlpack(buffer, Cugi.Device.get(1).get_primary_context())
 
+    def test_freed_buffers_are_not_exported(self):
+        # A freed buffer's device pointer reads 0: no export hands that out
+        # with the old shape, which a consumer would dereference. Its views
+        # go with it; its DLPack device is still what it was.
+        for freed in (Cugi.to_device(numpy.arange(4, dtype=numpy.float32)),
+                      Cugi.Buffer.new(None, 16)):
+            view = freed[1:3]
+            freed.free()
+            for buffer in (freed, view):
+                for export in (lambda: buffer.__dlpack__(), lambda: buffer.__dlpack__(max_version=(1, 0)),
+                               lambda: buffer.__dlpack__(copy=True)):
+                    with self.assertRaisesRegex(GLib.Error, 'buffer was freed') as raised:
+                        export()
+                    self.assertTrue(raised.exception.matches(Cugi.error_quark(), Cugi.Error.INVALID_STATE))
+            self.assertEqual(freed.__dlpack_device__(), (2, 0))
+        typed = Cugi.to_device(numpy.arange(4, dtype=numpy.float32))
+        view = typed[1:3]
+        typed.free()
+        for buffer in (typed, view):
+            with self.assertRaisesRegex(GLib.Error, 'buffer was freed'):
+                buffer.__cuda_array_interface__
+        # A zero-size buffer has no memory to free, and exports its 0 bytes.
+        empty = Cugi.to_device(numpy.zeros(0, dtype=numpy.float32))
+        self.assertEqual(self.reader.tensor(empty.__dlpack__())[0][3], (0,))
+        self.assertEqual(empty.__cuda_array_interface__['shape'], (0,))
+
     def test_numpy_refuses_cuda_memory(self):
         """NumPy takes host memory only, and says so with its own error; the
         capsule it dropped unconsumed lets its buffer go at the next garbage
