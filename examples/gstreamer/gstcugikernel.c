@@ -36,7 +36,15 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cugi_kernel_debug);
 #define GST_CAT_DEFAULT gst_cugi_kernel_debug
 
+/* The formats of the kernel signatures (docs/gstreamer.md), in system memory. */
 #define FORMATS "{ RGBA, BGRA, GRAY8, NV12 }"
+/* Those of them offered in CUDA memory: the ones GstCudaAllocator can lay
+ * out. Its switch (gst_cuda_allocator_alloc_internal() in 1.22,
+ * gst_cuda_allocator_update_info() in 1.24 to 1.28) lists RGBA, BGRA and
+ * NV12 in every version, GRAY8 in none: a GstCudaBufferPool for GRAY8 aborts
+ * the process in 1.22 (g_assert_not_reached) and fails each allocation
+ * later. nvcodec's cudaupload and cudadownload take no GRAY8 either. */
+#define CUDA_FORMATS "{ RGBA, BGRA, NV12 }"
 #define MAX_PLANES 2
 #define BLOCK_SIZE 16
 /* src, src_stride, dst, dst_stride per plane; then width, height, pts. */
@@ -45,12 +53,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cugi_kernel_debug);
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
   GST_PAD_SINK, GST_PAD_ALWAYS,
-  GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, FORMATS) ";"
+  GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, CUDA_FORMATS) ";"
                    GST_VIDEO_CAPS_MAKE (FORMATS)));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
   GST_PAD_SRC, GST_PAD_ALWAYS,
-  GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, FORMATS) ";"
+  GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, CUDA_FORMATS) ";"
                    GST_VIDEO_CAPS_MAKE (FORMATS)));
 
 /* One side (input or output) of the element for the current caps: where its
@@ -697,7 +705,8 @@ gst_cugi_kernel_query (GstBaseTransform *trans,
 /* The same formats and sizes on the other side, in CUDA or system memory:
  * the kernel may also move frames between the two. CUDA memory comes first,
  * so that neighbours that offer both (cudaupload, cudadownload) pick it and
- * frames stay on the GPU. */
+ * frames stay on the GPU. GstBaseTransform keeps of these what the pad
+ * templates allow: GRAY8, say, only in system memory. */
 static GstCaps *
 gst_cugi_kernel_transform_caps (GstBaseTransform *trans,
                                 GstPadDirection   direction,

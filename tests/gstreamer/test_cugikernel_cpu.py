@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""cugikernel without a GPU: it registers, gst-inspect-1.0 describes it, and
-every pipeline that cannot run fails with an element error that names what
-is missing, a non-zero exit status and no crash or critical.
+"""cugikernel without a GPU: it registers, gst-inspect-1.0 describes it, it
+offers CUDA memory only in the formats GStreamer's CUDA allocator can
+allocate, and every pipeline that cannot run fails with an element error
+that names what is missing, a non-zero exit status and no crash or critical.
 
 The driver is hidden with CUGI_LIBCUDA, so this runs the same on machines
 with a GPU. Run by meson (GST_PLUGIN_PATH points at the built plugin).
@@ -11,8 +12,22 @@ import subprocess
 import sys
 import unittest
 
+import gi
+gi.require_version('Gst', '1.0')
+from gi.repository import Gst  # noqa: E402
+
+Gst.init(None)
+
 KERNELS = os.environ['CUGI_GST_KERNELS']
 NO_DRIVER = dict(os.environ, CUGI_LIBCUDA='/nonexistent/libcuda.so.1')
+
+
+# The formats cugikernel takes, and those of them it offers in CUDA memory:
+# GStreamer's CUDA allocator (1.22 to 1.28) cannot lay out GRAY8, and 1.22
+# aborts the process when asked to.
+FORMATS = {'RGBA', 'BGRA', 'GRAY8', 'NV12'}
+CUDA_FORMATS = {'RGBA', 'BGRA', 'NV12'}
+CUDA = 'memory:CUDAMemory'
 
 
 def run(*args, env=None):
@@ -40,6 +55,70 @@ class Inspect(unittest.TestCase):
         status, output = run('gst-inspect-1.0', 'cugi')
         self.assertEqual(status, 0, output)
         self.assertIn('cugikernel', output)
+
+
+def formats_by_memory(caps):
+    """{True: formats in CUDA memory, False: formats in system memory} of @caps."""
+    formats = {True: set(), False: set()}
+    for index in range(caps.get_size()):
+        structure = caps.get_structure(index)
+        value = structure.get_value('format')
+        formats[caps.get_features(index).contains(CUDA)].update(
+            [value] if isinstance(value, str) else value)
+    return formats
+
+
+class Caps(unittest.TestCase):
+    """CUDA memory only in the formats GstCudaAllocator can allocate."""
+
+    def test_pad_templates(self):
+        factory = Gst.ElementFactory.find('cugikernel')
+        templates = factory.get_static_pad_templates()
+        self.assertEqual({t.name_template for t in templates}, {'sink', 'src'})
+        for template in templates:
+            formats = formats_by_memory(template.get_caps())
+            self.assertEqual(formats[True], CUDA_FORMATS, template.name_template)
+            self.assertEqual(formats[False], FORMATS, template.name_template)
+
+    def neighbour_caps(self, fmt, features=None):
+        media = 'video/x-raw' if features is None else f'video/x-raw({features})'
+        return Gst.Caps.from_string(f'{media},format={fmt},width=64,height=64')
+
+    def query_through(self, fmt, features=None, upstream=True):
+        """The caps cugikernel offers on one pad when its neighbour on the
+        other pad has @fmt (in @features): what negotiation can pick."""
+        element = Gst.ElementFactory.make('cugikernel', None)
+        neighbour = Gst.ElementFactory.make('capsfilter', None)
+        neighbour.props.caps = self.neighbour_caps(fmt, features)
+        near, far = ('sink', 'src') if upstream else ('src', 'sink')
+        pads = [neighbour.get_static_pad(far), element.get_static_pad(near)]
+        if not upstream:
+            pads.reverse()
+        # Linked without a caps check, which would refuse what the query shows.
+        self.assertEqual(pads[0].link_full(pads[1], Gst.PadLinkCheck.NOTHING), Gst.PadLinkReturn.OK)
+        return element.get_static_pad(far).query_caps(None)
+
+    def test_cuda_memory_offered_for_its_formats(self):
+        for fmt in sorted(FORMATS):
+            for upstream in (True, False):
+                with self.subTest(fmt=fmt, upstream=upstream):
+                    formats = formats_by_memory(self.query_through(fmt, upstream=upstream))
+                    self.assertEqual(formats[False], {fmt})
+                    self.assertEqual(formats[True], {fmt} & CUDA_FORMATS)
+
+    def test_gray8_in_cuda_memory_refused(self):
+        # Before, the element took and offered it, and the first buffer of
+        # `videotestsrc ! video/x-raw,format=GRAY8 ! cugikernel ! fakesink`
+        # aborted in gst_cuda_allocator_alloc_internal().
+        for upstream in (True, False):
+            with self.subTest(upstream=upstream):
+                self.assertTrue(self.query_through('GRAY8', CUDA, upstream).is_empty())
+        element = Gst.ElementFactory.make('cugikernel', None)
+        for pad in ('sink', 'src'):
+            self.assertFalse(element.get_static_pad(pad).query_accept_caps(
+                self.neighbour_caps('GRAY8', CUDA)))
+            self.assertTrue(element.get_static_pad(pad).query_accept_caps(
+                self.neighbour_caps('NV12', CUDA)))
 
 
 class Errors(unittest.TestCase):
