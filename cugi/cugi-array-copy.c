@@ -72,9 +72,11 @@ check_array_box (const CopyEnd  *end,
   return cugi_array_check_usable (end->array, error) && check_box (end->array, end, extent, error);
 }
 
-/* The size of the linear side of @end, checked usable. */
+/* The size of the linear side of @end, checked usable (and writable unless
+ * it is the @source). */
 static gboolean
 linear_size (const CopyEnd *end,
+             gboolean       source,
              gsize         *size,
              GError       **error)
 {
@@ -87,7 +89,9 @@ linear_size (const CopyEnd *end,
       {
         gpointer address;
 
-        if (!cugi_host_buffer_get_address (end->host_buffer, &address, error))
+        if (!cugi_buffer_get_host_address_for_copy (end->host_buffer,
+                                                    source ? CUGI_COPY_TO_DEVICE : CUGI_COPY_TO_HOST,
+                                                    &address, error))
           return FALSE;
         *size = cugi_host_buffer_get_size (end->host_buffer);
         return TRUE;
@@ -161,7 +165,7 @@ prepare_end (const CopyEnd  *end,
 
   pitch = resolve_pitch (end, row_bytes);
   slice_height = end->slice_height != 0 ? end->slice_height : extent->height;
-  if (!linear_size (end, &size, error))
+  if (!linear_size (end, source, &size, error))
     return FALSE;
   if (end->kind == END_HOST)
     {

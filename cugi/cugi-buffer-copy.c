@@ -197,6 +197,16 @@ cugi_buffer_download_to_address (CugiBuffer  *self,
 }
 
 gboolean
+cugi_buffer_get_host_address_for_copy (CugiHostBuffer     *host,
+                                       CugiCopyDirection   direction,
+                                       gpointer           *address,
+                                       GError            **error)
+{
+  return direction == CUGI_COPY_TO_HOST ? cugi_host_buffer_get_writable_address (host, address, error)
+                                        : cugi_host_buffer_get_address (host, address, error);
+}
+
+gboolean
 cugi_buffer_same_context (CugiBuffer *a,
                           CugiBuffer *b)
 {
@@ -285,7 +295,7 @@ copy_with_host_buffer (CugiBuffer         *self,
   gboolean ok;
 
   if (!cugi_buffer_check_usable_range (self, offset, size, _("buffer"), error) ||
-      !cugi_host_buffer_get_address (host, &host_address, error) ||
+      !cugi_buffer_get_host_address_for_copy (host, direction, &host_address, error) ||
       !cugi_memory_check_range (cugi_host_buffer_get_size (host), host_offset, size,
                                 _("host buffer"), error))
     return FALSE;

@@ -109,5 +109,12 @@ guint8     *cugi_buffer_try_alloc_host   (gsize    size,
 /* Whether @a and @b are memory of one context (else copies are peer copies). */
 gboolean    cugi_buffer_same_context     (CugiBuffer *a,
                                           CugiBuffer *b);
+/* The address of @host for a copy from it (CUGI_COPY_TO_DEVICE) or into it
+ * (CUGI_COPY_TO_HOST), as cugi_host_buffer_get_address() and
+ * cugi_host_buffer_get_writable_address() tell it. */
+gboolean    cugi_buffer_get_host_address_for_copy (CugiHostBuffer     *host,
+                                                   CugiCopyDirection   direction,
+                                                   gpointer           *address,
+                                                   GError            **error);
 
 G_END_DECLS

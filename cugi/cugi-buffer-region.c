@@ -549,7 +549,7 @@ copy_2d_with_host_buffer (const PitchedRegion  *device,
   guint8 *host_data;
 
   if (!check_region (device, width, height, 1, _("buffer"), error) ||
-      !cugi_host_buffer_get_address (host, &host_address, error) ||
+      !cugi_buffer_get_host_address_for_copy (host, direction, &host_address, error) ||
       !cugi_memory_check_pitched_range (cugi_host_buffer_get_size (host), host_offset, host_pitch,
                                         height, width, height, 1, _("host buffer"), error))
     return FALSE;

@@ -196,6 +196,20 @@ cugi_host_buffer_get_address (CugiHostBuffer  *self,
   return TRUE;
 }
 
+gboolean
+cugi_host_buffer_get_writable_address (CugiHostBuffer  *self,
+                                       gpointer        *address,
+                                       GError         **error)
+{
+  if (!cugi_host_buffer_get_address (self, address, error))
+    return FALSE;
+  if (self->registered_bytes == NULL)
+    return TRUE;
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                       _("The host buffer holds immutable bytes: it cannot be written"));
+  return FALSE;
+}
+
 CugiHostBuffer *
 cugi_host_buffer_new_pooled (CugiPoolCore         *pool,
                              gpointer              address,
@@ -522,8 +536,10 @@ cugi_host_buffer_new_registered_address (CugiContext          *context,
  * freed or finalized. A #GBytes is immutable, so the memory is registered
  * read-only (`CU_MEMHOSTREGISTER_READ_ONLY`) on devices that support it
  * (%CUGI_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED), and
- * cugi_host_buffer_write() on the host buffer fails: upload from it, never
- * download into it or write to its device pointer.
+ * cugi_host_buffer_write() and every download into the host buffer
+ * (cugi_buffer_download_to_host(), cugi_array_download_to_host(), …) fail
+ * with %CUGI_ERROR_INVALID_STATE: upload from it, never download into it
+ * or write to its device pointer (which cugi cannot check).
  *
  * Bytes that are pinned already (cugi_host_buffer_get_bytes() of another
  * host buffer) fail with the driver's
@@ -742,21 +758,17 @@ cugi_host_buffer_write (CugiHostBuffer  *self,
                         gsize            len,
                         GError         **error)
 {
+  gpointer address;
+
   g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), FALSE);
   g_return_val_if_fail (data != NULL || len == 0, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!check_usable (self, error) ||
+  if (!cugi_host_buffer_get_writable_address (self, &address, error) ||
       !cugi_memory_check_range (self->size, offset, len, _("host buffer"), error))
     return FALSE;
-  if (self->registered_bytes != NULL)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The host buffer holds immutable bytes: it cannot be written"));
-      return FALSE;
-    }
   if (len > 0)
-    memcpy (self->data + offset, data, len);
+    memcpy ((guint8 *) address + offset, data, len);
   return TRUE;
 }
 

@@ -304,6 +304,12 @@ CugiContext *cugi_host_buffer_get_context (CugiHostBuffer *self);
 gboolean  cugi_host_buffer_get_address (CugiHostBuffer *self,
                                         gpointer       *address,
                                         GError        **error);
+/* The same for writing into @self: INVALID_STATE too for the memory of
+ * immutable bytes (cugi_host_buffer_new_registered_bytes()). Every path
+ * that writes into a host buffer takes its address so. */
+gboolean  cugi_host_buffer_get_writable_address (CugiHostBuffer *self,
+                                                 gpointer       *address,
+                                                 GError        **error);
 /* INVALID_ARGUMENT naming the flags of @flags beyond @allowed, if any. */
 #define CUGI_HOST_BUFFER_FLAGS_ALL (CUGI_HOST_BUFFER_FLAGS_PORTABLE | CUGI_HOST_BUFFER_FLAGS_MAPPED | \
                                     CUGI_HOST_BUFFER_FLAGS_WRITE_COMBINED)

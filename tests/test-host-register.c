@@ -176,6 +176,63 @@ test_bytes (void)
 }
 
 static void
+on_downloaded_to_host (GObject      *source,
+                       GAsyncResult *result,
+                       gpointer      data)
+{
+  GError **error = data;
+
+  g_assert_false (cugi_buffer_download_to_host_finish (CUGI_BUFFER (source), result, error));
+  g_assert_nonnull (*error);
+}
+
+/* No download writes into immutable bytes, whichever way it goes: each is
+ * refused and leaves them as they were; uploads from them still go. */
+static void
+test_bytes_refuse_downloads (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = aligned_bytes (PAGE);
+  g_autoptr(GBytes) before = g_bytes_new (g_bytes_get_data (bytes, NULL), PAGE);
+  g_autoptr(GBytes) after = NULL;
+  g_autoptr(CugiHostBuffer) host = NULL;
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (PAGE);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_UINT8, 1, 64, 64, 0, 0);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+
+  host = cugi_host_buffer_new_registered_bytes (NULL, bytes, CUGI_HOST_BUFFER_FLAGS_NONE, &error);
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_upload_from_host (buffer, 0, host, 0, PAGE, NULL, &error));
+  g_assert_no_error (error);
+  /* What a download that went through would write. */
+  g_assert_true (cugi_buffer_memset_d8 (buffer, 0, 'A', PAGE, NULL, &error));
+  g_assert_no_error (error);
+  cugi_test_settle (NULL);
+  g_assert_true (cugi_array_upload_from_host (array, 0, 0, 0, host, 0, 0, 0, 64, 64, 1, NULL, &error));
+  g_assert_no_error (error);
+
+  cugi_test_assert_fails (cugi_buffer_download_to_host (buffer, 0, host, 0, PAGE, NULL, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "immutable");
+  cugi_test_assert_fails (cugi_buffer_download_to_host (buffer, 0, host, 0, PAGE, stream, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "immutable");
+  cugi_test_assert_fails (cugi_buffer_download_2d_to_host (buffer, 0, 64, host, 0, 64, 64, 64, NULL, &error),
+                          &error, CUGI_ERROR_INVALID_STATE, "immutable");
+  cugi_test_assert_fails (cugi_array_download_to_host (array, 0, 0, 0, host, 0, 0, 0, 64, 64, 1, NULL, &error),
+                          &error, CUGI_ERROR_INVALID_STATE, "immutable");
+  cugi_test_assert_fails (cugi_array_download_to_host (array, 0, 0, 0, host, 0, 0, 0, 64, 64, 1, stream,
+                                                       &error),
+                          &error, CUGI_ERROR_INVALID_STATE, "immutable");
+  cugi_buffer_download_to_host_async (buffer, 0, host, 0, PAGE, stream, NULL, on_downloaded_to_host, &error);
+  while (error == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "immutable");
+
+  cugi_test_settle (stream);
+  after = g_bytes_new (g_bytes_get_data (bytes, NULL), PAGE);
+  cugi_test_assert_bytes_equal (after, before);
+}
+
+static void
 test_bytes_without_read_only (void)
 {
   g_autoptr(GError) error = NULL;
@@ -249,6 +306,7 @@ main (int argc, char **argv)
   g_test_add_func ("/host-register/address-finalize", test_address_finalize);
   g_test_add_func ("/host-register/address-errors", test_address_errors);
   g_test_add_func ("/host-register/bytes", test_bytes);
+  g_test_add_func ("/host-register/bytes-refuse-downloads", test_bytes_refuse_downloads);
   g_test_add_func ("/host-register/bytes-without-read-only", test_bytes_without_read_only);
   g_test_add_func ("/host-register/bytes-errors", test_bytes_errors);
 

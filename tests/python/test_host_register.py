@@ -127,6 +127,25 @@ class HostRegisterTest(unittest.TestCase):
         gc.collect()
         self.assertIsNone(self.registration(address))
 
+    def test_bytes_refuse_downloads(self):
+        # Immutable bytes are uploaded from, never downloaded into.
+        data = GLib.Bytes.new(b'x' * 4096)
+        host = Cugi.HostBuffer.new_registered_bytes(None, data, Cugi.HostBufferFlags.NONE)
+        buffer = Cugi.Buffer.new(None, 4096)
+        buffer.memset_d8(0, ord('A'), 4096, None)
+        array = Cugi.Array.new(None, Cugi.ArrayFormat.UINT8, 1, 64, 64, 0, Cugi.ArrayFlags.NONE)
+        array.upload(0, 0, 0, b'A' * 4096, 64, 64, 1)
+        for download in (lambda: buffer.download_to_host(0, host, 0, 4096, None),
+                         lambda: array.download_to_host(0, 0, 0, host, 0, 0, 0, 64, 64, 1, None)):
+            with self.assertRaises(GLib.Error) as caught:
+                download()
+            self.assertTrue(caught.exception.matches(Cugi.error_quark(), Cugi.Error.INVALID_STATE))
+            self.assertIn('immutable', caught.exception.message)
+        Cugi.Context.get_default().synchronize()
+        self.assertEqual(data.get_data(), b'x' * 4096)
+        buffer.upload_from_host(0, host, 0, 4096, None)
+        self.assertEqual(buffer.download(0, 4).get_data(), b'xxxx')
+
 
 if __name__ == '__main__':
     unittest.main()
