@@ -1497,17 +1497,41 @@ class _DLPackOwner:
             _DELETER(self.deleter)(self.address)
 
 
+# The DLDataTypeCodes cugi takes, by name, and the bits NumPy has for each.
+_DLPACK_TYPES = {0: ('int', (8, 16, 32, 64)), 1: ('uint', (8, 16, 32, 64)), 2: ('float', (16, 32, 64)),
+                 5: ('complex', (64, 128)), 6: ('bool', (8,))}
+
+
+def _words(numbers):
+    """'1, 2 or 3'."""
+    *rest, last = map(str, numbers)
+    return f'{", ".join(rest)} or {last}' if rest else last
+
+
 def _dlpack_layout(tensor):
     """The NumPy dtype, shape and size in bytes of a DLTensor, which must be
-    C-contiguous."""
+    C-contiguous. A field that no tensor of cugi's can have is refused with
+    its name, its value and what cugi takes (BufferError)."""
     numpy = _numpy()
-    kind = _NUMPY_KINDS.get(tensor.dtype.code)
-    bits = tensor.dtype.bits
-    if kind is None or tensor.dtype.lanes != 1 or bits % 8 or (kind == 'b' and bits != 8):
-        raise BufferError(f'DLPack type (code {tensor.dtype.code}, {bits} bits, '
-                          f'{tensor.dtype.lanes} lanes) has no NumPy dtype')
-    dtype = numpy.dtype(f'{kind}{bits // 8}')
+    code, bits, lanes = tensor.dtype.code, tensor.dtype.bits, tensor.dtype.lanes
+    if code not in _DLPACK_TYPES:
+        known = ', '.join(f'{known} ({name})' for known, (name, _) in _DLPACK_TYPES.items())
+        raise BufferError(f'DLPack tensor: dtype.code is {code}; cugi takes {known}')
+    name, sizes = _DLPACK_TYPES[code]
+    if bits not in sizes:
+        raise BufferError(f'DLPack tensor: dtype.bits is {bits} for type code {code} ({name}), '
+                          f'which takes {_words(sizes)}')
+    if lanes != 1:
+        raise BufferError(f'DLPack tensor: dtype.lanes is {lanes}; cugi takes 1 (no vector types)')
+    if tensor.ndim < 0:
+        raise BufferError(f'DLPack tensor: ndim is {tensor.ndim}; a tensor has 0 or more dimensions')
+    if tensor.ndim > 0 and not tensor.shape:
+        raise BufferError(f'DLPack tensor: shape is NULL for {tensor.ndim} dimensions')
+    dtype = numpy.dtype(f'{_NUMPY_KINDS[code]}{bits // 8}')
     shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
+    for index, length in enumerate(shape):
+        if length < 0:
+            raise BufferError(f'DLPack tensor: shape[{index}] is {length}; a length is 0 or more')
     if tensor.strides:
         _check_contiguous(shape, [tensor.strides[i] * dtype.itemsize for i in range(tensor.ndim)],
                           dtype.itemsize)

@@ -192,6 +192,37 @@ class DLPackTest(unittest.TestCase):
         gc.collect()
         self.assertIsNone(alive(), 'the refused tensor was deleted')
 
+    def test_malformed_tensors_are_refused_naming_the_field(self):
+        # What a producer may get wrong in a tensor (float32, 2 x 4), each
+        # refused with the field, its value and what cugi takes: a field at
+        # an offset of the DLTensor, or a length in its shape array.
+        def field(offset, ctype):
+            return lambda start, value: setattr(ctype.from_address(start + offset), 'value', value)
+
+        def length(index):
+            def poke(start, value):
+                shape_at = ctypes.c_uint64.from_address(start + 24).value
+                ctypes.c_int64.from_address(shape_at + 8 * index).value = value
+            return poke
+
+        cases = ((field(16, ctypes.c_int32), -1, r'ndim is -1; .*0 or more'),
+                 (length(1), -16, r'shape\[1\] is -16; .*0 or more'),
+                 (field(24, ctypes.c_uint64), 0, r'shape is NULL for 2 dimensions'),
+                 (field(21, ctypes.c_uint8), 0, r'dtype.bits is 0 .*float.*16, 32 or 64'),
+                 (field(21, ctypes.c_uint8), 24, r'dtype.bits is 24 .*float.*16, 32 or 64'),
+                 (field(22, ctypes.c_uint16), 4, r'dtype.lanes is 4; .*1'),
+                 (field(20, ctypes.c_uint8), 4, r'dtype.code is 4; .*0 \(int\), 1 \(uint\), 2 \(float\)'))
+        for poke, value, message in cases:
+            buffer = Cugi.to_device(numpy.zeros((2, 4), dtype=numpy.float32))
+            alive = weakref.ref(buffer)
+            capsule = buffer.__dlpack__()
+            poke(self.reader.get_pointer(capsule, b'dltensor'), value)
+            with self.assertRaisesRegex(BufferError, message):
+                Cugi.from_dlpack(_Exporter(capsule, (2, 0)))
+            del buffer, capsule
+            gc.collect()
+            self.assertIsNone(alive(), 'the refused tensor was deleted')
+
     def test_strided_tensors_are_refused_and_released(self):
         buffer = Cugi.to_device(numpy.arange(8, dtype=numpy.float32).reshape(2, 4))
         alive = weakref.ref(buffer)
