@@ -342,7 +342,11 @@ cugi_linker_add_data (CugiLinker     *self,
  * @error: return location for a #GError
  *
  * Adds an input from a file (`cuLinkAddFile`), as cugi_linker_add_data()
- * does; a file that does not exist fails with %G_FILE_ERROR_NOENT.
+ * does. A path that is no regular file fails with a #GFileError saying
+ * what it is: %G_FILE_ERROR_NOENT where nothing is there,
+ * %G_FILE_ERROR_ISDIR for a directory, %G_FILE_ERROR_INVAL for a device, a
+ * named pipe or a socket, %G_FILE_ERROR_ACCES for a file this process may
+ * not read.
  *
  * Returns: %TRUE on success
  *
@@ -362,11 +366,9 @@ cugi_linker_add_file (CugiLinker     *self,
 
   if (!check_input_type (type, error))
     return FALSE;
-  if (!g_file_test (path, G_FILE_TEST_IS_REGULAR))
+  if (!cugi_check_regular_file (path, error))
     {
-      g_autofree char *display = g_filename_display_name (path);
-
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT, _("No file “%s” to link"), display);
+      g_prefix_error (error, _("Cannot link: "));
       return FALSE;
     }
   if (!linker_enter (self, &scope, error))

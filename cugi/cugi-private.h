@@ -42,6 +42,12 @@ gboolean  cugi_ensure_nvrtc            (GError **error);
  * reference, never NULL: the global default when none was pushed). */
 GMainContext *cugi_capture_main_context (void);
 
+/* Whether @path is a regular file this process may read; else a
+ * G_FILE_ERROR whose message names @path and says what it is instead (a
+ * directory, a device, ...) or why it cannot be read. */
+gboolean  cugi_check_regular_file      (const char  *path,
+                                        GError     **error);
+
 /* Changes whenever an address cugi handed out may have stopped being usable
  * (memory freed, a context reset), never otherwise: what was checked usable
  * in one epoch stays so while the epoch lasts, so repeated launches check

@@ -6,6 +6,8 @@
  * launched. Each case runs where its driver is and skips elsewhere. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <glib/gstdio.h>
 #include <gmodule.h>
 
@@ -265,6 +267,44 @@ test_link_errors (void)
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "cugi_linker_new");
   g_assert_null (cugi_linker_complete (bare, &error));
   cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, NULL);
+}
+
+/* Paths that exist but are no file to link: each error says what the
+ * path is instead, with the code of that. Checked before the driver is
+ * asked, so a linker without a link state does. */
+static void
+assert_not_linked (CugiLinker *linker,
+                   const char *path,
+                   gint        code,
+                   const char *fragment)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (cugi_linker_add_file (linker, CUGI_LINK_INPUT_PTX, path, &error));
+  g_assert_error (error, G_FILE_ERROR, code);
+  if (strstr (error->message, fragment) == NULL)
+    g_error ("expected \"%s\" in: %s", fragment, error->message);
+}
+
+static void
+test_link_not_files (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiLinker) bare = g_object_new (CUGI_TYPE_LINKER, NULL);
+  g_autofree char *dir = g_dir_make_tmp ("cugi-linker-XXXXXX", &error);
+  g_autofree char *fifo = NULL;
+
+  g_assert_no_error (error);
+  fifo = g_build_filename (dir, "inputs", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+
+  assert_not_linked (bare, "/", G_FILE_ERROR_ISDIR, "“/” is a directory");
+  assert_not_linked (bare, "/dev/zero", G_FILE_ERROR_INVAL, "“/dev/zero” is a character device");
+  assert_not_linked (bare, fifo, G_FILE_ERROR_INVAL, "is a named pipe");
+  assert_not_linked (bare, "/nonexistent/caller.ptx", G_FILE_ERROR_NOENT, "“/nonexistent/caller.ptx”");
+
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 static void
@@ -593,6 +633,7 @@ main (int argc, char **argv)
   g_test_add_func ("/linker/link", test_link);
   g_test_add_func ("/linker/link-errors", test_link_errors);
   g_test_add_func ("/linker/link-files", test_link_files);
+  g_test_add_func ("/linker/link-not-files", test_link_not_files);
   g_test_add_func ("/linker/link-program", test_link_program);
   g_test_add_func ("/linker/gpu/link-programs", test_gpu_link_programs);
   g_test_add_func ("/linker/gpu/device-launch", test_gpu_device_launch);
