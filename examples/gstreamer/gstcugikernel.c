@@ -32,6 +32,7 @@
 #include <gst/video/video.h>
 
 #include "gstcugihostallocator.h"
+#include "gstcugisourcefile.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cugi_kernel_debug);
 #define GST_CAT_DEFAULT gst_cugi_kernel_debug
@@ -498,7 +499,7 @@ read_kernel_source (GstCugiKernel *self,
                            "cugikernel has both a source and a location: set only one");
       return FALSE;
     }
-  if (location != NULL && !g_file_get_contents (location, &source, NULL, error))
+  if (location != NULL && (source = gst_cugi_read_source_file (location, error)) == NULL)
     return FALSE;
   if (source == NULL)
     {
@@ -602,7 +603,11 @@ gst_cugi_kernel_start (GstBaseTransform *trans)
 
   if (!read_kernel_source (self, &error))
     {
-      POST_CUGI_ERROR (self, error, "reading the kernel's properties");
+      /* What GST_ELEMENT_ERROR posts, in the error's own domain and code:
+       * LIBRARY SETTINGS, or RESOURCE for the file location names. */
+      gst_element_message_full (element, GST_MESSAGE_ERROR, error->domain, error->code,
+                                g_strdup (error->message), g_strdup ("reading the kernel's properties"),
+                                __FILE__, GST_FUNCTION, __LINE__);
       return FALSE;
     }
 
@@ -1065,7 +1070,8 @@ gst_cugi_kernel_class_init (GstCugiKernelClass *klass)
                          NULL, flags);
   properties[PROP_LOCATION] =
     g_param_spec_string ("location", "Location",
-                         "A .cu file with the kernel's CUDA C++ source (or set source)",
+                         "A .cu file with the kernel's CUDA C++ source (or set source): "
+                         "a regular file of at most " G_STRINGIFY (GST_CUGI_MAX_SOURCE_MIB) " MiB",
                          NULL, flags);
   properties[PROP_KERNEL_NAME] =
     g_param_spec_string ("kernel-name", "Kernel name",

@@ -8,8 +8,10 @@ The driver is hidden with CUGI_LIBCUDA, so this runs the same on machines
 with a GPU. Run by meson (GST_PLUGIN_PATH points at the built plugin).
 """
 import os
+import resource
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import gi
@@ -28,18 +30,27 @@ NO_DRIVER = dict(os.environ, CUGI_LIBCUDA='/nonexistent/libcuda.so.1')
 FORMATS = {'RGBA', 'BGRA', 'GRAY8', 'NV12'}
 CUDA_FORMATS = {'RGBA', 'BGRA', 'NV12'}
 CUDA = 'memory:CUDAMemory'
+# docs/gstreamer.md: the largest file location may name.
+MAX_SOURCE_SIZE = 16 * 2**20
 
 
-def run(*args, env=None):
+def limit_memory():
+    # A child that reads a device such as /dev/zero to its end fails at
+    # 2 GiB of heap instead of taking the machine's memory.
+    resource.setrlimit(resource.RLIMIT_DATA, (2 * 2**30, 2 * 2**30))
+
+
+def run(*args, env=None, preexec_fn=None):
+    # The timeout ends a child that blocks (on a FIFO, say): a failure, not a hang.
     result = subprocess.run(args, capture_output=True, text=True, timeout=60,
-                            env=env or os.environ)
+                            env=env or os.environ, preexec_fn=preexec_fn)
     return result.returncode, result.stdout + result.stderr
 
 
-def launch(element, env=NO_DRIVER):
+def launch(element, env=NO_DRIVER, preexec_fn=None):
     return run('gst-launch-1.0', '-q', 'videotestsrc', 'num-buffers=3', '!',
                'video/x-raw,format=RGBA,width=64,height=48', '!',
-               *element.split(), '!', 'fakesink', env=env)
+               *element.split(), '!', 'fakesink', env=env, preexec_fn=preexec_fn)
 
 
 class Inspect(unittest.TestCase):
@@ -121,7 +132,7 @@ class Caps(unittest.TestCase):
                 self.neighbour_caps('NV12', CUDA)))
 
 
-class Errors(unittest.TestCase):
+class ElementErrors(unittest.TestCase):
     def assert_element_error(self, status, output, *fragments):
         # gst-launch-1.0 exits 1 (or -1 as 255) on an error; a signal would
         # be negative, an abort 134.
@@ -133,6 +144,8 @@ class Errors(unittest.TestCase):
         self.assertNotIn('CRITICAL', output)
         self.assertNotIn('assertion', output)
 
+
+class Errors(ElementErrors):
     def test_no_driver(self):
         status, output = launch(f'cugikernel location={KERNELS}/invert.cu kernel-name=invert')
         self.assert_element_error(status, output, 'No NVIDIA driver',
@@ -153,7 +166,7 @@ class Errors(unittest.TestCase):
 
     def test_missing_file(self):
         status, output = launch('cugikernel location=/nonexistent/k.cu kernel-name=k')
-        self.assert_element_error(status, output, '/nonexistent/k.cu')
+        self.assert_element_error(status, output, '/nonexistent/k.cu', 'No such file')
 
     def test_python_element_no_driver(self):
         script = ('import sys; sys.path.insert(0, sys.argv[1]); import cugi_invert; '
@@ -175,6 +188,70 @@ class Errors(unittest.TestCase):
         self.assertEqual(list(element.get_property('parameters')), [0.5, 2.0])
         self.assertEqual(element.props.device_id, -1)
         self.assertIsNone(element.props.cugi_context)
+
+
+class Location(ElementErrors):
+    """location names a regular file of at most MAX_SOURCE_SIZE bytes; the
+    element reads nothing else, and never blocks or reads without end."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def path(self, name):
+        return os.path.join(self.dir.name, name)
+
+    def launch_location(self, path):
+        return launch(f'cugikernel location={path} kernel-name=invert', preexec_fn=limit_memory)
+
+    def assert_refused(self, path, *fragments):
+        status, output = self.launch_location(path)
+        self.assert_element_error(status, output, path, *fragments)
+        self.assertNotIn('No NVIDIA driver', output)
+
+    def assert_read(self, path):
+        # Read, the element goes on to initialize cugi, which finds no driver.
+        status, output = self.launch_location(path)
+        self.assert_element_error(status, output, 'No NVIDIA driver')
+
+    def test_fifo(self):
+        # Opening a FIFO for reading waits for a writer, which never comes.
+        fifo = self.path('kernel.cu')
+        os.mkfifo(fifo)
+        self.assert_refused(fifo, 'is a FIFO', 'not a regular file')
+
+    def test_device(self):
+        self.assert_refused('/dev/zero', 'is a device', 'not a regular file')
+
+    def test_directory(self):
+        self.assert_refused(self.dir.name, 'is a directory', 'not a regular file')
+
+    def test_too_large(self):
+        large = self.path('large.cu')
+        with open(large, 'wb') as file:
+            file.truncate(MAX_SOURCE_SIZE + 1)   # sparse: nothing is written
+        self.assert_refused(large, f'{MAX_SOURCE_SIZE + 1} bytes', '16 MiB')
+
+    def test_largest(self):
+        largest = self.path('largest.cu')
+        with open(largest, 'wb') as file:
+            file.truncate(MAX_SOURCE_SIZE)
+        self.assert_read(largest)
+
+    def test_unreadable(self):
+        if os.geteuid() == 0:
+            self.skipTest('root reads any file')
+        secret = self.path('secret.cu')
+        with open(secret, 'w') as file:
+            file.write('x')
+        os.chmod(secret, 0)
+        self.assert_refused(secret, 'Permission denied')
+
+    def test_good_file_and_link(self):
+        self.assert_read(f'{KERNELS}/invert.cu')
+        link = self.path('link.cu')
+        os.symlink(f'{KERNELS}/invert.cu', link)
+        self.assert_read(link)
 
 
 if __name__ == '__main__':
