@@ -20,6 +20,7 @@
 #include "cugi-loader.h"
 #include "cugi-driver-abi.h"
 #include "cugi-error.h"
+#include "cugi-private.h"
 
 /* cuGetProcAddress_v2 and the versioned entry points appeared in CUDA 12.0. */
 #define CUGI_MIN_DRIVER_VERSION 12000
@@ -64,6 +65,27 @@ open_first (const char * const *candidates,
   return NULL;
 }
 
+/* Whether the library the environment variable @variable names, where it
+ * is set, can be handed to GModule; else why not, added to @tried. A value
+ * with a slash is a path, which must be a regular file: GModule would try
+ * anything else again with “.so” appended, and report that name instead of
+ * the one given. A bare name is the dynamic linker's to find. */
+static gboolean
+check_override (const char *variable,
+                GString    *tried)
+{
+  const char *value = g_getenv (variable);
+  g_autoptr(GError) error = NULL;
+
+  if (value != NULL && *value == '\0')
+    g_string_append_printf (tried, _("%s is set but empty"), variable);
+  else if (value != NULL && strchr (value, '/') != NULL && !cugi_check_regular_file (value, &error))
+    g_string_append (tried, error->message);
+  else
+    return TRUE;
+  return FALSE;
+}
+
 static gboolean
 load_driver_once (CugiLibrary *lib)
 {
@@ -76,7 +98,8 @@ load_driver_once (CugiLibrary *lib)
   __typeof__ (cuDriverGetVersion) *driver_get_version = NULL;
   CUresult result;
 
-  lib->module = open_first (override ? override_candidates : default_candidates, &lib->path, tried);
+  if (check_override ("CUGI_LIBCUDA", tried))
+    lib->module = open_first (override ? override_candidates : default_candidates, &lib->path, tried);
   if (lib->module == NULL)
     {
       g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,
@@ -349,7 +372,8 @@ load_nvrtc_once (CugiLibrary *lib)
   g_autoptr(GString) tried = g_string_new (NULL);
   int major = 0, minor = 0;
 
-  lib->module = open_first ((const char * const *) candidates->pdata, &lib->path, tried);
+  if (check_override ("CUGI_LIBNVRTC", tried))
+    lib->module = open_first ((const char * const *) candidates->pdata, &lib->path, tried);
   if (lib->module == NULL)
     {
       g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,

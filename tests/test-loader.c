@@ -3,6 +3,10 @@
  * fixed for the life of a process. */
 #include "config.h"
 
+#include <sys/stat.h>
+
+#include <glib/gstdio.h>
+
 #include "cugi-private.h"
 #include "cugi-test-utils.h"
 
@@ -11,6 +15,50 @@ run_in_subprocess (const char *test_path)
 {
   g_test_trap_subprocess (test_path, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
   g_test_trap_assert_passed ();
+}
+
+/* Runs @test_path once for each value of @variable that is no library (a
+ * device, a directory, a FIFO, nothing), with CUGI_TEST_LIBRARY the value
+ * and CUGI_TEST_FRAGMENT what the message must say; the subprocess sets
+ * @variable, as the loader reads it once per process. */
+static void
+assert_library_refused (const char *variable,
+                        const char *test_path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cugi-loader-XXXXXX", &error);
+  g_autofree char *fifo = NULL;
+  g_autofree char *fifo_fragment = NULL;
+  g_autofree char *empty_fragment = g_strdup_printf ("%s is set but empty", variable);
+  struct
+  {
+    const char *value;
+    const char *fragment;
+  } cases[] = {
+    { "/dev/null", "“/dev/null” is a character device" },
+    { "/", "“/” is a directory" },
+    { NULL, NULL },  /* the FIFO */
+    { "", empty_fragment },
+  };
+
+  g_assert_no_error (error);
+  fifo = g_build_filename (dir, "libcuda.so.1", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  fifo_fragment = g_strdup_printf ("“%s” is a named pipe", fifo);
+  cases[2].value = fifo;
+  cases[2].fragment = fifo_fragment;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_setenv ("CUGI_TEST_LIBRARY", cases[i].value, TRUE);
+      g_setenv ("CUGI_TEST_FRAGMENT", cases[i].fragment, TRUE);
+      g_test_trap_subprocess (test_path, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+    }
+  g_unsetenv ("CUGI_TEST_LIBRARY");
+  g_unsetenv ("CUGI_TEST_FRAGMENT");
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
 static void
@@ -41,6 +89,20 @@ test_missing_driver (void)
       return;
     }
   run_in_subprocess ("/loader/missing-driver");
+}
+
+/* CUGI_LIBCUDA naming what is no library: the message names the value
+ * given and what it is, not a name the loader made of it (“/dev/null.so”). */
+static void
+test_driver_not_a_file (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_setenv ("CUGI_LIBCUDA", g_getenv ("CUGI_TEST_LIBRARY"), TRUE);
+      assert_not_available (g_getenv ("CUGI_TEST_FRAGMENT"));
+      return;
+    }
+  assert_library_refused ("CUGI_LIBCUDA", "/loader/driver-not-a-file");
 }
 
 static void
@@ -123,6 +185,25 @@ test_init_failure (void)
   run_in_subprocess ("/loader/init-failure");
 }
 
+/* The same for CUGI_LIBNVRTC. */
+static void
+test_nvrtc_not_a_file (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(GError) error = NULL;
+      const char *fragment = g_getenv ("CUGI_TEST_FRAGMENT");
+
+      g_setenv ("CUGI_LIBNVRTC", g_getenv ("CUGI_TEST_LIBRARY"), TRUE);
+      g_assert_cmpint (cugi_get_nvrtc_version (&error), ==, 0);
+      g_assert_error (error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE);
+      if (strstr (error->message, fragment) == NULL)
+        g_error ("expected \"%s\" in: %s", fragment, error->message);
+      return;
+    }
+  assert_library_refused ("CUGI_LIBNVRTC", "/loader/nvrtc-not-a-file");
+}
+
 static void
 test_nvrtc_missing (void)
 {
@@ -162,12 +243,14 @@ main (int argc, char **argv)
 {
   cugi_test_init (&argc, &argv);
   g_test_add_func ("/loader/missing-driver", test_missing_driver);
+  g_test_add_func ("/loader/driver-not-a-file", test_driver_not_a_file);
   g_test_add_func ("/loader/stub-driver", test_stub_driver);
   g_test_add_func ("/loader/no-device", test_no_device);
   g_test_add_func ("/loader/old-driver", test_old_driver);
   g_test_add_func ("/loader/missing-entry-points", test_driver_missing_entry_points);
   g_test_add_func ("/loader/init-failure", test_init_failure);
   g_test_add_func ("/loader/nvrtc-missing", test_nvrtc_missing);
+  g_test_add_func ("/loader/nvrtc-not-a-file", test_nvrtc_not_a_file);
   g_test_add_func ("/loader/nvrtc-found", test_nvrtc_found);
   g_test_add_func ("/loader/library-version", test_library_version);
   return g_test_run ();
