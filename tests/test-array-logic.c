@@ -652,6 +652,22 @@ test_kernel_signature (void)
   cugi_test_assert_fails (cugi_kernel_signature_check (signature, args, &error), &error,
                           CUGI_ERROR_INVALID_ARGUMENT, "pass a float");
   cugi_kernel_signature_free (signature);
+
+  /* An extern "C" kernel is known by its sizes alone (as docs/arrays.md
+   * says): a texture goes to any 8-byte parameter, a pointer's included,
+   * and to no 4-byte one. */
+  signature = cugi_kernel_signature_new ("sample", "sample", (const gsize[]) { 8, 4 }, 2);
+  cugi_kernel_args_clear (args);
+  cugi_kernel_args_add_texture (args, texture);
+  cugi_kernel_args_add_int32 (args, 1);
+  g_assert_true (cugi_kernel_signature_check (signature, args, &error));
+  g_assert_no_error (error);
+  cugi_kernel_args_clear (args);
+  cugi_kernel_args_add_texture (args, texture);
+  cugi_kernel_args_add_texture (args, texture);
+  cugi_test_assert_fails (cugi_kernel_signature_check (signature, args, &error), &error,
+                          CUGI_ERROR_INVALID_ARGUMENT, "takes 4 bytes");
+  cugi_kernel_signature_free (signature);
 }
 
 /* The stand-in's kernel: sample (cudaTextureObject_t, float *). */
