@@ -743,7 +743,7 @@ cugi_array_copy_to_buffer (CugiArray   *self,
 
 /**
  * cugi_array_copy:
- * @dst: the array to write
+ * @dst: the array to write: the one the method is called on
  * @dst_x: the first element of each row to write
  * @dst_y: the first row to write
  * @dst_z: the first slice (or layer) to write
@@ -758,8 +758,10 @@ cugi_array_copy_to_buffer (CugiArray   *self,
  *   context), or %NULL for the default stream
  * @error: return location for a #GError
  *
- * Enqueues a copy of a box between arrays whose elements have the same size
- * (`cuMemcpy3DAsync`). Both stay alive until the copy completes.
+ * Enqueues a copy of a box of @src into @dst, the array this method is
+ * called on (in Python, `dst.copy (dst_x, dst_y, dst_z, src, src_x, ...)`),
+ * with `cuMemcpy3DAsync`; their elements must have the same size. Both
+ * stay alive until the copy completes.
  *
  * Returns: %TRUE if the copy was enqueued
  *

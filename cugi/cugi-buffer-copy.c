@@ -215,7 +215,7 @@ cugi_buffer_same_context (CugiBuffer *a,
 
 /**
  * cugi_buffer_copy:
- * @dst: the buffer to copy to
+ * @dst: the buffer to copy to: the one the method is called on
  * @dst_offset: where to write in @dst, in bytes
  * @src: the buffer to copy from (may be @dst, if the ranges do not overlap)
  * @src_offset: where to read in @src, in bytes
@@ -224,7 +224,10 @@ cugi_buffer_same_context (CugiBuffer *a,
  *   context), or %NULL for the default stream
  * @error: return location for a #GError
  *
- * Enqueues a device-to-device copy (`cuMemcpyDtoDAsync`). When the buffers
+ * Enqueues a device-to-device copy of @size bytes of @src into @dst, the
+ * buffer this method is called on (in Python,
+ * `dst.copy (dst_offset, src, src_offset, size, stream)`), with
+ * `cuMemcpyDtoDAsync`. When the buffers
  * belong to different contexts (on different devices, say) it is a peer copy
  * (`cuMemcpyPeerAsync`), which the driver stages through the host where the
  * devices cannot reach each other. Returns once the copy is enqueued; both

@@ -61,6 +61,24 @@ class ArrayTypelibTest(unittest.TestCase):
             array.upload(0, 0, 0, volume.tobytes(), 6, 5, 5)
         self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
 
+    def test_copy_is_called_on_the_destination(self):
+        # As the docs of Array.copy() and Buffer.copy() say for bindings.
+        src = Cugi.Array.new(None, Cugi.ArrayFormat.UINT8, 1, 16, 0, 0, Cugi.ArrayFlags.NONE)
+        dst = Cugi.Array.new(None, Cugi.ArrayFormat.UINT8, 1, 16, 0, 0, Cugi.ArrayFlags.NONE)
+        src.upload(0, 0, 0, bytes(range(16)), 16, 1, 1)
+        dst.upload(0, 0, 0, bytes(16), 16, 1, 1)
+        stream = Cugi.Stream.new(None, Cugi.StreamFlags.NONE, 0)
+        dst.copy(4, 0, 0, src, 0, 0, 0, 8, 1, 1, stream)
+        stream.synchronize()
+        self.assertEqual(dst.download(0, 0, 0, 16, 1, 1).get_data(), bytes(4) + bytes(range(8)) + bytes(4))
+        self.assertEqual(src.download(0, 0, 0, 16, 1, 1).get_data(), bytes(range(16)))
+        source, target = Cugi.Buffer.new(None, 16), Cugi.Buffer.new(None, 16)
+        source.upload(0, bytes(range(16)))
+        target.upload(0, bytes(16))
+        target.copy(8, source, 0, 8, stream)
+        stream.synchronize()
+        self.assertEqual(target.download(0, 16).get_data(), bytes(8) + bytes(range(8)))
+
     def test_bad_addresses(self):
         # Address 0, and a range past the end of the address space: errors,
         # as for buffers, not a crash or a copy skipped without one.

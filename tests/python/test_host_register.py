@@ -141,7 +141,6 @@ class HostRegisterTest(unittest.TestCase):
                 download()
             self.assertTrue(caught.exception.matches(Cugi.error_quark(), Cugi.Error.INVALID_STATE))
             self.assertIn('immutable', caught.exception.message)
-        Cugi.Context.get_default().synchronize()
         self.assertEqual(data.get_data(), b'x' * 4096)
         buffer.upload_from_host(0, host, 0, 4096, None)
         self.assertEqual(buffer.download(0, 4).get_data(), b'xxxx')
