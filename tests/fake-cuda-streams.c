@@ -199,14 +199,17 @@ static struct
   unsigned int flags;
 } last_attach;
 
-/* Called with the lock held. */
+/* Called with the lock held. 0 where the memory is not there, which the
+ * driver reports as CUDA_ERROR_OUT_OF_MEMORY. */
 static CUdeviceptr
 block_alloc (FakePool *pool,
              size_t    size)
 {
-  FakeBlock *block = malloc (sizeof *block + size);
+  FakeBlock *block = size <= SIZE_MAX - sizeof *block ? malloc (sizeof *block + size) : NULL;
   cuuint64_t unused = pool->reserved - pool->used;
 
+  if (block == NULL)
+    return 0;
   block->pool = pool;
   block->size = size;
   if (unused < size)
@@ -333,7 +336,7 @@ fake_cuMemAllocFromPoolAsync (CUdeviceptr *address, size_t size, CUmemoryPool po
   pthread_mutex_lock (&lock);
   *address = block_alloc ((FakePool *) pool, size);
   pthread_mutex_unlock (&lock);
-  return CUDA_SUCCESS;
+  return *address != 0 ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 static CUresult

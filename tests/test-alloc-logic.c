@@ -174,6 +174,44 @@ test_pool_errors (void)
   g_assert_cmpuint (cugi_buffer_get_size (empty), ==, 0);
 }
 
+/* More than the device has is the driver's OUT_OF_MEMORY, from the default
+ * pool and one's own, which count nothing of it and go on serving. */
+static void
+test_out_of_memory (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  g_autoptr(CugiStreamOrderedPool) pool = cugi_stream_ordered_pool_new (NULL, &error);
+  g_autoptr(CugiStreamOrderedPool) fallback = default_pool ();
+  g_autoptr(CugiBuffer) buffer = NULL;
+  const gsize too_much = (gsize) 1 << 63;
+
+  g_assert_no_error (error);
+  g_assert_null (cugi_stream_ordered_pool_allocate (pool, stream, too_much, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_OUT_OF_MEMORY, NULL);
+  g_assert_null (cugi_stream_ordered_pool_allocate (pool, stream, G_MAXSIZE, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_OUT_OF_MEMORY, NULL);
+  assert_figures (pool, 0, 0);
+  buffer = cugi_stream_ordered_pool_allocate (pool, stream, 256, &error);
+  g_assert_no_error (error);
+  assert_figures (pool, 256, 256);
+  g_clear_object (&buffer);
+
+  g_assert_true (cugi_stream_ordered_pool_trim_to (fallback, 0, &error));
+  g_assert_null (cugi_buffer_new_on_stream (stream, too_much, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_OUT_OF_MEMORY, NULL);
+  assert_figures (fallback, 0, 0);
+  buffer = cugi_buffer_new_on_stream (stream, 256, &error);
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_memset_d8 (buffer, 0, 7, 256, stream, &error));
+  g_assert_no_error (error);
+  g_clear_object (&buffer);
+  cugi_test_synchronize (stream);
+  assert_figures (pool, 0, 256);
+  assert_figures (fallback, 0, 256);
+  g_assert_true (cugi_stream_ordered_pool_trim_to (fallback, 0, &error));
+}
+
 /* Rows of a pitched region are set and the bytes between them are not. */
 static void
 test_memset_2d (void)
@@ -269,6 +307,7 @@ main (int argc, char **argv)
   g_test_add_func ("/alloc-logic/own-pool", test_own_pool);
   g_test_add_func ("/alloc-logic/free-waits-for-work", test_free_waits_for_work);
   g_test_add_func ("/alloc-logic/pool-errors", test_pool_errors);
+  g_test_add_func ("/alloc-logic/out-of-memory", test_out_of_memory);
   g_test_add_func ("/alloc-logic/memset-2d", test_memset_2d);
   g_test_add_func ("/alloc-logic/attach", test_attach);
 

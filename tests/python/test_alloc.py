@@ -188,6 +188,21 @@ class StreamOrderedTest(unittest.TestCase):
         pool.trim_to(0)
         self.assertEqual(pool.get_reserved_current(), 0)
 
+    def test_out_of_memory(self):
+        # The driver's OUT_OF_MEMORY, and the pools go on serving.
+        pool = Cugi.StreamOrderedPool.new(self.context.get_device())
+        for allocate in (lambda: pool.allocate(self.stream, 2**63),
+                         lambda: Cugi.Buffer.new_on_stream(self.stream, 2**63)):
+            with self.assertRaises(GLib.Error) as raised:
+                allocate()
+            self.assertTrue(raised.exception.matches(Cugi.error_quark(), Cugi.Error.OUT_OF_MEMORY))
+        self.assertEqual(pool.get_used_current(), 0)
+        buffer = pool.allocate(self.stream, 64)
+        self.assertEqual(pool.get_used_current(), 64)
+        buffer.memset_d8(0, 1, 64, self.stream)
+        self.stream.synchronize()
+        self.assertEqual(ctypes.string_at(buffer.props.device_pointer, 64), b'\x01' * 64)
+
     def test_memset_2d(self):
         buffer = Cugi.Buffer.new_on_stream(self.stream, 64)
         buffer.memset_d8(0, 0, 64, self.stream)
