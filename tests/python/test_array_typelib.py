@@ -5,8 +5,6 @@ keeps arrays in host memory and records the parameters of the last launch.
 What Python passes and gets back: NumPy data in and out of arrays, texture
 descriptions, textures and surfaces as kernel arguments, and the errors."""
 
-import ctypes
-import os
 import struct
 import unittest
 
@@ -17,6 +15,8 @@ from gi.repository import Cugi, GLib  # noqa: E402
 
 import numpy  # noqa: E402
 
+from stand_in import LaunchRecorder  # noqa: E402
+
 # sample(cudaTextureObject_t, cudaSurfaceObject_t, int) in the stand-in's
 # module format: a C++ kernel, so its parameters' types are known.
 IMAGE = b'_Z6sampleyyi 8 8 4\n'
@@ -25,18 +25,12 @@ IMAGE = b'_Z6sampleyyi 8 8 4\n'
 class ArrayTypelibTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])
-        cls.last_params_of = driver.fake_cuda_streams_last_params
-        cls.last_params_of.restype = ctypes.c_size_t
-        cls.last_params_of.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-        cls.last_params_of(ctypes.create_string_buffer(1), 1)  # starts the recording
+        cls.launches = LaunchRecorder()
         module = Cugi.Module.new_from_data(None, GLib.Bytes.new(IMAGE))
         cls.sample = module.get_kernel('_Z6sampleyyi')
 
     def last_params(self):
-        out = ctypes.create_string_buffer(64)
-        size = self.last_params_of(out, len(out))
-        return out.raw[:size]
+        return self.launches.last_params()
 
     def test_numpy_in_and_out(self):
         volume = numpy.arange(6 * 5 * 4, dtype=numpy.float32).reshape(4, 5, 6)

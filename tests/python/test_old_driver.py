@@ -6,8 +6,6 @@ set by meson), which records the parameters of the last launch. The count
 that the module's PTX tells is still checked, and NumPy scalars keep their
 own width where the sizes are unknown."""
 
-import ctypes
-import os
 import struct
 import unittest
 
@@ -17,6 +15,8 @@ gi.require_version('Cugi', '1.0')
 from gi.repository import Cugi, GLib  # noqa: E402
 
 import numpy  # noqa: E402
+
+from stand_in import LaunchRecorder  # noqa: E402
 
 # The stand-in skips the PTX lines, which cugi reads the count from, and
 # loads the last: axpy4(float, const float *, float *, long long), extern "C".
@@ -28,20 +28,11 @@ IMAGE = (b'.version 8.0\n'
 class OldDriverTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])
-        cls.last_params_of = driver.fake_cuda_streams_last_params
-        cls.last_params_of.restype = ctypes.c_size_t
-        cls.last_params_of.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-        cls.last_params_of(ctypes.create_string_buffer(1), 1)  # starts the recording
+        cls.launches = LaunchRecorder()
         module = Cugi.Module.new_from_data(None, GLib.Bytes.new(IMAGE))
         cls.axpy4 = module.get_kernel('axpy4')
         cls.x = Cugi.Buffer.new(None, 64)
         cls.y = Cugi.Buffer.new(None, 64)
-
-    def last_params(self):
-        out = ctypes.create_string_buffer(64)
-        size = self.last_params_of(out, len(out))
-        return out.raw[:size]
 
     def test_count_without_sizes(self):
         self.assertEqual(self.axpy4.get_num_params(), 4)
@@ -55,7 +46,7 @@ class OldDriverTest(unittest.TestCase):
 
     def test_numpy_scalars_keep_their_width(self):
         self.axpy4(numpy.float32(2), self.x, self.y, numpy.int64(-5), grid=1, block=1)
-        self.assertEqual(self.last_params(),
+        self.assertEqual(self.launches.last_params(),
                          struct.pack('<fQQq', 2, self.x.props.device_pointer,
                                      self.y.props.device_pointer, -5))
 
