@@ -39,6 +39,7 @@
  * driver would (see is_missing()). */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,12 +201,13 @@ static struct
 } last_attach;
 
 /* Called with the lock held. 0 where the memory is not there, which the
- * driver reports as CUDA_ERROR_OUT_OF_MEMORY. */
+ * driver reports as CUDA_ERROR_OUT_OF_MEMORY: beyond PTRDIFF_MAX, which no
+ * malloc() gives (and valgrind calls a fishy size), it is not asked. */
 static CUdeviceptr
 block_alloc (FakePool *pool,
              size_t    size)
 {
-  FakeBlock *block = size <= SIZE_MAX - sizeof *block ? malloc (sizeof *block + size) : NULL;
+  FakeBlock *block = size <= PTRDIFF_MAX - sizeof *block ? malloc (sizeof *block + size) : NULL;
   cuuint64_t unused = pool->reserved - pool->used;
 
   if (block == NULL)

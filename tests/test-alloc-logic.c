@@ -206,6 +206,8 @@ test_out_of_memory (void)
   g_assert_true (cugi_buffer_memset_d8 (buffer, 0, 7, 256, stream, &error));
   g_assert_no_error (error);
   g_clear_object (&buffer);
+  /* The frees, enqueued once the main context has seen the memset done. */
+  cugi_test_settle (stream);
   cugi_test_synchronize (stream);
   assert_figures (pool, 0, 256);
   assert_figures (fallback, 0, 256);
