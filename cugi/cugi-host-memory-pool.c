@@ -45,6 +45,8 @@ enum
 
 static GParamSpec *properties[N_PROPS];
 
+#define NO_CONTEXT_MESSAGE N_("The pool has no context: make it with cugi_host_memory_pool_new()")
+
 static gboolean
 allocate_block (CugiPoolCore  *core,
                 gsize          size,
@@ -242,9 +244,15 @@ cugi_host_memory_pool_allocate (CugiHostMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_HOST_MEMORY_POOL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return cugi_pool_core_allocate (&self->core, size, make_host_buffer,
-                                  N_("The pool has no context: make it with cugi_host_memory_pool_new()"),
-                                  error);
+  return cugi_pool_core_allocate (&self->core, size, FALSE, make_host_buffer, NO_CONTEXT_MESSAGE, error);
+}
+
+CugiHostBuffer *
+cugi_host_memory_pool_allocate_held (CugiHostMemoryPool  *self,
+                                     gsize                size,
+                                     GError             **error)
+{
+  return cugi_pool_core_allocate (&self->core, size, TRUE, make_host_buffer, NO_CONTEXT_MESSAGE, error);
 }
 
 /**

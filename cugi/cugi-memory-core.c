@@ -432,6 +432,31 @@ take_held (CugiBlockPool *self,
   return found;
 }
 
+/* take_held(), and the counts that it moved notified. */
+static gboolean
+take_held_and_notify (CugiBlockPool *self,
+                      guint          epoch,
+                      gsize          bin_size,
+                      guint64       *block)
+{
+  gboolean dropped;
+  gboolean found = take_held (self, epoch, bin_size, block, &dropped);
+
+  notify_changed (self, dropped || found, found);
+  return found;
+}
+
+gboolean
+cugi_block_pool_take_held (CugiBlockPool *self,
+                           guint          epoch,
+                           gsize          size,
+                           guint64       *block)
+{
+  gsize bin_size;
+
+  return cugi_memory_pool_bin_size (size, &bin_size) && take_held_and_notify (self, epoch, bin_size, block);
+}
+
 gboolean
 cugi_block_pool_take (CugiBlockPool  *self,
                       guint           epoch,
@@ -441,7 +466,6 @@ cugi_block_pool_take (CugiBlockPool  *self,
 {
   g_autoptr(GError) local_error = NULL;
   gsize bin_size;
-  gboolean dropped;
 
   if (!cugi_memory_pool_bin_size (size, &bin_size))
     {
@@ -449,13 +473,8 @@ cugi_block_pool_take (CugiBlockPool  *self,
                    _("Cannot allocate %zu bytes: the size is too large"), size);
       return FALSE;
     }
-
-  if (take_held (self, epoch, bin_size, block, &dropped))
-    {
-      notify_changed (self, TRUE, TRUE);
-      return TRUE;
-    }
-  notify_changed (self, dropped, FALSE);
+  if (take_held_and_notify (self, epoch, bin_size, block))
+    return TRUE;
 
   if (!self->alloc (self->user_data, bin_size, block, &local_error))
     {
@@ -696,13 +715,16 @@ cugi_pool_core_get_property (CugiPoolCore *self,
   return TRUE;
 }
 
-gboolean
-cugi_pool_core_take (CugiPoolCore  *self,
-                     gsize          size,
-                     const char    *no_context_message,
-                     guint64       *block,
-                     guint         *generation,
-                     GError       **error)
+/* cugi_pool_core_take(), of a held block only where @held_only is TRUE:
+ * FALSE without an error where the pool holds none of @size's bin. */
+static gboolean
+pool_core_take (CugiPoolCore  *self,
+                gsize          size,
+                gboolean       held_only,
+                const char    *no_context_message,
+                guint64       *block,
+                guint         *generation,
+                GError       **error)
 {
   if (self->blocks == NULL)
     {
@@ -711,7 +733,21 @@ cugi_pool_core_take (CugiPoolCore  *self,
     }
   *block = 0;
   *generation = pool_core_get_generation (self);
-  return size == 0 || cugi_block_pool_take (self->blocks, *generation, size, block, error);
+  if (size == 0)
+    return TRUE;
+  return held_only ? cugi_block_pool_take_held (self->blocks, *generation, size, block)
+                   : cugi_block_pool_take (self->blocks, *generation, size, block, error);
+}
+
+gboolean
+cugi_pool_core_take (CugiPoolCore  *self,
+                     gsize          size,
+                     const char    *no_context_message,
+                     guint64       *block,
+                     guint         *generation,
+                     GError       **error)
+{
+  return pool_core_take (self, size, FALSE, no_context_message, block, generation, error);
 }
 
 gboolean
@@ -729,6 +765,7 @@ cugi_pool_core_give_back (CugiPoolCore  *self,
 gpointer
 cugi_pool_core_allocate (CugiPoolCore      *self,
                          gsize              size,
+                         gboolean           held_only,
                          CugiPoolMakeFunc   make,
                          const char        *no_context_message,
                          GError           **error)
@@ -737,7 +774,7 @@ cugi_pool_core_allocate (CugiPoolCore      *self,
   guint generation;
   gpointer made;
 
-  if (!cugi_pool_core_take (self, size, no_context_message, &block, &generation, error))
+  if (!pool_core_take (self, size, held_only, no_context_message, &block, &generation, error))
     return NULL;
   made = make (self, block, size, error);
   if (made == NULL)

@@ -219,7 +219,7 @@ cugi_memory_pool_allocate (CugiMemoryPool  *self,
   g_return_val_if_fail (CUGI_IS_MEMORY_POOL (self), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  return cugi_pool_core_allocate (&self->core, size, make_buffer, NO_CONTEXT_MESSAGE, error);
+  return cugi_pool_core_allocate (&self->core, size, FALSE, make_buffer, NO_CONTEXT_MESSAGE, error);
 }
 
 /**

@@ -130,6 +130,12 @@ gboolean  cugi_block_pool_take         (CugiBlockPool  *self,
                                         gsize           size,
                                         guint64        *block,
                                         GError        **error);
+/* A held block of @size's bin, or FALSE (no error) where none is: for
+ * callers that must not wait for an allocation. */
+gboolean  cugi_block_pool_take_held    (CugiBlockPool  *self,
+                                        guint           epoch,
+                                        gsize           size,
+                                        guint64        *block);
 /* @block of a take() of @size in @block_epoch comes back: held, or freed
  * once the pool stopped holding or when it holds its limit. */
 gboolean  cugi_block_pool_give_back    (CugiBlockPool  *self,
@@ -221,12 +227,13 @@ gboolean  cugi_pool_core_give_back     (CugiPoolCore  *self,
                                         guint          generation,
                                         GError       **error);
 /* The pool's allocate(): what @make makes over a block of @size bytes
- * (a held one of its bin, else a new one), or over none for 0 bytes. A pool
- * made with g_object_new() fails with INVALID_STATE and
- * @no_context_message (untranslated: marked N_()); a block that @make fails
- * on goes back. */
+ * (a held one of its bin, else a new one; with @held_only, a held one or
+ * NULL without an error), or over none for 0 bytes. A pool made with
+ * g_object_new() fails with INVALID_STATE and @no_context_message
+ * (untranslated: marked N_()); a block that @make fails on goes back. */
 gpointer  cugi_pool_core_allocate      (CugiPoolCore      *self,
                                         gsize              size,
+                                        gboolean           held_only,
                                         CugiPoolMakeFunc   make,
                                         const char        *no_context_message,
                                         GError           **error);
@@ -317,6 +324,12 @@ gboolean  cugi_host_buffer_check_flags (CugiHostBufferFlags   flags,
                                         CugiHostBufferFlags   allowed,
                                         GError              **error);
 
+/* cugi_host_memory_pool_allocate() of a block the pool holds only: NULL
+ * without an error where it holds none of @size's bin, for callers that
+ * must not wait for memory to be pinned. */
+CugiHostBuffer *cugi_host_memory_pool_allocate_held (CugiHostMemoryPool  *self,
+                                                     gsize                size,
+                                                     GError             **error);
 /* The limit of cugi_block_pool_set_max_held_bytes() for @self's blocks. */
 void      cugi_host_memory_pool_set_max_held_bytes (CugiHostMemoryPool *self,
                                                     gsize               max_held_bytes);

@@ -250,6 +250,22 @@ populate_for_writing (guint8 *start,
 #endif
 }
 
+/* The host's side of @self is done: what only its workers need goes first
+ * (the staging back to the pool where nothing else holds it, rather than
+ * once the last of the workers' jobs has run, which can be after the copy
+ * completed and its callback asked for staging again), then a caller
+ * waiting for it is told. */
+static void
+pipeline_host_done (CugiPipeline *self)
+{
+  g_clear_object (&self->staging);
+  g_clear_pointer (&self->host_bytes, g_bytes_unref);
+  g_mutex_lock (&self->lock);
+  self->host_done = TRUE;
+  g_cond_broadcast (&self->all_done);
+  g_mutex_unlock (&self->lock);
+}
+
 void
 cugi_pipeline_run (CugiPipeline *self)
 {
@@ -276,11 +292,7 @@ cugi_pipeline_run (CugiPipeline *self)
       g_atomic_int_set (pipeline_counter (self, slot, FALSE), (gint) i + 1);
 
       if ((guint) g_atomic_int_add (&self->done, 1) + 1 == self->n_chunks)
-        {
-          g_mutex_lock (&self->lock);
-          g_cond_broadcast (&self->all_done);
-          g_mutex_unlock (&self->lock);
-        }
+        pipeline_host_done (self);
     }
 }
 
@@ -315,6 +327,9 @@ cugi_pipeline_start (CugiPipeline *self,
 {
   GThreadPool *workers = cugi_buffer_get_staging_threads ();
 
+  /* Nothing to do after an error: done already. */
+  if (self->n_chunks == 0)
+    pipeline_host_done (self);
   for (guint i = 0; i < MIN (n_threads, self->n_chunks); i++)
     g_thread_pool_push (workers, g_atomic_rc_box_acquire (self), NULL);
 }
@@ -323,7 +338,7 @@ void
 cugi_pipeline_wait (CugiPipeline *self)
 {
   g_mutex_lock (&self->lock);
-  while ((guint) g_atomic_int_get (&self->done) < self->n_chunks)
+  while (!self->host_done)
     g_cond_wait (&self->all_done, &self->lock);
   g_mutex_unlock (&self->lock);
 }
@@ -332,7 +347,9 @@ CugiPipeline *
 cugi_pipeline_new (CugiContext        *context,
                    CugiCopyDirection   direction,
                    guint8             *host,
+                   GBytes             *host_bytes,
                    gsize               size,
+                   gboolean            may_pin,
                    CugiHostBuffer    **staging,
                    GError            **error)
 {
@@ -342,11 +359,12 @@ cugi_pipeline_new (CugiContext        *context,
   CugiPipeline *self;
 
   if ((*staging = cugi_staging_new_with_data (context, pipeline_plan (size, &chunk_size, &n_chunks, &n_slots),
-                                              &staged, error)) == NULL)
+                                              may_pin, &staged, error)) == NULL)
     return NULL;
   self = g_atomic_rc_box_new0 (CugiPipeline);
   self->direction = direction;
   self->host = host;
+  self->host_bytes = host_bytes != NULL ? g_bytes_ref (host_bytes) : NULL;
   self->staging = g_object_ref (*staging);
   self->size = size;
   self->chunk_size = chunk_size;
@@ -489,7 +507,8 @@ copy_pipelined_sync (CugiBuffer         *self,
   g_autoptr(CugiPipeline) pipeline = NULL;
   g_autoptr(GError) enqueue_error = NULL;
 
-  pipeline = cugi_pipeline_new (self->ownership.binding.context, direction, host, size, &staging, error);
+  pipeline = cugi_pipeline_new (self->ownership.binding.context, direction, host, NULL, size, TRUE, &staging,
+                                error);
   if (pipeline == NULL)
     return FALSE;
   switch (cugi_pipeline_enqueue (pipeline, address, cugi_stream_get_handle (target), &enqueue_error))

@@ -9,8 +9,10 @@
 /* Asynchronous transfers go through pinned staging memory, which cugi keeps
  * for reuse: pinning memory takes milliseconds and can wait for the device,
  * so in the steady state neither the calls nor their completions allocate or
- * free any, and a download's bytes give their block back when they are
- * freed, from any thread, without a driver call. One pool per device, of
+ * free any, the calls never pin any on their thread (where the pool holds
+ * none for a copy, a thread of cugi's pins it: see cugi-staging-feed.c),
+ * and a download's bytes give their block back when they are freed, from
+ * any thread, without a driver call. One pool per device, of
  * portable memory (any context of the process can copy to and from it) made
  * in the device's primary context, which the device keeps for the rest of
  * the process, as cugi keeps the pool. Beyond CUGI_STAGING_MAX_HELD_BYTES
@@ -23,10 +25,9 @@
 static GMutex staging_pools_lock;
 static GHashTable *staging_pools;
 
-/* The staging pool of @context's device (borrowed), made on first use. */
-static CugiHostMemoryPool *
-get_staging_pool (CugiContext  *context,
-                  GError      **error)
+CugiHostMemoryPool *
+cugi_staging_get_pool (CugiContext  *context,
+                       GError      **error)
 {
   CugiDevice *device = cugi_context_get_device (context);
   g_autoptr(GMutexLocker) locker = g_mutex_locker_new (&staging_pools_lock);
@@ -48,20 +49,25 @@ get_staging_pool (CugiContext  *context,
 CugiHostBuffer *
 cugi_staging_new (CugiContext  *context,
                   gsize         size,
+                  gboolean      may_pin,
                   GError      **error)
 {
-  CugiHostMemoryPool *pool = get_staging_pool (context, error);
+  CugiHostMemoryPool *pool = cugi_staging_get_pool (context, error);
 
-  return pool != NULL ? cugi_host_memory_pool_allocate (pool, size, error) : NULL;
+  if (pool == NULL)
+    return NULL;
+  return may_pin ? cugi_host_memory_pool_allocate (pool, size, error)
+                 : cugi_host_memory_pool_allocate_held (pool, size, error);
 }
 
 CugiHostBuffer *
 cugi_staging_new_with_data (CugiContext  *context,
                             gsize         size,
+                            gboolean      may_pin,
                             guint8      **data,
                             GError      **error)
 {
-  g_autoptr(CugiHostBuffer) staging = cugi_staging_new (context, size, error);
+  g_autoptr(CugiHostBuffer) staging = cugi_staging_new (context, size, may_pin, error);
 
   if (staging == NULL || (*data = cugi_host_buffer_get_data (staging, NULL, error)) == NULL)
     return NULL;
@@ -109,7 +115,7 @@ cugi_host_buffer_new_staging (CugiContext  *context,
   if (!cugi_ensure_driver (error) ||
       (resolved = cugi_context_resolve (context, error)) == NULL)
     return NULL;
-  return cugi_staging_new (resolved, size, error);
+  return cugi_staging_new (resolved, size, TRUE, error);
 }
 
 /**

@@ -21,14 +21,22 @@ G_BEGIN_DECLS
  * memory, through the pipeline. */
 #define CUGI_STAGING_MAX_PINNED_DOWNLOAD_BYTES (CUGI_STAGING_MAX_HELD_BYTES / 2)
 
-/* Pinned memory for @size bytes from the staging pool of @context's device. */
+/* The staging pool of @context's device (borrowed), made on first use. */
+CugiHostMemoryPool *cugi_staging_get_pool  (CugiContext  *context,
+                                            GError      **error);
+/* Pinned memory for @size bytes from the staging pool of @context's device.
+ * Unless @may_pin, only memory the pool holds: NULL without an error where
+ * it holds none, for the asynchronous calls, whose thread (a main loop's)
+ * must not wait the milliseconds that pinning takes. */
 CugiHostBuffer *cugi_staging_new           (CugiContext  *context,
                                             gsize         size,
+                                            gboolean      may_pin,
                                             GError      **error);
 /* cugi_staging_new(), and the memory itself in *@data, for the copies that
  * stage through it. */
 CugiHostBuffer *cugi_staging_new_with_data (CugiContext  *context,
                                             gsize         size,
+                                            gboolean      may_pin,
                                             guint8      **data,
                                             GError      **error);
 
@@ -36,14 +44,17 @@ CugiHostBuffer *cugi_staging_new_with_data (CugiContext  *context,
 
 /* A copy through the staging slots, shared by the threads doing the host's
  * side. It holds the staging, and for an asynchronous copy the caller's
- * memory, until the last worker is done with it, even where the stream got
- * past the copy before (a copy enqueued in part, after an error). */
+ * memory, until its host's side is done, even where the stream got past
+ * the copy before (a copy enqueued in part, after an error); its maker
+ * holds the staging for as long as it needs more (the slots, the
+ * counters), taking it from cugi_pipeline_new() or from here before the
+ * workers start. */
 typedef struct
 {
   CugiCopyDirection direction;
   guint8           *host;          /* the caller's memory */
   GBytes           *host_bytes;    /* what holds it, for an asynchronous copy; else NULL */
-  CugiHostBuffer   *staging;       /* holds the slots and counters */
+  CugiHostBuffer   *staging;       /* holds the slots and counters, until host_done */
   guint8           *slots;         /* n_slots chunks of staging memory */
   gint             *counters;      /* host[s] at 2s, device[s] at 2s + 1, strided */
   CUdeviceptr       counters_device;  /* the device's address of counters, once enqueued */
@@ -53,8 +64,9 @@ typedef struct
   guint             n_chunks;      /* those the host must do: all but after an error */
   gint              next;          /* the next chunk to take */
   gint              done;          /* the chunks done */
-  GMutex            lock;          /* for a caller waiting for done == n_chunks */
+  GMutex            lock;          /* for a caller waiting for host_done */
   GCond             all_done;
+  gboolean          host_done;     /* under lock: all chunks done, staging let go */
 } CugiPipeline;
 
 typedef enum
@@ -85,13 +97,18 @@ gsize     cugi_pipeline_max_bytes       (void);
  * a later one: the copy is cut short. */
 void      cugi_staging_set_stopped_waiting_error (GError **error);
 
-/* A pipeline for @size bytes of @host, the counters zeroed, in staging
- * memory of @context's device that it returns in *@staging (which the
- * pipeline's work needs until it is done); NULL with @error set. */
+/* A pipeline for @size bytes of @host (in @host_bytes for an asynchronous
+ * copy, else NULL), the counters zeroed, in staging memory of @context's
+ * device that it returns in *@staging (which the pipeline's work needs
+ * until it is done); NULL with @error set, or without an error where
+ * @may_pin is FALSE and the pool holds no staging for it (see
+ * cugi_staging_new()). */
 CugiPipeline *cugi_pipeline_new         (CugiContext        *context,
                                          CugiCopyDirection   direction,
                                          guint8             *host,
+                                         GBytes             *host_bytes,
                                          gsize               size,
+                                         gboolean            may_pin,
                                          CugiHostBuffer    **staging,
                                          GError            **error);
 void      cugi_pipeline_unref           (gpointer data);
@@ -131,29 +148,32 @@ void      cugi_feed_unref               (gpointer data);
 /* For a copy fed from a thread, whose task data is the feed: its error,
  * else the downloaded bytes or TRUE. */
 void      cugi_feed_return              (GTask *task);
-/* Enqueues the copy of pageable @bytes to @address on @target. Small copies,
- * and all where the stream cannot wait for memory, are staged here, on the
- * calling thread; others by the workers, through the pipeline (*@fed set
- * where it is fed from a thread). */
+/* Enqueues the copy of pageable @bytes to @address on @target: through the
+ * pipeline from the tuning's size (8 MiB), else, and wherever the stream
+ * cannot wait for memory, staged on the calling thread. *@fed is set where
+ * the copy is fed from a thread instead. The calling thread of this and of
+ * cugi_staging_download() pins no memory (a feeder does, where the pool
+ * holds none for the copy) but where the stream cannot wait for memory,
+ * when nothing else can, and, once, a page of gates for fed copies. */
 gboolean  cugi_staging_upload_pageable  (CugiBuffer   *self,
                                          CUdeviceptr   address,
                                          GBytes       *bytes,
                                          CugiStream   *target,
                                          CugiFeed    **fed,
                                          GError      **error);
-/* Enqueues, for an asynchronous download of @size bytes from @address on
- * @target larger than the staging pool keeps, their copy into ordinary
- * memory through the pipeline: pinning that much memory for each download,
+/* Enqueues the download of @size bytes (not 0) from @address on @target,
+ * into staging memory that the bytes are, up to
+ * CUGI_STAGING_MAX_PINNED_DOWNLOAD_BYTES; beyond, into ordinary memory
+ * through the pipeline, since pinning that much memory for each download,
  * to be freed after, costs more than copying it out of staging. The bytes
- * are in *@downloaded, or NULL with nothing enqueued where the stream
- * cannot wait for memory; *@fed is set where the copy is fed from a
- * thread. */
-gboolean  cugi_staging_download_pipelined (CugiBuffer   *self,
-                                           CUdeviceptr   address,
-                                           gsize         size,
-                                           CugiStream   *target,
-                                           GBytes      **downloaded,
-                                           CugiFeed    **fed,
-                                           GError      **error);
+ * are in *@downloaded, or in the feed that *@fed is set to where the copy
+ * is fed from a thread. */
+gboolean  cugi_staging_download         (CugiBuffer   *self,
+                                         CUdeviceptr   address,
+                                         gsize         size,
+                                         CugiStream   *target,
+                                         GBytes      **downloaded,
+                                         CugiFeed    **fed,
+                                         GError      **error);
 
 G_END_DECLS

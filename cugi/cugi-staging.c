@@ -58,7 +58,6 @@ cugi_buffer_download_async (CugiBuffer          *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(GBytes) result = NULL;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   CugiFeed *fed = NULL;
@@ -84,8 +83,7 @@ cugi_buffer_download_async (CugiBuffer          *self,
     }
 
   if (!cugi_buffer_enter_for_stream (self, stream, &scope, &target, &error) ||
-      (size > CUGI_STAGING_MAX_PINNED_DOWNLOAD_BYTES && cugi_staging_can_pipeline () &&
-       !cugi_staging_download_pipelined (self, self->address + offset, size, target, &result, &fed, &error)))
+      !cugi_staging_download (self, self->address + offset, size, target, &result, &fed, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
       return;
@@ -95,18 +93,6 @@ cugi_buffer_download_async (CugiBuffer          *self,
       g_task_set_task_data (task, fed, cugi_feed_unref);
       cugi_stream_complete_task (target, task, cugi_feed_return);
       return;
-    }
-  if (result == NULL)
-    {
-      if ((staging = cugi_staging_new (self->ownership.binding.context, size, &error)) == NULL ||
-          (result = cugi_host_buffer_get_bytes (staging, &error)) == NULL ||
-          !CUGI_CALL (cuMemcpyDtoHAsync, ((void *) g_bytes_get_data (result, NULL), self->address + offset,
-                                          size, cugi_stream_get_handle (target)), &error))
-        {
-          g_task_return_error (task, g_steal_pointer (&error));
-          return;
-        }
-      cugi_buffer_track_work (target, self, NULL, NULL, result);
     }
   g_task_set_task_data (task, g_steal_pointer (&result), (GDestroyNotify) g_bytes_unref);
   cugi_stream_complete_task (target, task, return_downloaded_bytes);

@@ -35,6 +35,10 @@ typedef struct
 static GMutex allocations_lock;
 static GPtrArray *allocations;
 static gint n_pins;
+/* Those made on the thread that runs the tests, where asynchronous calls
+ * are made (in a program, a main loop's): see test_async_calls_pin_nothing(). */
+static GThread *test_thread;
+static gint n_pins_here;
 static gint n_unpins;
 static gint n_waits;
 static gint n_driver_staged;  /* copies of pageable memory the driver staged */
@@ -129,6 +133,8 @@ fake_mem_host_alloc (void         **data,
 {
   pinning_cost (size);
   g_atomic_int_inc (&n_pins);
+  if (g_thread_self () == test_thread)
+    g_atomic_int_inc (&n_pins_here);
   *data = allocate (size, TRUE);
   return CUDA_SUCCESS;
 }
@@ -644,6 +650,14 @@ test_upload_leaves_staging (void)
   CugiTestTransfer outcome = { 0 };
   g_autoptr(GError) error = NULL;
 
+  /* Such an upload first, whose staging the pool then holds: the call
+   * takes it, instead of feeding the copy from a thread that would stage
+   * it itself. */
+  cugi_buffer_upload_bytes_async (buffer, 0, zeros, stream, NULL, cugi_test_on_uploaded, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  outcome_reset (&outcome);
+
   /* Held back: no new worker starts, and those waiting for a job leave
    * (GLib lets them wait half a second first). */
   g_assert_true (g_thread_pool_set_max_threads (workers, 0, &error));
@@ -909,6 +923,74 @@ test_staging_back_before_callback (void)
   assert_device_holds (buffer, pattern);
 }
 
+/* An asynchronous call pins no memory on its thread, often a main loop's
+ * (pinning takes milliseconds: on the H200, an upload that pinned the 10
+ * MiB of its pipeline spent 3 ms in the call): where the staging pool holds
+ * none for a copy, the copy is fed from a thread, which pins it, while the
+ * caller's stream waits in its place, and work enqueued after the copy
+ * still sees its result. Uploads from pageable memory through the pipeline
+ * and below it, and a download into staging memory. */
+static void
+test_async_calls_pin_nothing (void)
+{
+  const gsize upload_sizes[] = { 3 << 20, 512 << 10 };
+  const gsize download_size = 2 << 20;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (3 << 20, 29);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (3 << 20), 3 << 20);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  CugiTestTransfer outcome = { 0 };
+  gint pins, pins_here;
+
+  /* The process's first fed copy pins a page of gates, which stays; this
+   * one's stream takes its completion counter. */
+  g_assert_true (cugi_free_staging_memory (&error));
+  cugi_buffer_upload_bytes_async (buffer, 0, zeros, stream, NULL, cugi_test_on_uploaded, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  outcome_reset (&outcome);
+  cugi_test_settle (stream);
+
+  /* Nothing held from here on. */
+  g_assert_true (cugi_free_staging_memory (&error));
+  g_assert_no_error (error);
+  pins = g_atomic_int_get (&n_pins);
+  pins_here = g_atomic_int_get (&n_pins_here);
+  for (guint i = 0; i < G_N_ELEMENTS (upload_sizes); i++)
+    {
+      g_autoptr(GBytes) part = g_bytes_new_from_bytes (pattern, 0, upload_sizes[i]);
+      g_autoptr(GBytes) pageable = cugi_test_pageable_copy (part);
+      Snapshot after = { 0 };
+      CugiTestGate gate;
+
+      cugi_test_gate_close (&gate, stream);
+      cugi_buffer_upload_bytes_async (buffer, 0, pageable, stream, NULL, cugi_test_on_uploaded, &outcome);
+      enqueue_snapshot (&after, buffer, stream);
+      cugi_test_gate_open (&gate, stream);
+      iterate_until (&outcome.calls, 1, 5000);
+      g_assert_no_error (outcome.error);
+      g_assert_true (outcome.uploaded);
+      cugi_test_synchronize (stream);
+      g_assert_cmpmem (g_bytes_get_data (after.seen, NULL), upload_sizes[i],
+                       g_bytes_get_data (part, NULL), upload_sizes[i]);
+      g_bytes_unref (after.seen);
+      outcome_reset (&outcome);
+    }
+
+  cugi_buffer_download_async (buffer, 0, download_size, stream, NULL, cugi_test_on_downloaded, &outcome);
+  iterate_until (&outcome.calls, 1, 5000);
+  g_assert_no_error (outcome.error);
+  g_assert_cmpmem (g_bytes_get_data (outcome.bytes, NULL), g_bytes_get_size (outcome.bytes),
+                   g_bytes_get_data (pattern, NULL), download_size);
+  /* Still the pinned staging memory itself. */
+  g_assert_true (lies_in (g_bytes_get_data (outcome.bytes, NULL), download_size, TRUE));
+  outcome_reset (&outcome);
+
+  g_assert_cmpint (g_atomic_int_get (&n_pins_here), ==, pins_here);
+  g_assert_cmpint (g_atomic_int_get (&n_pins), >, pins);
+}
+
 /* ---- the steady state: the method of bench-completion's part 3 ---------- */
 
 #define STEADY_CHUNK ((gsize) 4 << 20)
@@ -925,6 +1007,7 @@ typedef struct
   guint       n_issued;
   guint       n_done;
   gint        pins_after_warm_up;
+  gint        pins_here_after_warm_up;
   gint        unpins_after_warm_up;
   gint64      last_tick;
   gint64      longest_gap;
@@ -990,6 +1073,7 @@ steady_done (GObject      *source,
   if (++steady->n_done == STEADY_WARM_UP)
     {
       steady->pins_after_warm_up = g_atomic_int_get (&n_pins);
+      steady->pins_here_after_warm_up = g_atomic_int_get (&n_pins_here);
       steady->unpins_after_warm_up = g_atomic_int_get (&n_unpins);
     }
   if (steady->n_issued < STEADY_COPIES)
@@ -1025,9 +1109,11 @@ test_steady_state (void)
 
   /* After the warm-up, no unpinning at all, and pinning only where the
    * copies in flight and the blocks on their way back to the pool happen to
-   * need one more block than ever before; not once a copy. */
+   * need one more block than ever before, not once a copy; and never by
+   * the calls, whose copies a feeder pins for then. */
   g_assert_cmpint (g_atomic_int_get (&n_unpins), ==, steady.unpins_after_warm_up);
   g_assert_cmpint (g_atomic_int_get (&n_pins) - steady.pins_after_warm_up, <=, STEADY_IN_FLIGHT);
+  g_assert_cmpint (g_atomic_int_get (&n_pins_here), ==, steady.pins_here_after_warm_up);
   g_assert_cmpint (g_atomic_int_get (&n_driver_staged), ==, driver_staged_before);
   /* Every chunk of the buffer holds the first chunk of the pattern now. */
   for (guint i = 0; i < 3; i++)
@@ -1245,6 +1331,11 @@ test_sync_enqueue_fails (void)
       writes_until_failure = failing;
       cugi_test_assert_fails (cugi_buffer_download_to_address (buffer, 0, (guintptr) out, size, &error),
                               &error, CUGI_ERROR_OUT_OF_MEMORY, NULL);
+      /* The staging of the failed copies, which the default stream kept,
+       * back in the pool: the asynchronous upload takes it on this thread
+       * rather than being fed from a thread, so that the failing write is
+       * its pipeline's. */
+      cugi_test_settle (NULL);
       writes_until_failure = failing;
       cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
       iterate_until (&outcome.calls, 1, 5000);
@@ -1451,6 +1542,7 @@ main (int argc, char **argv)
   g_setenv ("CUGI_STAGING_DIRECT_BYTES", "1048576", TRUE);
   cugi_test_init_stand_in (&argc, &argv);
   install_fake_memory ();
+  test_thread = g_thread_self ();
 
   g_test_add_func ("/transfer-logic/download", test_download);
   g_test_add_func ("/transfer-logic/large-async-copies", test_large_async_copies);
@@ -1464,6 +1556,7 @@ main (int argc, char **argv)
   g_test_add_func ("/transfer-logic/cancelled", test_cancelled);
   g_test_add_func ("/transfer-logic/bytes-freed-on-another-thread", test_bytes_freed_on_another_thread);
   g_test_add_func ("/transfer-logic/staging-back-before-callback", test_staging_back_before_callback);
+  g_test_add_func ("/transfer-logic/async-calls-pin-nothing", test_async_calls_pin_nothing);
   g_test_add_func ("/transfer-logic/steady-state", test_steady_state);
   g_test_add_func ("/transfer-logic/staging-borrowed", test_staging_borrowed);
   g_test_add_func ("/transfer-logic/sync-pipelined", test_sync_pipelined);

@@ -26,12 +26,23 @@
  *    download (pinned memory) and uploads from pageable memory, which must
  *    be staged, for each delivery. Goal: under 2 ms. The first copies of a
  *    run pin the staging memory that cugi then reuses; they run first, as a
- *    warm-up whose figures are printed apart.
+ *    warm-up whose figures are printed apart. Beside the stall: the longest
+ *    time inside one call of each kind, and the staging blocks pinned
+ *    during the run (by any thread; "in calls": the calls during which the
+ *    pool grew, which a call pinning on its own thread would show).
  *
  * Prints PASS or MISS against each goal; exits 77 without a GPU.
+ * --runs N repeats part 3 N times (the deliveries in turn, each run with
+ * its warm-up) and prints a table of the runs with the median and the
+ * largest stall and longest calls of each delivery, the goal checked on
+ * the largest; without it, one run, printed as the runs' table is not.
  * --json FILE writes each latency distribution as a record
  * {"bench":"completion","impl":..,"p50_us":..,"p99_us":..,"p999_us":..,
- *  "samples":[..]} (microseconds), for a plot. */
+ *  "samples":[..]} (microseconds), for a plot, and each run of part 3 as
+ * {"bench":"completion-stall","impl":..,"run":..,"longest_gap_ms":..,
+ *  "stall_ms":..,"longest_call_ms":{"download":..,"upload_pinned":..,
+ *  "upload_pageable":..},"longest_callback_ms":..,"gb_per_s":..,
+ *  "staging_blocks_pinned":..,"calls_pinning":..}. */
 #include "config.h"
 
 #include <stdio.h>
@@ -40,6 +51,7 @@
 
 #include "cugi-private.h"
 #include "cugi-stream-private.h"
+#include "cugi-staging-private.h"
 #include "gpu-work.h"
 
 #define N_LATENCY_SAMPLES 2000
@@ -58,6 +70,7 @@
 #define COPY_DEVICE_SIZE ((gsize) 256 << 20)
 #define COPIES_IN_FLIGHT 4
 #define GOAL_STALL_US 2000.0
+#define MAX_STALL_RUNS 100
 
 static const char kernels_source[] =
   "extern \"C\" __global__ void signal_after(volatile unsigned int *flag, unsigned int value,\n"
@@ -87,6 +100,17 @@ compare_gint64 (gconstpointer a,
   gint64 y = *(const gint64 *) b;
 
   return (x > y) - (x < y);
+}
+
+/* The median of @n values (n > 0). */
+static double
+median (const gint64 *values,
+        guint         n)
+{
+  g_autofree gint64 *sorted = g_memdup2 (values, n * sizeof *values);
+
+  qsort (sorted, n, sizeof *sorted, compare_gint64);
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
 }
 
 /* The @percent percentile of @values, in microseconds. */
@@ -605,6 +629,12 @@ typedef enum
   N_COPY_KINDS
 } CopyKind;
 
+static const char *const copy_kind_names[N_COPY_KINDS] = {
+  [COPY_DOWNLOAD] = "download",
+  [COPY_UPLOAD_PINNED] = "upload_pinned",
+  [COPY_UPLOAD_PAGEABLE] = "upload_pageable",
+};
+
 /* What one run of copies saw. */
 typedef struct
 {
@@ -613,10 +643,13 @@ typedef struct
   gint64 longest_call[N_COPY_KINDS];   /* us inside one *_async() call */
   gint64 longest_callback;             /* us inside one callback */
   double seconds;
+  guint  blocks_pinned;                /* staging blocks the pool gained */
+  guint  calls_pinning;                /* calls during which it gained some */
 } CopyRun;
 
 typedef struct
 {
+  CugiHostMemoryPool *staging;   /* borrowed: cugi's staging pool */
   CugiBuffer *device;
   CugiStream *stream;
   GMainLoop  *loop;
@@ -643,6 +676,14 @@ tick (gpointer data)
 
 static void copy_done (GObject *source, GAsyncResult *result, gpointer data);
 
+/* The blocks of pinned memory that the staging pool has made and not freed. */
+static guint
+staging_blocks (Stall *stall)
+{
+  return cugi_host_memory_pool_get_held_blocks (stall->staging) +
+         cugi_host_memory_pool_get_active_blocks (stall->staging);
+}
+
 /* In turn: a download of a chunk into pinned memory, an upload of the last
  * download back from that pinned memory, and an upload from pageable memory
  * (from all over it, not from one chunk that the caches hold). */
@@ -652,6 +693,7 @@ issue_copy (Stall *stall)
   gsize offset = (stall->n_issued / N_COPY_KINDS * COPY_CHUNK) % COPY_DEVICE_SIZE;
   CopyKind kind = stall->n_issued % N_COPY_KINDS;
   g_autoptr(GBytes) pageable = g_bytes_new_from_bytes (stall->pageable, offset, COPY_CHUNK);
+  guint blocks = staging_blocks (stall);
   gint64 start = g_get_monotonic_time ();
 
   if (kind == COPY_UPLOAD_PINNED && stall->pinned == NULL)
@@ -663,6 +705,8 @@ issue_copy (Stall *stall)
                                     kind == COPY_UPLOAD_PINNED ? stall->pinned : pageable,
                                     stall->stream, NULL, copy_done, stall);
   stall->run->longest_call[kind] = MAX (stall->run->longest_call[kind], g_get_monotonic_time () - start);
+  if (staging_blocks (stall) > blocks)
+    stall->run->calls_pinning++;
   stall->run->n_kind[kind]++;
   stall->n_issued++;
 }
@@ -704,6 +748,7 @@ run_copies (Stall   *stall,
             CopyRun *run)
 {
   gint64 start = g_get_monotonic_time ();
+  guint blocks = staging_blocks (stall);
 
   stall->run = run;
   stall->n_issued = stall->n_done = 0;
@@ -714,11 +759,74 @@ run_copies (Stall   *stall,
   run->seconds = (g_get_monotonic_time () - start) / 1e6;
   /* The last ticks of the run count too. */
   iterate_for (20);
+  run->blocks_pinned = staging_blocks (stall) - MIN (blocks, staging_blocks (stall));
   stall->run = NULL;
 }
 
+static gint64
+longest_call (const CopyRun *run)
+{
+  return MAX (run->longest_call[COPY_DOWNLOAD],
+              MAX (run->longest_call[COPY_UPLOAD_PINNED], run->longest_call[COPY_UPLOAD_PAGEABLE]));
+}
+
+static gint64
+stall_us (const CopyRun *run)
+{
+  return MAX (0, run->longest_gap - 1000);
+}
+
 static void
-bench_stall (CugiCompletionDelivery delivery)
+add_stall_record (CugiCompletionDelivery delivery,
+                  guint                  run_index,
+                  const CopyRun         *run)
+{
+  if (json_records == NULL)
+    return;
+  g_string_append_printf (json_records, "%s\n  {\"bench\":\"completion-stall\",\"impl\":\"%s\",\"run\":%u,"
+                          "\"longest_gap_ms\":%.3f,\"stall_ms\":%.3f,\"longest_call_ms\":{",
+                          json_records->len > 1 ? "," : "", cugi_completion_delivery_get_name (delivery),
+                          run_index + 1, run->longest_gap / 1000.0, stall_us (run) / 1000.0);
+  for (guint kind = 0; kind < N_COPY_KINDS; kind++)
+    g_string_append_printf (json_records, "%s\"%s\":%.3f", kind > 0 ? "," : "", copy_kind_names[kind],
+                            run->longest_call[kind] / 1000.0);
+  g_string_append_printf (json_records, "},\"longest_callback_ms\":%.3f,\"gb_per_s\":%.2f,"
+                          "\"staging_blocks_pinned\":%u,\"calls_pinning\":%u}",
+                          run->longest_callback / 1000.0, COPY_TOTAL / run->seconds / 1e9, run->blocks_pinned,
+                          run->calls_pinning);
+}
+
+/* One run of part 3, as it is printed without --runs. */
+static void
+print_stall (CugiCompletionDelivery  delivery,
+             const CopyRun          *warm_up,
+             const CopyRun          *run)
+{
+  printf ("3. %s: main-loop stall during %zu MiB of async copies of %zu MiB, %u in flight (%u downloads,\n"
+          "   %u uploads of the last download, %u uploads from pageable memory) at %.1f GB/s,\n"
+          "   measured by a 1 ms timer, after %zu MiB of the same to warm up (at %.1f GB/s; longest gap\n"
+          "   %.2f ms, longest call %.2f ms, while the first copies pinned staging memory):\n",
+          cugi_completion_delivery_get_name (delivery), COPY_TOTAL >> 20, COPY_CHUNK >> 20, COPIES_IN_FLIGHT,
+          run->n_kind[COPY_DOWNLOAD],
+          run->n_kind[COPY_UPLOAD_PINNED], run->n_kind[COPY_UPLOAD_PAGEABLE], COPY_TOTAL / run->seconds / 1e9,
+          COPY_WARM_UP >> 20, COPY_WARM_UP / warm_up->seconds / 1e9, warm_up->longest_gap / 1000.0,
+          longest_call (warm_up) / 1000.0);
+  printf ("   longest gap between ticks %.2f ms, so a stall of %.2f ms beyond the period\n",
+          run->longest_gap / 1000.0, stall_us (run) / 1000.0);
+  printf ("   longest time inside one *_async() call: download %.3f ms, upload from pinned %.3f ms,\n"
+          "   upload from pageable %.3f ms; inside one callback %.3f ms\n",
+          run->longest_call[COPY_DOWNLOAD] / 1000.0, run->longest_call[COPY_UPLOAD_PINNED] / 1000.0,
+          run->longest_call[COPY_UPLOAD_PAGEABLE] / 1000.0, run->longest_callback / 1000.0);
+  printf ("   staging blocks pinned during the run: %u (calls during which the pool grew: %u)\n",
+          run->blocks_pinned, run->calls_pinning);
+  printf ("   goal < %.0f ms: %s\n", GOAL_STALL_US / 1000, verdict (stall_us (run) < GOAL_STALL_US));
+}
+
+/* One run of part 3 for @delivery, into *@out; printed where @print. */
+static void
+bench_stall (CugiCompletionDelivery delivery,
+             gboolean               print,
+             CopyRun               *out)
 {
   g_autoptr(GError) error = NULL;
   GMainContext *main_context = push_delivery (delivery);
@@ -727,11 +835,12 @@ bench_stall (CugiCompletionDelivery delivery)
   CopyRun run = { 0 };
   GSource *timer;
   guint8 *pageable;
-  double stall_us;
 
   stall.stream = cugi_stream_new (NULL, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error);
   g_assert_no_error (error);
   stall.device = cugi_buffer_new (NULL, COPY_DEVICE_SIZE, &error);
+  g_assert_no_error (error);
+  stall.staging = cugi_staging_get_pool (cugi_stream_get_context (stall.stream), &error);
   g_assert_no_error (error);
   cugi_buffer_memset_d8 (stall.device, 0, 0x11, COPY_DEVICE_SIZE, stall.stream, &error);
   g_assert_no_error (error);
@@ -752,25 +861,9 @@ bench_stall (CugiCompletionDelivery delivery)
   run_copies (&stall, COPY_TOTAL, &run);
   g_source_destroy (timer);
   g_source_unref (timer);
-
-  stall_us = MAX (0, run.longest_gap - 1000);
-  printf ("3. %s: main-loop stall during %zu MiB of async copies of %zu MiB, %u in flight (%u downloads,\n"
-          "   %u uploads of the last download, %u uploads from pageable memory) at %.1f GB/s,\n"
-          "   measured by a 1 ms timer, after %zu MiB of the same to warm up (at %.1f GB/s; longest gap\n"
-          "   %.2f ms, longest call %.2f ms, while the first copies pinned staging memory):\n",
-          cugi_completion_delivery_get_name (delivery), COPY_TOTAL >> 20, COPY_CHUNK >> 20, COPIES_IN_FLIGHT,
-          run.n_kind[COPY_DOWNLOAD],
-          run.n_kind[COPY_UPLOAD_PINNED], run.n_kind[COPY_UPLOAD_PAGEABLE], COPY_TOTAL / run.seconds / 1e9,
-          COPY_WARM_UP >> 20, COPY_WARM_UP / warm_up.seconds / 1e9, warm_up.longest_gap / 1000.0,
-          MAX (warm_up.longest_call[COPY_DOWNLOAD],
-               MAX (warm_up.longest_call[COPY_UPLOAD_PINNED], warm_up.longest_call[COPY_UPLOAD_PAGEABLE])) / 1000.0);
-  printf ("   longest gap between ticks %.2f ms, so a stall of %.2f ms beyond the period\n",
-          run.longest_gap / 1000.0, stall_us / 1000.0);
-  printf ("   longest time inside one *_async() call: download %.3f ms, upload from pinned %.3f ms,\n"
-          "   upload from pageable %.3f ms; inside one callback %.3f ms\n",
-          run.longest_call[COPY_DOWNLOAD] / 1000.0, run.longest_call[COPY_UPLOAD_PINNED] / 1000.0,
-          run.longest_call[COPY_UPLOAD_PAGEABLE] / 1000.0, run.longest_callback / 1000.0);
-  printf ("   goal < %.0f ms: %s\n", GOAL_STALL_US / 1000, verdict (stall_us < GOAL_STALL_US));
+  *out = run;
+  if (print)
+    print_stall (delivery, &warm_up, &run);
 
   g_clear_pointer (&stall.pinned, g_bytes_unref);
   g_bytes_unref (stall.pageable);
@@ -780,23 +873,84 @@ bench_stall (CugiCompletionDelivery delivery)
   pop_delivery (main_context);
 }
 
+/* The table of --runs: each run of each delivery, then for each the median
+ * and the largest stall and longest calls. */
+static void
+print_stall_runs (const CopyRun *runs,
+                  guint          n_runs)
+{
+  printf ("3. Main-loop stall during %zu MiB of async copies of %zu MiB, %u in flight, in %u runs (the\n"
+          "   deliveries in turn, each run after %zu MiB to warm up), measured by a 1 ms timer; in ms but\n"
+          "   GB/s and the staging blocks pinned during the run (in brackets: calls during which the pool grew):\n",
+          COPY_TOTAL >> 20, COPY_CHUNK >> 20, COPIES_IN_FLIGHT, n_runs, COPY_WARM_UP >> 20);
+  printf ("   %-12s %3s %7s %7s %9s %9s %9s %9s %6s %8s\n", "delivery", "run", "gap", "stall", "download",
+          "up pinned", "up pageab", "callback", "GB/s", "pinned");
+  for (guint d = 0; d < CUGI_COMPLETION_N_DELIVERIES; d++)
+    {
+      gint64 stalls[MAX_STALL_RUNS], calls[N_COPY_KINDS][MAX_STALL_RUNS];
+      gint64 worst_stall = 0, worst_call[N_COPY_KINDS] = { 0 };
+
+      for (guint r = 0; r < n_runs; r++)
+        {
+          const CopyRun *run = &runs[d * n_runs + r];
+
+          printf ("   %-12s %3u %7.2f %7.2f %9.3f %9.3f %9.3f %9.3f %6.1f %4u (%u)\n",
+                  cugi_completion_delivery_get_name (d), r + 1, run->longest_gap / 1000.0, stall_us (run) / 1000.0,
+                  run->longest_call[COPY_DOWNLOAD] / 1000.0, run->longest_call[COPY_UPLOAD_PINNED] / 1000.0,
+                  run->longest_call[COPY_UPLOAD_PAGEABLE] / 1000.0, run->longest_callback / 1000.0,
+                  COPY_TOTAL / run->seconds / 1e9, run->blocks_pinned, run->calls_pinning);
+          stalls[r] = stall_us (run);
+          worst_stall = MAX (worst_stall, stalls[r]);
+          for (guint kind = 0; kind < N_COPY_KINDS; kind++)
+            {
+              calls[kind][r] = run->longest_call[kind];
+              worst_call[kind] = MAX (worst_call[kind], calls[kind][r]);
+            }
+        }
+      printf ("   %-12s stall median %.2f, max %.2f ms (goal < %.0f ms at the max: %s); longest call\n"
+              "   %-12s median / max: download %.3f / %.3f, up pinned %.3f / %.3f, up pageable %.3f / %.3f\n",
+              cugi_completion_delivery_get_name (d), median (stalls, n_runs) / 1000.0, worst_stall / 1000.0,
+              GOAL_STALL_US / 1000, verdict (worst_stall < GOAL_STALL_US), "",
+              median (calls[COPY_DOWNLOAD], n_runs) / 1000.0, worst_call[COPY_DOWNLOAD] / 1000.0,
+              median (calls[COPY_UPLOAD_PINNED], n_runs) / 1000.0, worst_call[COPY_UPLOAD_PINNED] / 1000.0,
+              median (calls[COPY_UPLOAD_PAGEABLE], n_runs) / 1000.0, worst_call[COPY_UPLOAD_PAGEABLE] / 1000.0);
+    }
+}
+
+/* Takes "@option VALUE" out of the arguments, for the test framework,
+ * which would refuse it: the value, or NULL. */
+static const char *
+take_option (int        *argc,
+             char      **argv,
+             const char *option)
+{
+  for (int i = 1; i + 1 < *argc; i++)
+    if (g_str_equal (argv[i], option))
+      {
+        const char *value = argv[i + 1];
+
+        memmove (&argv[i], &argv[i + 2], (*argc - i - 1) * sizeof *argv);
+        *argc -= 2;
+        return value;
+      }
+  return NULL;
+}
+
 int
 main (int argc, char **argv)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiDevice) device = NULL;
+  g_autofree CopyRun *stalls = NULL;
+  const char *json_file = take_option (&argc, argv, "--json");
+  const char *runs = take_option (&argc, argv, "--runs");
+  guint64 n_runs = 1;
 
-  const char *json_file = NULL;
-
-  /* Before the test framework reads the arguments, which it would refuse. */
-  for (int i = 1; i + 1 < argc; i++)
-    if (g_str_equal (argv[i], "--json"))
-      {
-        json_file = argv[i + 1];
-        memmove (&argv[i], &argv[i + 2], (argc - i - 1) * sizeof *argv);
-        argc -= 2;
-        break;
-      }
+  if (runs != NULL && !g_ascii_string_to_unsigned (runs, 10, 1, MAX_STALL_RUNS, &n_runs, &error))
+    {
+      g_printerr ("bench-completion: --runs: %s\n", error->message);
+      return 2;
+    }
   if (json_file != NULL)
     json_records = g_string_new ("[");
   cugi_test_init (&argc, &argv);
@@ -808,8 +962,17 @@ main (int argc, char **argv)
           cugi_device_get_name (device), cugi_get_driver_version (NULL));
   bench_latency ();
   bench_throughput ();
-  for (guint d = 0; d < CUGI_COMPLETION_N_DELIVERIES; d++)
-    bench_stall (d);
+  /* Run by run, the deliveries in turn, so that the machine's drift
+   * affects them alike. */
+  stalls = g_new0 (CopyRun, CUGI_COMPLETION_N_DELIVERIES * n_runs);
+  for (guint r = 0; r < n_runs; r++)
+    for (guint d = 0; d < CUGI_COMPLETION_N_DELIVERIES; d++)
+      {
+        bench_stall (d, n_runs == 1, &stalls[d * n_runs + r]);
+        add_stall_record (d, r, &stalls[d * n_runs + r]);
+      }
+  if (n_runs > 1)
+    print_stall_runs (stalls, n_runs);
 
   if (json_records != NULL)
     {
