@@ -72,8 +72,7 @@ def formats_by_memory(caps):
     """{True: formats in CUDA memory, False: formats in system memory} of @caps."""
     formats = {True: set(), False: set()}
     for index in range(caps.get_size()):
-        structure = caps.get_structure(index)
-        value = structure.get_value('format')
+        value = caps[index]['format']   # a structure as it is, in gst-python 1.22 and 1.26
         formats[caps.get_features(index).contains(CUDA)].update(
             [value] if isinstance(value, str) else value)
     return formats

@@ -344,7 +344,7 @@ class Pipeline(unittest.TestCase):
                 if 'cugi' not in handles:
                     query = Gst.Query.new_context('gst.cuda.context')
                     self.assertTrue(pipeline.get_by_name('up').query(query))
-                    shared = query.parse_context().get_structure().get_value('gst.cuda.context')
+                    shared = cugi_invert.cuda_context_of(query.parse_context())
                     handles['upload'] = shared.get_handle()
                     handles['cugi'] = pipeline.get_by_name('k').props.cugi_context.props.handle
                 return Gst.PadProbeReturn.OK

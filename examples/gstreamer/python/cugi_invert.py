@@ -95,6 +95,17 @@ def _stride(buffer, info):
     return meta.stride[0] if meta is not None else info.stride[0]
 
 
+def cuda_context_of(context):
+    """The GstCuda.Context that @context carries, or None."""
+    if context is None or context.get_context_type() != CONTEXT_TYPE:
+        return None
+    structure = context.get_structure()
+    if hasattr(structure, '__enter__'):     # gst-python 1.24+ lends it through a wrapper
+        with structure as lent:
+            return lent.get_value(CONTEXT_TYPE)
+    return structure.get_value(CONTEXT_TYPE)
+
+
 class CugiInvert(GstBase.BaseTransform):
     __gstmetadata__ = ('cugi invert (Python)', 'Filter/Effect/Video',
                        'Inverts RGBA frames with a cugi kernel, written in Python',
@@ -123,15 +134,10 @@ class CugiInvert(GstBase.BaseTransform):
     # do_query override, which PyGObject refuses as ambiguous between
     # Gst.Element and GstBase.BaseTransform.)
 
-    @staticmethod
-    def _cuda_context_of(context):
-        if context is None or context.get_context_type() != CONTEXT_TYPE:
-            return None
-        return context.get_structure().get_value(CONTEXT_TYPE)
 
     def do_set_context(self, context):
         if self.cuda_context is None:
-            self.cuda_context = self._cuda_context_of(context)
+            self.cuda_context = cuda_context_of(context)
         Gst.Element.do_set_context(self, context)
 
     def _ensure_cuda_context(self):
@@ -140,7 +146,7 @@ class CugiInvert(GstBase.BaseTransform):
                 return
             query = Gst.Query.new_context(CONTEXT_TYPE)
             if pad.peer_query(query):
-                self.cuda_context = self._cuda_context_of(query.parse_context())
+                self.cuda_context = cuda_context_of(query.parse_context())
         if self.cuda_context is None:
             self.cuda_context = GstCuda.CudaContext.new(0)
             self.post_message(Gst.Message.new_have_context(
