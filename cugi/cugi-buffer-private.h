@@ -21,6 +21,7 @@ typedef enum
   BUFFER_MEMORY_POOLED,   /* a block of a CugiMemoryPool */
   BUFFER_MEMORY_HELD,     /* someone else's, kept valid by release_data */
   BUFFER_MEMORY_VIEW,     /* part of parent's */
+  BUFFER_MEMORY_MAPPED_HOST, /* host's, mapped into the device */
   BUFFER_MEMORY_STREAM_ORDERED, /* cuMemAllocAsync, cuMemAllocFromPoolAsync: freed on free_stream */
 } BufferMemory;
 
@@ -36,6 +37,7 @@ struct _CugiBuffer
   BufferMemory        memory;
 
   CugiBuffer         *parent;        /* VIEW: the buffer owning the memory */
+  CugiHostBuffer     *host;          /* MAPPED_HOST and its views: the host buffer owning it */
   gpointer            release_data;  /* HELD; STREAM_ORDERED: its pool, if any */
   GDestroyNotify      release_notify;
   CugiStream         *free_stream;   /* STREAM_ORDERED: where cuMemFreeAsync goes (owned) */

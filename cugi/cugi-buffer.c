@@ -44,11 +44,15 @@
  * ## Freeing early
  *
  * The memory is released when the last reference goes, or earlier with
- * cugi_buffer_free(). After that every method fails with
- * %CUGI_ERROR_INVALID_STATE ("the buffer was freed"), freeing again included,
- * and #CugiBuffer:device-pointer reads 0. Views keep their parent alive, but
- * freeing the parent makes its views unusable in the same way. After
- * cugi_context_reset() the memory is gone and every method fails with
+ * cugi_buffer_free(), once the work in flight that uses it has completed,
+ * whatever else still holds the buffer: references, views, argument lists
+ * kept for launches to come. After that every method fails with
+ * %CUGI_ERROR_INVALID_STATE ("the buffer was freed"), freeing again
+ * included, and so does the next launch of a list that holds it;
+ * #CugiBuffer:device-pointer reads 0. Views keep their parent alive, but
+ * freeing the parent makes its views unusable in the same way, and freeing
+ * a host buffer its device buffers (cugi_host_buffer_get_device_buffer()).
+ * After cugi_context_reset() the memory is gone and every method fails with
  * %CUGI_ERROR_INVALID_CONTEXT.
  *
  * ## Zero-size buffers
@@ -113,6 +117,7 @@ release_memory (gpointer   owner,
     {
     case BUFFER_MEMORY_NONE:
     case BUFFER_MEMORY_VIEW:
+    case BUFFER_MEMORY_MAPPED_HOST:
       return TRUE;
 
     case BUFFER_MEMORY_HELD:
@@ -161,13 +166,21 @@ gboolean
 cugi_buffer_check_usable (CugiBuffer  *self,
                           GError     **error)
 {
-  /* A view's own free comes first; its context is its parent's. */
-  if (self->parent != NULL && !cugi_memory_lifetime_is_freed (&self->ownership.lifetime) &&
-      cugi_memory_lifetime_is_freed (&self->parent->ownership.lifetime))
+  /* The buffer's own free comes first; then the memory's owner's, a view's
+   * parent or a mapping's host buffer, whose context the buffer has. */
+  if (!cugi_memory_lifetime_is_freed (&self->ownership.lifetime))
     {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The buffer was freed: it is a view of a buffer that was freed"));
-      return FALSE;
+      const char *owner_freed = NULL;
+
+      if (self->parent != NULL && cugi_memory_lifetime_is_freed (&self->parent->ownership.lifetime))
+        owner_freed = _("The buffer was freed: it is a view of a buffer that was freed");
+      else if (self->host != NULL && cugi_memory_lifetime_is_freed (cugi_host_buffer_get_lifetime (self->host)))
+        owner_freed = _("The buffer was freed: it is the device's mapping of a host buffer that was freed");
+      if (owner_freed != NULL)
+        {
+          g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, owner_freed);
+          return FALSE;
+        }
     }
   return cugi_memory_ownership_check (&self->ownership, N_("The buffer was freed"),
                                       N_("The buffer was freed: its context was reset"), error);
@@ -184,25 +197,61 @@ cugi_buffer_check_usable_range (CugiBuffer  *self,
          cugi_memory_check_range (self->size, offset, size, what, error);
 }
 
+/* A use of @self's memory, which is its parent's for a view and its host
+ * buffer's for a mapping: by work in flight, or by @hold. */
+static void
+begin_use (CugiBuffer     *self,
+           CugiMemoryHold *hold)
+{
+  g_object_ref (self);
+  cugi_memory_lifetime_begin_hold (&self->ownership.lifetime, hold);
+  if (self->parent != NULL)
+    cugi_memory_lifetime_begin_hold (&self->parent->ownership.lifetime, hold);
+  if (self->host != NULL)
+    cugi_memory_lifetime_begin_hold (cugi_host_buffer_get_lifetime (self->host), hold);
+}
+
+static void
+end_use (gpointer        buffer,
+         CugiMemoryHold *hold)
+{
+  CugiBuffer *self = buffer;
+
+  if (self->host != NULL)
+    cugi_memory_lifetime_end_hold (cugi_host_buffer_get_lifetime (self->host), hold);
+  if (self->parent != NULL)
+    cugi_memory_lifetime_end_hold (&self->parent->ownership.lifetime, hold);
+  cugi_memory_lifetime_end_hold (&self->ownership.lifetime, hold);
+  g_object_unref (self);
+}
+
 gpointer
 cugi_buffer_begin_work (CugiBuffer *self)
 {
-  g_object_ref (self);
-  cugi_memory_lifetime_begin_use (&self->ownership.lifetime);
-  if (self->parent != NULL)
-    cugi_memory_lifetime_begin_use (&self->parent->ownership.lifetime);
+  begin_use (self, NULL);
   return self;
 }
 
 void
 cugi_buffer_end_work (gpointer buffer)
 {
-  CugiBuffer *self = buffer;
+  end_use (buffer, NULL);
+}
 
-  if (self->parent != NULL)
-    cugi_memory_lifetime_end_use (&self->parent->ownership.lifetime);
-  cugi_memory_lifetime_end_use (&self->ownership.lifetime);
-  g_object_unref (self);
+CugiMemoryHold *
+cugi_buffer_hold_new (CugiMemoryLetGoFunc let_go,
+                      gpointer            owner,
+                      guint               max_buffers)
+{
+  return cugi_memory_hold_new (end_use, let_go, owner, max_buffers);
+}
+
+void
+cugi_buffer_hold (CugiBuffer     *self,
+                  CugiMemoryHold *hold)
+{
+  begin_use (self, hold);
+  cugi_memory_hold_add (hold, self);
 }
 
 void
@@ -339,6 +388,7 @@ cugi_buffer_finalize (GObject *object)
 
   cugi_memory_ownership_clear (&self->ownership);
   g_clear_object (&self->parent);
+  g_clear_object (&self->host);
 
   G_OBJECT_CLASS (cugi_buffer_parent_class)->finalize (object);
 }
@@ -450,7 +500,8 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    * CugiBuffer:freed:
    *
    * Whether cugi_buffer_free() was called: the buffer cannot be used any
-   * more. (A view is also unusable once its parent is freed.)
+   * more. (A view is also unusable once its parent is freed, and the
+   * device buffer of a host buffer once the host buffer is.)
    *
    * Since: 0.1
    */
@@ -683,6 +734,7 @@ cugi_buffer_new_view (CugiBuffer  *self,
   view->managed = self->managed;
   view->memory = BUFFER_MEMORY_VIEW;
   view->parent = g_object_ref (self->parent != NULL ? self->parent : self);
+  view->host = self->host != NULL ? g_object_ref (self->host) : NULL;
   return view;
 }
 
@@ -848,9 +900,12 @@ cugi_buffer_new_for_address_full (CugiContext    *context,
  * @error: return location for a #GError
  *
  * A #CugiBuffer over the device's mapping of @self, for kernels and copies
- * that read or write host memory directly. It keeps @self's memory alive;
- * both see the same bytes. Memory without %CUGI_HOST_BUFFER_FLAGS_MAPPED has
- * no mapping (%CUGI_ERROR_INVALID_ARGUMENT).
+ * that read or write host memory directly: both see the same bytes. It
+ * keeps @self alive, and its memory while work on the buffer is in flight;
+ * once @self is freed with cugi_host_buffer_free(), the buffer fails with
+ * %CUGI_ERROR_INVALID_STATE, as a view of a freed buffer does. Memory
+ * without %CUGI_HOST_BUFFER_FLAGS_MAPPED has no mapping
+ * (%CUGI_ERROR_INVALID_ARGUMENT).
  *
  * Returns: (transfer full): the device buffer, or %NULL with @error set
  *
@@ -860,6 +915,7 @@ CugiBuffer *
 cugi_host_buffer_get_device_buffer (CugiHostBuffer  *self,
                                     GError         **error)
 {
+  CugiBuffer *buffer;
   gpointer data;
 
   g_return_val_if_fail (CUGI_IS_HOST_BUFFER (self), NULL);
@@ -873,10 +929,11 @@ cugi_host_buffer_get_device_buffer (CugiHostBuffer  *self,
                            _("The host buffer is not mapped into the device (see CUGI_HOST_BUFFER_FLAGS_MAPPED)"));
       return NULL;
     }
-  return cugi_buffer_new_holding (cugi_host_buffer_get_context (self),
-                                  cugi_host_buffer_get_device_pointer (self),
-                                  cugi_host_buffer_get_size (self),
-                                  cugi_host_buffer_begin_work (self), cugi_host_buffer_end_work);
+  buffer = cugi_buffer_new_owning (cugi_host_buffer_get_context (self),
+                                   cugi_host_buffer_get_device_pointer (self),
+                                   cugi_host_buffer_get_size (self), BUFFER_MEMORY_MAPPED_HOST);
+  buffer->host = g_object_ref (self);
+  return buffer;
 }
 
 /* ---- properties ----------------------------------------------------------- */
@@ -984,13 +1041,19 @@ cugi_buffer_get_parent (CugiBuffer *self)
  * @self: a #CugiBuffer
  * @error: return location for a #GError
  *
- * Releases the memory now instead of when the last reference goes: device
- * memory goes back to the driver, a pool's block to its pool, an IPC mapping
- * is closed, and a view lets go of nothing but itself. If enqueued work still
- * uses the memory, it is released as soon as that work completes.
+ * Releases the memory instead of when the last reference goes: device
+ * memory goes back to the driver (in stream order for memory allocated in
+ * stream order), a pool's block to its pool, an IPC mapping is closed, and
+ * a view lets go of nothing but itself. That happens now, or, where
+ * enqueued work still uses the memory, as soon as that work completes;
+ * whatever else holds @self does not hold the memory back: neither
+ * references nor argument lists kept for launches to come (a
+ * #CugiKernelArgs, the lists of cugi_kernel_launch_packed() and bindings'
+ * lists).
  *
  * Every later call on @self fails with %CUGI_ERROR_INVALID_STATE, a second
- * cugi_buffer_free() included, and so does every call on views of @self.
+ * cugi_buffer_free() included, and so does every call on views of @self and
+ * the next launch of a list that holds @self or a view of it.
  *
  * Returns: %TRUE on success
  *

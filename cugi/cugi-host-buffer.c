@@ -30,11 +30,11 @@
  *
  * Freeing works as for #CugiBuffer: cugi_host_buffer_free() releases the
  * memory early, after which every method fails with
- * %CUGI_ERROR_INVALID_STATE; enqueued copies, #GBytes from
- * cugi_host_buffer_get_bytes() and buffers from
- * cugi_host_buffer_get_device_buffer() hold the release back until they are
- * done with it. A host buffer may have 0 bytes: nothing is allocated and its
- * data is %NULL.
+ * %CUGI_ERROR_INVALID_STATE, and so do the buffers from
+ * cugi_host_buffer_get_device_buffer(); enqueued copies, work on those
+ * buffers and #GBytes from cugi_host_buffer_get_bytes() hold the release
+ * back until they are done with it. A host buffer may have 0 bytes:
+ * nothing is allocated and its data is %NULL.
  *
  * Since: 0.1
  */
@@ -181,6 +181,12 @@ CugiContext *
 cugi_host_buffer_get_context (CugiHostBuffer *self)
 {
   return self->ownership.binding.context;
+}
+
+CugiMemoryLifetime *
+cugi_host_buffer_get_lifetime (CugiHostBuffer *self)
+{
+  return &self->ownership.lifetime;
 }
 
 gboolean
@@ -835,9 +841,12 @@ cugi_host_buffer_write_from_address (CugiHostBuffer  *self,
  *
  * Releases the memory now instead of when the last reference goes (back to
  * the driver, to the pool, or unregistered), or as soon as the enqueued
- * copies and the #GBytes that use it are done. Every later call on @self
- * fails with %CUGI_ERROR_INVALID_STATE, a second cugi_host_buffer_free()
- * included.
+ * copies, the work on its device buffers and the #GBytes that use it are
+ * done; the device buffers themselves, and argument lists holding them, do
+ * not hold it back. Every later call on @self fails with
+ * %CUGI_ERROR_INVALID_STATE, a second cugi_host_buffer_free() included, and
+ * so does every call on its device buffers
+ * (cugi_host_buffer_get_device_buffer()).
  *
  * Returns: %TRUE on success
  *

@@ -21,10 +21,11 @@
  * A buffer argument holds a reference to its #CugiBuffer and passes the
  * buffer's device address; a launch keeps the buffers, and their memory,
  * until the kernel has run, whatever the caller drops or frees. A list that
- * was launched also holds the memory of its buffers, for the launches to
- * come: a cugi_buffer_free() takes effect once the list is cleared, changed
- * or dropped, and its launches have run. Scalars and #GBytes are copied when
- * added.
+ * was launched also keeps its buffers' memory in use for the launches to
+ * come, but not past a cugi_buffer_free(): the memory then goes back once
+ * the launches made so far have run, and the list's next launch fails with
+ * %CUGI_ERROR_INVALID_STATE naming the argument. Scalars and #GBytes are
+ * copied when added.
  *
  * An argument list may be reused for any number of launches, changed with
  * cugi_kernel_args_clear() and the adders in between; launches already made
@@ -78,23 +79,83 @@ cugi_kernel_args_ref (CugiKernelArgs *self)
   return self;
 }
 
-/* Lets go of the buffers: launches made keep them until they complete,
- * through the pinned stream or their own reference to the resources. */
+/* What a list lets go of: the resources of its launches so far (with the
+ * stream they are pinned to, if any), which go to that stream. */
+typedef struct
+{
+  CugiStream *stream;
+  GPtrArray  *resources;
+} Handover;
+
+/* Called with pin_lock held: takes the resources out of @self. */
+static Handover
+take_resources_locked (CugiKernelArgs *self)
+{
+  Handover handover = { g_atomic_pointer_exchange (&self->pinned_stream, NULL),
+                        g_steal_pointer (&self->resources) };
+
+  self->hold = NULL;
+  return handover;
+}
+
+/* Launches made keep the resources until they complete, through the pinned
+ * stream or their own reference. */
+static void
+hand_over (Handover handover)
+{
+  if (handover.stream != NULL)
+    cugi_stream_unpin (handover.stream, handover.resources);
+  else if (handover.resources != NULL)
+    g_ptr_array_unref (handover.resources);
+}
+
+static void
+hand_over_later (gpointer data)
+{
+  hand_over (*(Handover *) data);
+  g_free (data);
+}
+
+/* A buffer of @self was freed (CugiMemoryLetGoFunc): its memory goes once
+ * the launches so far are done, and the list's next launch finds the
+ * buffer freed (the free ended the address epoch). */
+static void
+let_go (gpointer         owner,
+        CugiMemoryHold  *hold,
+        GDestroyNotify  *drop,
+        gpointer        *drop_data)
+{
+  CugiKernelArgs *self = owner;
+
+  g_mutex_lock (&self->pin_lock);
+  /* Not when the list is letting go of this hold itself. */
+  if (self->hold == hold)
+    {
+      Handover *handover = g_new (Handover, 1);
+
+      *handover = take_resources_locked (self);
+      *drop = hand_over_later;
+      *drop_data = handover;
+    }
+  g_mutex_unlock (&self->pin_lock);
+}
+
+/* Lets go of the buffers. */
 static void
 drop_resources (CugiKernelArgs *self)
 {
-  CugiStream *stream;
-  GPtrArray *resources;
+  CugiMemoryHold *hold;
+  Handover handover;
 
   g_mutex_lock (&self->pin_lock);
-  stream = g_atomic_pointer_exchange (&self->pinned_stream, NULL);
-  resources = g_steal_pointer (&self->resources);
+  hold = self->hold;
+  handover = take_resources_locked (self);
   g_mutex_unlock (&self->pin_lock);
 
-  if (stream != NULL)
-    cugi_stream_unpin (stream, resources);
-  else if (resources != NULL)
-    g_ptr_array_unref (resources);
+  /* Before the resources, which own the hold, may go. */
+  if (hold != NULL)
+    cugi_memory_hold_disown (hold);
+  hand_over (handover);
 }
 
 /* The arguments changed: what launches checked must be checked again. */
@@ -644,7 +705,8 @@ cugi_kernel_args_resolve_addresses (CugiKernelArgs *self,
   return TRUE;
 }
 
-/* Called with pin_lock held. */
+/* Called with pin_lock held. The buffers' memory is held for the launches
+ * to come, by a hold that a free asks to let go (let_go()). */
 static GPtrArray *
 ensure_resources_locked (CugiKernelArgs *self)
 {
@@ -653,10 +715,15 @@ ensure_resources_locked (CugiKernelArgs *self)
       self->resources = cugi_work_resources_new ();
       for (guint i = 0; i < self->n_args; i++)
         if (self->args[i].type == CUGI_ARG_BUFFER)
-          cugi_work_resources_add (self->resources, cugi_buffer_begin_work (self->args[i].object),
-                                   cugi_buffer_end_work);
+          {
+            if (self->hold == NULL)
+              self->hold = cugi_buffer_hold_new (let_go, self, self->n_buffers);
+            cugi_buffer_hold (self->args[i].object, self->hold);
+          }
         else if (arg_holds_object (self->args[i].type))
           cugi_work_resources_add (self->resources, g_object_ref (self->args[i].object), g_object_unref);
+      if (self->hold != NULL)
+        cugi_work_resources_add (self->resources, self->hold, cugi_memory_hold_release);
     }
   return self->resources;
 }

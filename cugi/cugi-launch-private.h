@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cugi-private.h"
+#include "cugi-memory-private.h"
 #include "cugi-stream-private.h"
 
 G_BEGIN_DECLS
@@ -90,10 +91,12 @@ struct _CugiKernelArgs
   CugiKernelValue inline_values[CUGI_KERNEL_ARGS_INLINE];
 
   /* What launches keep alive (cugi_work_resources_new(): the buffers, with
-   * their memory in use), made by the first launch and kept until the
-   * buffers change. Immutable; NULL until needed. */
+   * their memory in use through hold), made by the first launch and kept
+   * until the buffers change or one is freed. Immutable; NULL until
+   * needed. */
   GPtrArray      *resources;
-  GMutex          pin_lock;      /* guards changes of pinned_stream and resources */
+  CugiMemoryHold *hold;          /* resources' (NULL without buffers): see ensure_resources_locked() */
+  GMutex          pin_lock;      /* guards changes of pinned_stream, resources and hold */
   CugiKernelArg   inline_args[CUGI_KERNEL_ARGS_INLINE];
 };
 

@@ -97,6 +97,7 @@ cugi_memory_lifetime_init (CugiMemoryLifetime   *self,
   self->released = FALSE;
   self->release = release;
   self->owner = owner;
+  self->holds = NULL;
 }
 
 gboolean
@@ -134,17 +135,34 @@ run_release_unreported (CugiMemoryLifetime *self)
     g_debug ("Releasing memory failed: %s", error->message);
 }
 
+/* Called with the lock held: a new reference to each hold of the memory. */
+static GPtrArray *
+ref_holds_locked (CugiMemoryLifetime *self)
+{
+  GPtrArray *holds;
+
+  if (self->holds == NULL || self->holds->len == 0)
+    return NULL;
+  holds = g_ptr_array_new_full (self->holds->len, (GDestroyNotify) cugi_memory_hold_unref);
+  for (guint i = 0; i < self->holds->len; i++)
+    g_ptr_array_add (holds, cugi_memory_hold_ref (g_ptr_array_index (self->holds, i)));
+  return holds;
+}
+
 gboolean
 cugi_memory_lifetime_free (CugiMemoryLifetime  *self,
                            const char          *freed_message,
                            GError             **error)
 {
+  g_autoptr(GPtrArray) holds = NULL;
   gboolean was_freed, release_now;
 
   g_mutex_lock (&self->lock);
   was_freed = self->freed;
   g_atomic_int_set (&self->freed, TRUE);
   release_now = claim_release (self);
+  if (!was_freed)
+    holds = ref_holds_locked (self);
   g_mutex_unlock (&self->lock);
 
   if (was_freed)
@@ -152,31 +170,57 @@ cugi_memory_lifetime_free (CugiMemoryLifetime  *self,
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE, freed_message);
       return FALSE;
     }
+  /* Before the holders let go: their next launches must check again. */
   cugi_memory_invalidate_addresses ();
+  /* Then only the work in flight keeps the memory (its last use releases). */
+  for (guint i = 0; holds != NULL && i < holds->len; i++)
+    cugi_memory_hold_let_go (g_ptr_array_index (holds, i));
   return !release_now || run_release (self, error);
 }
 
 void
-cugi_memory_lifetime_begin_use (CugiMemoryLifetime *self)
+cugi_memory_lifetime_begin_hold (CugiMemoryLifetime *self,
+                                 CugiMemoryHold     *hold)
 {
   g_mutex_lock (&self->lock);
   self->uses++;
+  if (hold != NULL)
+    {
+      if (self->holds == NULL)
+        self->holds = g_ptr_array_new ();
+      g_ptr_array_add (self->holds, hold);
+    }
   g_mutex_unlock (&self->lock);
 }
 
 void
-cugi_memory_lifetime_end_use (CugiMemoryLifetime *self)
+cugi_memory_lifetime_end_hold (CugiMemoryLifetime *self,
+                               CugiMemoryHold     *hold)
 {
   gboolean release_now;
 
   g_mutex_lock (&self->lock);
   g_assert (self->uses > 0);
   self->uses--;
+  if (hold != NULL)
+    g_ptr_array_remove_fast (self->holds, hold);
   release_now = claim_release (self);
   g_mutex_unlock (&self->lock);
 
   if (release_now)
     run_release_unreported (self);
+}
+
+void
+cugi_memory_lifetime_begin_use (CugiMemoryLifetime *self)
+{
+  cugi_memory_lifetime_begin_hold (self, NULL);
+}
+
+void
+cugi_memory_lifetime_end_use (CugiMemoryLifetime *self)
+{
+  cugi_memory_lifetime_end_hold (self, NULL);
 }
 
 void
@@ -191,6 +235,8 @@ cugi_memory_lifetime_clear (CugiMemoryLifetime *self)
 
   if (release_now)
     run_release_unreported (self);
+  /* Empty: holds keep their objects alive, which own the lifetimes. */
+  g_clear_pointer (&self->holds, g_ptr_array_unref);
   g_mutex_clear (&self->lock);
 }
 

@@ -56,20 +56,63 @@ gboolean  cugi_memory_region_size      (gsize        width,
                                         gsize        depth,
                                         gsize       *size);
 
+/* A hold on memory for work to come, which cugi does not track piece by
+ * piece: an argument list keeps its buffers' memory in use from one launch
+ * to the next (cugi_kernel_args_track_launch()). A free must not wait for
+ * the holder to change: the lifetimes held know the hold, and a free of
+ * one asks the hold's owner to let go, which hands what its work in flight
+ * uses to that work (its stream) and drops the hold. (cugi-memory-hold.c)
+ * Thread-safe. */
+typedef struct _CugiMemoryHold CugiMemoryHold;
+/* Ends the hold of @object, one added to @hold. */
+typedef void (*CugiMemoryHoldEndFunc) (gpointer        object,
+                                       CugiMemoryHold *hold);
+/* Asks @owner to let go of @hold: once at most, never after
+ * cugi_memory_hold_disown() returned, and with the hold's lock held, so
+ * that the owner stays alive meanwhile. What it gives up it returns, for
+ * *@drop (*@drop_data) to drop after the lock: dropping may release memory,
+ * and so run the code of the memory's owners. */
+typedef void (*CugiMemoryLetGoFunc)   (gpointer         owner,
+                                       CugiMemoryHold  *hold,
+                                       GDestroyNotify  *drop,
+                                       gpointer        *drop_data);
+
+/* A hold of up to @max_objects objects. */
+CugiMemoryHold *cugi_memory_hold_new     (CugiMemoryHoldEndFunc end,
+                                          CugiMemoryLetGoFunc   let_go,
+                                          gpointer              owner,
+                                          guint                 max_objects);
+CugiMemoryHold *cugi_memory_hold_ref     (CugiMemoryHold     *self);
+void            cugi_memory_hold_unref   (CugiMemoryHold     *self);
+/* @object is held until @self is released (@end then), by its creator
+ * before it hands @self over. */
+void            cugi_memory_hold_add     (CugiMemoryHold     *self,
+                                          gpointer            object);
+/* From a free of memory that @self holds: the owner's let_go, unless it
+ * let go already or disowned @self. */
+void            cugi_memory_hold_let_go  (CugiMemoryHold     *self);
+/* The owner lets go of @self itself, and is not asked to any more. */
+void            cugi_memory_hold_disown  (CugiMemoryHold     *self);
+/* Ends the hold of every object added and drops the creator's reference:
+ * the release function for cugi_work_resources_add(). */
+void            cugi_memory_hold_release (gpointer            hold);
+
 /* Memory that an object owns, released exactly once: when the user frees it
  * or the object is finalized, but never while work in flight still uses it
  * (cugi_memory_lifetime_free() then only marks it freed, and the last
- * cugi_memory_lifetime_end_use() releases). Thread-safe. */
+ * cugi_memory_lifetime_end_use() releases). Holds (above) count as uses;
+ * a free asks them to let go. Thread-safe. */
 typedef gboolean (*CugiMemoryReleaseFunc) (gpointer   owner,
                                            GError   **error);
 typedef struct
 {
   GMutex                lock;
-  guint                 uses;
+  guint                 uses;      /* the holds' among them */
   gboolean              freed;     /* atomic: written under the lock, read without */
   gboolean              released;
   CugiMemoryReleaseFunc release;   /* NULL: nothing to release */
   gpointer              owner;
+  GPtrArray            *holds;     /* (nullable): a CugiMemoryHold (unowned) per use by a hold */
 } CugiMemoryLifetime;
 
 void      cugi_memory_lifetime_init    (CugiMemoryLifetime   *self,
@@ -83,6 +126,11 @@ gboolean  cugi_memory_lifetime_free    (CugiMemoryLifetime   *self,
                                         GError              **error);
 void      cugi_memory_lifetime_begin_use (CugiMemoryLifetime *self);
 void      cugi_memory_lifetime_end_use (CugiMemoryLifetime   *self);
+/* A use by @hold (NULL: by work in flight, as begin_use() and end_use()). */
+void      cugi_memory_lifetime_begin_hold (CugiMemoryLifetime *self,
+                                           CugiMemoryHold     *hold);
+void      cugi_memory_lifetime_end_hold (CugiMemoryLifetime   *self,
+                                         CugiMemoryHold       *hold);
 /* From finalize: releases unless that happened already. */
 void      cugi_memory_lifetime_clear   (CugiMemoryLifetime   *self);
 
@@ -292,6 +340,18 @@ gpointer  cugi_buffer_begin_work       (CugiBuffer     *self);
 void      cugi_buffer_end_work         (gpointer        buffer);
 gpointer  cugi_host_buffer_begin_work  (CugiHostBuffer *self);
 void      cugi_host_buffer_end_work    (gpointer        host_buffer);
+/* A hold (CugiMemoryHold) of up to @max_buffers buffers for launches to
+ * come, whose @owner a free of one asks to let go (@let_go);
+ * cugi_buffer_hold() adds @self, whose memory it then keeps in use as work
+ * in flight would (a view's parent's, a host buffer's mapping's too), and
+ * @self alive. */
+CugiMemoryHold *cugi_buffer_hold_new   (CugiMemoryLetGoFunc let_go,
+                                        gpointer            owner,
+                                        guint               max_buffers);
+void      cugi_buffer_hold             (CugiBuffer     *self,
+                                        CugiMemoryHold *hold);
+/* The lifetime of @self's memory, for the device buffers over it. */
+CugiMemoryLifetime *cugi_host_buffer_get_lifetime (CugiHostBuffer *self);
 
 /* A buffer over @address, which @release_data (may be NULL) keeps valid:
  * @release_notify runs once the buffer is freed or finalized and no work is

@@ -197,6 +197,76 @@ test_blocks_that_do_not_fit (Fixture      *f,
   assert_axpy_launched (2.0f, f->x, f->y, 32);
 }
 
+/* Launches axpy4 with buffers x and y by a packed launch (the kernel's own
+ * list) or into @args. */
+static gboolean
+launch_axpy_with (Fixture         *f,
+                  CugiKernelArgs  *args,
+                  CugiBuffer      *x,
+                  CugiBuffer      *y,
+                  GError         **error)
+{
+  AxpyBlock block = { 2.0f, 32 };
+  CugiBuffer *buffers[] = { NULL, x, y, NULL };
+
+  if (args == NULL)
+    return cugi_kernel_launch_packed (f->axpy, f->config, (const guint8 *) &block, sizeof block,
+                                      buffers, G_N_ELEMENTS (buffers), error);
+  return cugi_kernel_launch_update (f->axpy, f->config, args, (const guint8 *) &block, sizeof block,
+                                    buffers, G_N_ELEMENTS (buffers), error);
+}
+
+/* The lists of packed launches, the kernel's own and the caller's, hold
+ * their buffers for the launches to come, but a freed buffer's memory goes
+ * back all the same once their launches are done, though neither list
+ * changes: to the default stream-ordered pool, whose used figure drops,
+ * and to a pool of blocks. The next launch of a list holding it refuses
+ * it. */
+static void
+test_freed_buffers_leave_the_lists (Fixture      *f,
+                                    gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernelArgs) args = cugi_kernel_args_new ();
+  g_autoptr(CugiStreamOrderedPool) ordered = cugi_stream_ordered_pool_get_default (NULL, &error);
+  g_autoptr(CugiMemoryPool) blocks = cugi_memory_pool_new (NULL, &error);
+  g_autoptr(CugiBuffer) x = NULL;
+  g_autoptr(CugiBuffer) block = NULL;
+  CugiStream *stream = cugi_launch_config_get_stream (f->config);
+  guint64 used;
+
+  g_assert_no_error (error);
+  used = cugi_stream_ordered_pool_get_used_current (ordered, &error);
+  x = cugi_buffer_new_on_stream (stream, 1 << 20, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_true (launch_axpy_with (f, NULL, x, f->y, &error));
+      g_assert_true (launch_axpy_with (f, args, x, f->y, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpuint (cugi_stream_ordered_pool_get_used_current (ordered, &error), ==, used + (1 << 20));
+  g_assert_true (cugi_buffer_free (x, &error));
+  g_assert_no_error (error);
+  cugi_test_settle (stream);
+  g_assert_cmpuint (cugi_stream_ordered_pool_get_used_current (ordered, &error), ==, used);
+  g_assert_no_error (error);
+  cugi_test_assert_fails (launch_axpy_with (f, NULL, x, f->y, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "argument 1");
+  cugi_test_assert_fails (launch_axpy_with (f, args, x, f->y, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "argument 1");
+
+  block = cugi_memory_pool_allocate (blocks, 256, &error);
+  g_assert_no_error (error);
+  g_assert_true (launch_axpy_with (f, NULL, f->x, block, &error));
+  g_assert_true (launch_axpy_with (f, args, f->x, block, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_buffer_free (block, &error));
+  g_assert_no_error (error);
+  cugi_test_settle (stream);
+  g_assert_cmpuint (cugi_memory_pool_get_active_blocks (blocks), ==, 0);
+}
+
 /* flag (x, @value) launched by each way of converting an integer: an
  * append, a GValue of @type and a packed block. TRUE where all three
  * launched it, FALSE where all three refused it with one error naming the
@@ -277,6 +347,8 @@ main (int argc, char **argv)
               fixture_set_up, test_bytes_keep_their_value, fixture_tear_down);
   g_test_add ("/kernel-packed/blocks-that-do-not-fit", Fixture, NULL,
               fixture_set_up, test_blocks_that_do_not_fit, fixture_tear_down);
+  g_test_add ("/kernel-packed/freed-buffers-leave-the-lists", Fixture, NULL,
+              fixture_set_up, test_freed_buffers_leave_the_lists, fixture_tear_down);
   g_test_add ("/kernel-packed/bools-are-0-or-1", Fixture, NULL,
               fixture_set_up, test_bools_are_0_or_1, fixture_tear_down);
   return g_test_run ();

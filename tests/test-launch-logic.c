@@ -338,17 +338,35 @@ test_buffers_outlive_launches (Launching    *f,
   synchronize (f->stream);
   g_assert_true (x_released);
 
-  /* Done, but still held by the list for its next launches... */
+  /* Done, and still in the list for its next launches: the free gives the
+   * memory back at once, and the list's next launch refuses x. */
   x = buffer_new (NULL, &x_released);
   args = axpy_args (x, y);
   launch (f->kernel, f->config, args);
   synchronize (f->stream);
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
-  g_assert_false (x_released);
-  /* ... until the list changes: its launch is done, x goes at once. */
-  cugi_kernel_args_clear (args);
   g_assert_true (x_released);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "argument 1");
+  cugi_kernel_args_unref (args);
+  g_object_unref (x);
+
+  /* In flight, and still in the list: it goes once the launches are done,
+   * the list unchanged. */
+  x = buffer_new (NULL, &x_released);
+  args = axpy_args (x, y);
+  cugi_test_gate_close (&gate, f->stream);
+  launch (f->kernel, f->config, args);
+  launch (f->kernel, f->config, args);
+  g_assert_true (cugi_buffer_free (x, &error));
+  g_assert_no_error (error);
+  g_assert_false (x_released);
+  cugi_test_gate_open (&gate, f->stream);
+  synchronize (f->stream);
+  g_assert_true (x_released);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "argument 1");
   cugi_kernel_args_unref (args);
   g_object_unref (x);
 
@@ -409,18 +427,101 @@ test_buffers_outlive_launches_on_two_streams (void)
   launch (kernel, on_second, args);
   g_assert_true (cugi_buffer_free (x, &error));
   g_assert_no_error (error);
-  cugi_kernel_args_unref (args);
 
+  /* The list still holds x, which goes all the same. */
   cugi_test_gate_open (&second_gate, second);
   synchronize (second);
   g_assert_false (x_released);
   cugi_test_gate_open (&first_gate, first);
   synchronize (first);
   g_assert_true (x_released);
+  cugi_kernel_args_unref (args);
 
   g_clear_object (&first);
   g_clear_object (&second);
   main_context_finish (main_context);
+}
+
+/* A list holding a view: freeing the parent gives its memory back, and the
+ * list refuses the view at its next launch. */
+static void
+test_freed_parent_of_a_view (Launching    *f,
+                             gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiBuffer) parent = NULL;
+  g_autoptr(CugiBuffer) view = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  gboolean parent_released, y_released;
+
+  parent = buffer_new (NULL, &parent_released);
+  view = cugi_buffer_new_view (parent, 16, 64, &error);
+  g_assert_no_error (error);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (view, y);
+  launch (f->kernel, f->config, args);
+  synchronize (f->stream);
+
+  g_assert_true (cugi_buffer_free (parent, &error));
+  g_assert_no_error (error);
+  g_assert_true (parent_released);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "view of a buffer that was freed");
+}
+
+/* The device buffer of a mapped host buffer is the host buffer's memory:
+ * freeing the host buffer gives it back (here to its pool) once the work
+ * on it is done, whatever lists or references hold the device buffer,
+ * which can no longer be used. */
+static void
+test_freed_host_buffer_of_a_device_buffer (Launching    *f,
+                                           gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiHostMemoryPool) pool = NULL;
+  g_autoptr(CugiKernelArgs) args = NULL;
+  g_autoptr(CugiHostBuffer) host = NULL;
+  g_autoptr(CugiBuffer) device = NULL;
+  g_autoptr(CugiBuffer) y = NULL;
+  gboolean y_released;
+  CugiTestGate gate;
+
+  pool = cugi_host_memory_pool_new (NULL, CUGI_HOST_BUFFER_FLAGS_MAPPED, &error);
+  g_assert_no_error (error);
+
+  /* Without a list: at once. */
+  host = cugi_host_memory_pool_allocate (pool, 4096, &error);
+  g_assert_no_error (error);
+  device = cugi_host_buffer_get_device_buffer (host, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (device), !=, 0);
+  g_assert_true (cugi_host_buffer_free (host, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_host_memory_pool_get_active_blocks (pool), ==, 0);
+  g_assert_cmpuint (cugi_buffer_get_device_pointer (device), ==, 0);
+  cugi_test_assert_fails (cugi_buffer_memset_d8 (device, 0, 0, 16, f->stream, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "host buffer that was freed");
+  g_clear_object (&device);
+  g_clear_object (&host);
+
+  /* In a list, launched and in flight: once the launches are done. */
+  host = cugi_host_memory_pool_allocate (pool, 4096, &error);
+  g_assert_no_error (error);
+  device = cugi_host_buffer_get_device_buffer (host, &error);
+  g_assert_no_error (error);
+  y = buffer_new (NULL, &y_released);
+  args = axpy_args (device, y);
+  cugi_test_gate_close (&gate, f->stream);
+  launch (f->kernel, f->config, args);
+  g_assert_true (cugi_host_buffer_free (host, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_host_memory_pool_get_active_blocks (pool), ==, 1);
+  cugi_test_gate_open (&gate, f->stream);
+  synchronize (f->stream);
+  g_assert_cmpuint (cugi_host_memory_pool_get_active_blocks (pool), ==, 0);
+  cugi_test_assert_fails (cugi_kernel_launch (f->kernel, f->config, args, &error), &error,
+                          CUGI_ERROR_INVALID_STATE, "argument 1");
 }
 
 typedef struct
@@ -719,6 +820,10 @@ main (int argc, char **argv)
               launching_set_up, test_buffers_outlive_launches, launching_tear_down);
   g_test_add_func ("/launch-logic/buffers-outlive-launches-on-two-streams",
                    test_buffers_outlive_launches_on_two_streams);
+  g_test_add ("/launch-logic/freed-parent-of-a-view", Launching, NULL,
+              launching_set_up, test_freed_parent_of_a_view, launching_tear_down);
+  g_test_add ("/launch-logic/freed-host-buffer-of-a-device-buffer", Launching, NULL,
+              launching_set_up, test_freed_host_buffer_of_a_device_buffer, launching_tear_down);
   g_test_add ("/launch-logic/changed-config-checks-again", Launching, NULL,
               launching_set_up, test_changed_config_checks_again, launching_tear_down);
   g_test_add_func ("/launch-logic/two-threads-share-a-list", test_two_threads_share_a_list);

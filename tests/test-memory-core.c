@@ -249,6 +249,92 @@ test_lifetime_release_error (void)
   g_assert_cmpuint (log.releases, ==, 1);
 }
 
+/* A hold's owner, which hands what it holds to work that is done already:
+ * the hold goes when it lets go. */
+typedef struct
+{
+  guint           let_gos;
+  CugiMemoryHold *hold;
+} Holder;
+
+static void
+end_lifetime_hold (gpointer        lifetime,
+                   CugiMemoryHold *hold)
+{
+  cugi_memory_lifetime_end_hold (lifetime, hold);
+}
+
+static void
+holder_let_go (gpointer         owner,
+               CugiMemoryHold  *hold,
+               GDestroyNotify  *drop,
+               gpointer        *drop_data)
+{
+  Holder *holder = owner;
+
+  g_assert_true (hold == holder->hold);
+  holder->let_gos++;
+  *drop = cugi_memory_hold_release;
+  *drop_data = g_steal_pointer (&holder->hold);
+}
+
+/* @holder's hold of @n @lifetimes. */
+static void
+hold_lifetimes (Holder             *holder,
+                CugiMemoryLifetime *lifetimes,
+                guint               n)
+{
+  holder->hold = cugi_memory_hold_new (end_lifetime_hold, holder_let_go, holder, n);
+  for (guint i = 0; i < n; i++)
+    {
+      cugi_memory_lifetime_begin_hold (&lifetimes[i], holder->hold);
+      cugi_memory_hold_add (holder->hold, &lifetimes[i]);
+    }
+}
+
+/* A free does not wait for what holds memory for work to come: it asks the
+ * holder to let go, once, and the memory goes with the hold; a hold whose
+ * owner disowned it is not asked. */
+static void
+test_lifetime_holds_let_go (void)
+{
+  ReleaseLog logs[2] = { { 0 }, { 0 } };
+  CugiMemoryLifetime lifetimes[2];
+  Holder holder = { 0 };
+  g_autoptr(GError) error = NULL;
+  CugiMemoryHold *hold;
+
+  for (guint i = 0; i < 2; i++)
+    cugi_memory_lifetime_init (&lifetimes[i], record_release, &logs[i]);
+  hold_lifetimes (&holder, lifetimes, 2);
+  g_assert_true (cugi_memory_lifetime_free (&lifetimes[0], "was freed", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (holder.let_gos, ==, 1);
+  g_assert_null (holder.hold);
+  g_assert_cmpuint (logs[0].releases, ==, 1);
+  /* The other one, no longer held, goes at once. */
+  g_assert_cmpuint (logs[1].releases, ==, 0);
+  g_assert_true (cugi_memory_lifetime_free (&lifetimes[1], "was freed", &error));
+  g_assert_cmpuint (holder.let_gos, ==, 1);
+  g_assert_cmpuint (logs[1].releases, ==, 1);
+  for (guint i = 0; i < 2; i++)
+    cugi_memory_lifetime_clear (&lifetimes[i]);
+
+  logs[0].releases = 0;
+  holder.let_gos = 0;
+  cugi_memory_lifetime_init (&lifetimes[0], record_release, &logs[0]);
+  hold_lifetimes (&holder, lifetimes, 1);
+  hold = holder.hold;
+  cugi_memory_hold_disown (hold);
+  g_assert_true (cugi_memory_lifetime_free (&lifetimes[0], "was freed", &error));
+  g_assert_cmpuint (holder.let_gos, ==, 0);
+  g_assert_cmpuint (logs[0].releases, ==, 0);
+  cugi_memory_hold_release (hold);
+  g_assert_cmpuint (logs[0].releases, ==, 1);
+  cugi_memory_lifetime_clear (&lifetimes[0]);
+  g_assert_no_error (error);
+}
+
 /* ---- pool bins ------------------------------------------------------------ */
 
 static gsize
@@ -790,6 +876,7 @@ main (int   argc,
   g_test_add_func ("/memory-core/lifetime/deferred-by-use", test_lifetime_deferred_by_use);
   g_test_add_func ("/memory-core/lifetime/use-without-free", test_lifetime_use_without_free);
   g_test_add_func ("/memory-core/lifetime/release-error", test_lifetime_release_error);
+  g_test_add_func ("/memory-core/lifetime/holds-let-go", test_lifetime_holds_let_go);
   g_test_add_func ("/memory-core/bins/examples", test_bin_examples);
   g_test_add_func ("/memory-core/bins/properties", test_bin_properties);
   g_test_add_func ("/memory-core/bins/overflow", test_bin_overflow);

@@ -146,6 +146,43 @@ class MemoryBlockTest(unittest.TestCase):
         self.assertEqual(self.counts(), (0, 0))
 
 
+class FreeTest(unittest.TestCase):
+    """free() gives the memory back once the work on it is done, though the
+    argument lists of kernel calls, or device buffers, still hold it."""
+
+    def setUp(self):
+        context = Cugi.Context.get_default()
+        self.kernel = Cugi.Module.new_from_data(context, GLib.Bytes.new(b'saxpy_c 4 8 8 4\n')).get_kernel('saxpy_c')
+        self.stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
+        self.other = Cugi.Buffer.new(context, 128)
+
+    def call(self, buffer):
+        for _ in range(3):
+            self.kernel(1.0, buffer, self.other, 4, grid=1, block=1, stream=self.stream)
+
+    def test_a_pool_block_passed_to_kernels(self):
+        pool = Cugi.MemoryPool.new(Cugi.Context.get_default())
+        block = pool.take_block(128)
+        self.call(block)
+        block.free()
+        self.stream.synchronize()
+        self.assertEqual((pool.get_active_blocks(), pool.get_held_blocks()), (0, 1))
+
+    def test_a_host_buffer_mapped_into_kernels(self):
+        pool = Cugi.HostMemoryPool.new(Cugi.Context.get_default(), Cugi.HostBufferFlags.MAPPED)
+        host = pool.allocate(128)
+        device = host.get_device_buffer()
+        self.call(device)
+        host.free()
+        self.stream.synchronize()
+        self.assertEqual((pool.get_active_blocks(), pool.get_held_blocks()), (0, 1))
+        self.assertEqual(device.props.device_pointer, 0)
+        for use in (lambda: self.call(device), lambda: device.download(0, 4)):
+            with self.assertRaisesRegex(GLib.Error, 'host buffer that was freed') as raised:
+                use()
+            self.assertTrue(raised.exception.matches(Cugi.error_quark(), Cugi.Error.INVALID_STATE))
+
+
 class StreamOrderedTest(unittest.TestCase):
     def setUp(self):
         self.context = Cugi.Context.get_default()

@@ -61,6 +61,16 @@ SPIN_THEN_FILL = textwrap.dedent('''\
 ''')
 
 
+FILL = textwrap.dedent('''\
+    extern "C" __global__ void fill(int *out, int n)
+    {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n)
+            out[i] = i;
+    }
+''')
+
+
 def setUpModule():
     global CACHE
     CACHE = tempfile.TemporaryDirectory(prefix='cugi-test-cache-')
@@ -467,6 +477,28 @@ class TestStreamOrdered(unittest.TestCase):
         b.synchronize()
         words = second.copy_to_host(dtype=numpy.uint32)
         self.assertTrue((words == 0x01020304).all())
+
+    def test_free_after_a_kernel_call_gives_the_memory_back(self):
+        # The argument list that the call keeps for the calls to come holds
+        # the buffer, but not past free(): the default pool's used figure is
+        # back once the launch is done, without a later call of the kernel.
+        pool = Cugi.StreamOrderedPool.get_default(self.context.get_device())
+        kernel = Cugi.Kernel.new_from_source(None, FILL, 'fill', None)
+        stream = Cugi.Stream.new(self.context, Cugi.StreamFlags.NON_BLOCKING, 0)
+        n = (8 << 20) // 4
+        used = pool.get_used_current()
+        buffer = Cugi.Buffer.new_on_stream(stream, 8 << 20)
+        self.assertEqual(pool.get_used_current(), used + (8 << 20))
+        kernel(buffer, n, grid=n // 256, block=256, stream=stream)
+        buffer.free()
+        stream.synchronize()
+        while GLib.MainContext.default().iteration(False):
+            pass
+        gc.collect()
+        stream.synchronize()
+        self.assertEqual(pool.get_used_current(), used)
+        with self.assertRaisesRegex(GLib.Error, 'buffer was freed'):
+            kernel(buffer, n, grid=n // 256, block=256, stream=stream)
 
     def test_memset_2d_leaves_the_padding(self):
         buffer = Cugi.Buffer.new_pitched(self.context, 60, 5, 4)

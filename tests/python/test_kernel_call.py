@@ -25,7 +25,7 @@ import numpy  # noqa: E402
 # unsigned char, bool) is a C++ kernel, so its types are known; plain and
 # with_struct are extern "C", known by their sizes alone.
 IMAGE = (b'_Z5mixedifxyfdhb 4 4 8 8 4 8 1 1\nplain 4 8 4 8\nwith_struct 12\n'
-         b'_Z5saxpyfPKfPfj 4 8 8 4\nsaxpy_c 4 8 8 4\nnarrow_c 1 2 4\n')
+         b'_Z5saxpyfPKfPfj 4 8 8 4\nsaxpy_c 4 8 8 4\nnarrow_c 1 2 4\n_Z4flagPfb 8 1\n')
 MIXED = '<ifqQfdBB'
 Kind = Cugi.ParameterKind
 
@@ -203,13 +203,41 @@ class KernelCallTest(unittest.TestCase):
                              struct.pack('<fQQI', 0.5, self.x.props.device_pointer, address, 3))
             self.assertIs(block.buffer, block.buffer)
             self.assertEqual(block.buffer.props.device_pointer, address)
+            # The argument lists kept the buffer: the block goes back all
+            # the same, once the launches are done.
             block.free()
+            self.stream.synchronize()
+            self.assertEqual(pool.get_active_blocks(), 0)
             with self.assertRaisesRegex(GLib.Error, 'block was freed'):
                 self.call(kernel, 1.0, block, self.y, 4)
-            # The argument list kept the buffer; another call lets it go.
-            self.call(kernel, 1.0, self.x, self.y, 4)
-        self.stream.synchronize()
-        self.assertEqual(pool.get_active_blocks(), 0)
+
+    def test_freed_buffers_go_though_calls_keep_them(self):
+        # The argument lists that calls keep (the plan's lists, the kernel's
+        # for packed launches, here for its bool) hold their buffers for the
+        # calls to come, but not past a free: the memory goes back in stream
+        # order once the launches are done, with no later call, and the
+        # next call with the buffer raises.
+        pool = Cugi.StreamOrderedPool.get_default(None)
+        flag = self.module.get_kernel('_Z4flagPfb')
+        used = pool.get_used_current()
+        for kernel, args in ((self.saxpy, (1.0, None, self.y, 4)), (self.saxpy_c, (1.0, None, self.y, 4)),
+                             (flag, (None, True))):
+            buffer = Cugi.Buffer.new_on_stream(self.stream, 8 << 20)
+            call = [buffer if arg is None else arg for arg in args]
+            for _ in range(3):
+                self.call(kernel, *call)
+            self.assertEqual(pool.get_used_current(), used + (8 << 20))
+            buffer.free()
+            self.stream.synchronize()
+            while GLib.MainContext.default().iteration(False):
+                pass
+            gc.collect()
+            self.stream.synchronize()
+            self.assertEqual(pool.get_used_current(), used, kernel.props.name)
+            with self.assertRaises(GLib.Error) as raised:
+                self.call(kernel, *call)
+            self.assertTrue(raised.exception.matches(Cugi.error_quark(), Cugi.Error.INVALID_STATE))
+            self.assertIn('buffer was freed', raised.exception.message)
 
     def test_calls_take_their_shape_and_the_scoped_stream(self):
         # A call of the shape of the one before is made in C; any other
