@@ -538,6 +538,17 @@ staging_here_or_feed (CugiBuffer         *self,
   return cugi_staging_new (context, size, TRUE, error);
 }
 
+/* Whether enqueue_pipelines()'s @result decides the copy, with @copied
+ * telling whether it is on its way (else it failed); FALSE where nothing was
+ * enqueued, the stream being unable to wait for memory. */
+static gboolean
+pipelines_decided (CugiEnqueueResult  result,
+                   gboolean          *copied)
+{
+  *copied = result == CUGI_ENQUEUED;
+  return result != CUGI_ENQUEUE_UNSUPPORTED;
+}
+
 gboolean
 cugi_staging_upload_pageable (CugiBuffer   *self,
                               CUdeviceptr   address,
@@ -548,21 +559,18 @@ cugi_staging_upload_pageable (CugiBuffer   *self,
 {
   g_autoptr(CugiHostBuffer) staging = NULL;
   gboolean may_feed = cugi_staging_can_pipeline ();
+  gboolean copied;
   gsize size;
   guint8 *data = (guint8 *) g_bytes_get_data (bytes, &size);
   guint8 *staged;
 
   if (size >= cugi_staging_direct_bytes (CUGI_COPY_TO_DEVICE) && may_feed)
-    switch (enqueue_pipelines (self, CUGI_COPY_TO_DEVICE, address, data, size, bytes, target, fed, error))
-      {
-      case CUGI_ENQUEUED:
-        return TRUE;
-      case CUGI_ENQUEUE_FAILED:
-        return FALSE;
-      case CUGI_ENQUEUE_UNSUPPORTED:
-        may_feed = FALSE;
-        break;
-      }
+    {
+      if (pipelines_decided (enqueue_pipelines (self, CUGI_COPY_TO_DEVICE, address, data, size,
+                                                bytes, target, fed, error), &copied))
+        return copied;
+      may_feed = FALSE;
+    }
 
   /* Staged here, on this thread, where the pool holds memory for it. */
   staging = staging_here_or_feed (self, CUGI_COPY_TO_DEVICE, address, bytes, size, may_feed, target, fed, error);
@@ -589,6 +597,7 @@ cugi_staging_download (CugiBuffer   *self,
   g_autoptr(CugiHostBuffer) staging = NULL;
   g_autoptr(GBytes) staged = NULL;
   gboolean may_feed = cugi_staging_can_pipeline ();
+  gboolean copied;
 
   *downloaded = NULL;
   *fed = NULL;
@@ -604,17 +613,14 @@ cugi_staging_download (CugiBuffer   *self,
           return FALSE;
         }
       landing = g_bytes_new_take (data, size);
-      switch (enqueue_pipelines (self, CUGI_COPY_TO_HOST, address, data, size, landing, target, fed, error))
+      if (pipelines_decided (enqueue_pipelines (self, CUGI_COPY_TO_HOST, address, data, size,
+                                                landing, target, fed, error), &copied))
         {
-        case CUGI_ENQUEUED:
-          *downloaded = g_steal_pointer (&landing);
-          return TRUE;
-        case CUGI_ENQUEUE_FAILED:
-          return FALSE;
-        case CUGI_ENQUEUE_UNSUPPORTED:
-          may_feed = FALSE;
-          break;
+          if (copied)
+            *downloaded = g_steal_pointer (&landing);
+          return copied;
         }
+      may_feed = FALSE;
     }
 
   /* Into staging memory, which the bytes are. */
