@@ -5,9 +5,7 @@ last launch, so that each conversion is checked byte for byte. Also what the
 getters of kernels, contexts and devices return to Python there, and how
 waits end when cancelled."""
 
-import ctypes
 import gc
-import os
 import struct
 import threading
 import unittest
@@ -17,6 +15,8 @@ import gi
 
 gi.require_version('Cugi', '1.0')
 from gi.repository import Cugi, Gio, GLib, GObject  # noqa: E402
+
+from stand_in import LaunchRecorder  # noqa: E402
 
 import numpy  # noqa: E402
 
@@ -33,14 +33,7 @@ Kind = Cugi.ParameterKind
 class KernelCallTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])
-        cls.last_params_of = driver.fake_cuda_streams_last_params
-        cls.last_params_of.restype = ctypes.c_size_t
-        cls.last_params_of.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-        cls.last_params_of(ctypes.create_string_buffer(1), 1)  # starts the recording
-        cls.last_launch_of = driver.fake_cuda_streams_last_launch
-        cls.last_launch_of.restype = ctypes.c_void_p
-        cls.last_launch_of.argtypes = [ctypes.c_uint * 7]
+        cls.recorder = LaunchRecorder()
         context = Cugi.Context.get_default()
         cls.module = Cugi.Module.new_from_data(context, GLib.Bytes.new(IMAGE))
         cls.mixed = cls.module.get_kernel('_Z5mixedifxyfdhb')
@@ -55,16 +48,10 @@ class KernelCallTest(unittest.TestCase):
         cls.stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
 
     def last_params(self):
-        out = ctypes.create_string_buffer(256)
-        size = self.last_params_of(out, len(out))
-        return out.raw[:size]
+        return self.recorder.last_params()
 
     def last_launch(self):
-        """The stream (its handle) and the grid, block and shared memory of
-        the last launch."""
-        shape = (ctypes.c_uint * 7)()
-        stream = self.last_launch_of(shape)
-        return stream or 0, tuple(shape)
+        return self.recorder.last_launch()
 
     def call(self, kernel, *args):
         kernel(*args, grid=1, block=1, stream=self.stream)
