@@ -31,17 +31,18 @@ public class Canvas : Gtk.Widget {
     construct {
         // The image is rendered at the canvas's own size, in device pixels;
         // while a render for a new size is on its way the previous image
-        // stretches to fill it. (keep-aspect-ratio, deprecated in GTK 4.8,
-        // is content-fit FILL, which the VAPI of Debian 12's GTK 4.8 does
-        // not know yet.)
+        // stretches to fill it: content-fit FILL (GTK 4.8 deprecated
+        // keep-aspect-ratio for it; the VAPI of Debian 12's GTK 4.8 does not
+        // know the property yet, so there it is set by name: FILL is 0).
         picture = new Gtk.Picture () {
             can_shrink = true,
 #if GTK_4_10
             content_fit = Gtk.ContentFit.FILL,
-#else
-            keep_aspect_ratio = false,
 #endif
         };
+#if !GTK_4_10
+        picture.set ("content-fit", 0);
+#endif
         picture.set_parent (this);
         hexpand = vexpand = true;
 
