@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Checks cugi's layering (docs/overview.md, "Layers") from the built objects.
 
-    check-layers.py [--nm NM] [--layers LAYERS] BINARY...
+    check-layers.py [--nm NM] [--layers LAYERS]... BINARY...
 
-Each BINARY is a library or program Meson built (libcugi, cugi-info); its
+Each BINARY is a library or program Meson built (libcugi, cugi-info,
+libcugi-gst); its
 objects are read from BINARY.p/, where Meson's ninja backend puts them. For
 every object, nm tells the global symbols it defines and those it uses; a use
 of a symbol another object defines is a call from one file to the other
 (static functions, and static inline ones of headers, link no files, so they
-are left out). LAYERS (cugi/layers.txt) puts each file in a layer. Two kinds
+are left out). LAYERS (cugi/layers.txt) puts each file in a layer; given
+more than once, each file's layers lie above those of the files before it
+(cugi/gst/layers.txt, above libcugi's: a call from libcugi into libcugi-gst
+is an upward call). Two kinds
 of call break the layering:
   upward  a file calls a file of a higher layer;
   cycle   a file calls a file of its own layer, and the two are on a loop of
@@ -38,10 +42,18 @@ class LayerError(Exception):
     pass
 
 
-def read_layers(path):
-    """Returns ({file name: (layer index, layer name)}, {file name: path})."""
+def read_layers(paths):
+    """Returns ({file name: (layer index, layer name)}, {file name: path}), the
+    layers of @paths stacked in their order."""
     layer_of, entry_of = {}, {}
     layer_names = []
+    for path in paths:
+        read_layer_file(path, layer_of, entry_of, layer_names)
+    return layer_of, entry_of
+
+
+def read_layer_file(path, layer_of, entry_of, layer_names):
+    first_layer = len(layer_names)
     with open(path, encoding='utf-8') as stream:
         for number, line in enumerate(stream, 1):
             line = line.split('#', 1)[0].strip()
@@ -50,7 +62,7 @@ def read_layers(path):
             if line.startswith('[') and line.endswith(']'):
                 layer_names.append(line[1:-1])
                 continue
-            if not layer_names:
+            if len(layer_names) == first_layer:
                 raise LayerError(f'{path}:{number}: {line} comes before any [layer]')
             # Objects are known by their source's file name, so those are unique.
             name = os.path.basename(line)
@@ -58,7 +70,6 @@ def read_layers(path):
                 raise LayerError(f'{path}:{number}: {name} is in two layers')
             layer_of[name] = (len(layer_names) - 1, layer_names[-1])
             entry_of[name] = line
-    return layer_of, entry_of
 
 
 def source_name(object_path):
@@ -183,13 +194,16 @@ def format_violation(key, symbols):
 def main(argv):
     parser = argparse.ArgumentParser(description='Checks that cugi\'s files call only their own and lower layers, in no loop.')
     parser.add_argument('--nm', default='nm')
-    parser.add_argument('--layers', default=os.path.join(SOURCE_ROOT, 'cugi', 'layers.txt'))
+    parser.add_argument('--layers', action='append',
+                        help='a layer table (cugi/layers.txt, the default); again for one above it')
     parser.add_argument('binaries', nargs='+', metavar='BINARY')
     args = parser.parse_args(argv[1:])
 
     try:
-        layer_of, entry_of = read_layers(args.layers)
-        edges, files = call_graph(args.nm, args.binaries, layer_of, args.layers)
+        layer_paths = args.layers or [os.path.join(SOURCE_ROOT, 'cugi', 'layers.txt')]
+        layer_of, entry_of = read_layers(layer_paths)
+        # Stale objects are looked for under the first table's folder (cugi/).
+        edges, files = call_graph(args.nm, args.binaries, layer_of, layer_paths[0])
         missing = sorted(set(layer_of) - files)
         if missing:
             raise LayerError('in the layer table but built into none of the binaries: '
