@@ -13,11 +13,19 @@
  *   pinned buffers (gstcugihostallocator.c), which reach the GPU by DMA;
  *   frames in other memory are first copied into pinned staging.
  *
- * The streaming thread waits for the frame's GPU work before pushing it: in
- * GStreamer 1.22, CUDA memory carries no stream or fence, so every CUDA
- * element hands on memory whose contents are complete (cudaupload and
- * cudadownload do the same). The wait is cugi_stream_synchronize(), which
- * also lets cugi drop what the finished work held; no main loop is needed.
+ * Where the streaming thread waits for the frame's GPU work depends on
+ * GStreamer's version. In 1.22, CUDA memory carries no stream or fence, so
+ * every CUDA element hands on memory whose contents are complete: the thread
+ * waits (cugi_stream_synchronize()) before pushing each frame. Since 1.24 a
+ * GstCudaMemory carries a CUDA stream, and consumers synchronize with it
+ * (gstcugistreams.c): the element works on the stream its pools share with
+ * its neighbours, waits on the device for input on other streams, and
+ * pushes CUDA memory on that stream without waiting. It still waits where
+ * the input is system memory or CUDA memory on another stream or on none
+ * (its producer may write that memory again once it is released), and
+ * where the output is not CUDA memory on the work stream.
+ * The wait also lets cugi drop what the finished work held; where there is
+ * none, cugi checks every few dozen launches. No main loop is needed.
  *
  * See docs/gstreamer.md for the kernel signature and a walk-through.
  */
@@ -33,6 +41,7 @@
 
 #include "gstcugihostallocator.h"
 #include "gstcugisourcefile.h"
+#include "gstcugistreams.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cugi_kernel_debug);
 #define GST_CAT_DEFAULT gst_cugi_kernel_debug
@@ -101,7 +110,7 @@ struct _GstCugiKernel
   /* From start() to stop(). */
   GstCudaContext *cuda_context;
   CugiContext    *context;
-  CugiStream     *stream;
+  GstCugiStreams *streams;
   gchar          *kernel_source;
   GstAllocator   *host_allocator;
 
@@ -258,7 +267,9 @@ wrapped_matches (const Wrapped *wrapped,
 /* Wraps the GstCudaMemory of a frame mapped with GST_MAP_CUDA, one
  * CugiBuffer per plane: the whole allocation, checked by cugi, then a view
  * per plane. They borrow the memory: the frame's mapping keeps it until
- * frame_close(), after the stream was synchronized. */
+ * frame_close(), after the stream was synchronized or, where the memory
+ * carries the work stream, after the work was enqueued on that stream,
+ * which orders whatever its owner does with the memory next. */
 static gboolean
 frame_wrap_device_planes (GstCugiKernel *self,
                           Frame         *frame,
@@ -419,7 +430,7 @@ frame_upload (GstCugiKernel *self,
           !cugi_buffer_upload_2d_from_host (frame->planes[plane], 0, frame->pitches[plane],
                                             host, host_offset, host_pitch,
                                             side->row_bytes[plane], side->rows[plane],
-                                            self->stream, error))
+                                            gst_cugi_streams_get_work (self->streams), error))
         return FALSE;
     }
   return TRUE;
@@ -442,7 +453,7 @@ frame_download (GstCugiKernel *self,
           !cugi_buffer_download_2d_to_host (frame->planes[plane], 0, frame->pitches[plane],
                                             host, host_offset, host_pitch,
                                             side->row_bytes[plane], side->rows[plane],
-                                            self->stream, error))
+                                            gst_cugi_streams_get_work (self->streams), error))
         return FALSE;
     }
   return TRUE;
@@ -566,7 +577,11 @@ launch (GstCugiKernel *self,
         GError       **error)
 {
   CugiKernelArgs *args = self->args;
+  CugiStream *stream = gst_cugi_streams_get_work (self->streams);
 
+  /* The work stream changes only where a new pool brought one. */
+  if (cugi_launch_config_get_stream (self->config) != stream)
+    cugi_launch_config_set_stream (self->config, stream);
   cugi_kernel_args_clear (args);
   for (guint plane = 0; plane < self->in.n_planes; plane++)
     {
@@ -645,7 +660,7 @@ gst_cugi_kernel_start (GstBaseTransform *trans)
                                                     gst_object_ref (self->cuda_context),
                                                     gst_object_unref, &error);
   if (self->context == NULL ||
-      (self->stream = cugi_stream_new (self->context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, &error)) == NULL)
+      (self->streams = gst_cugi_streams_new (self->cuda_context, self->context, &error)) == NULL)
     {
       POST_CUGI_ERROR (self, error, "wrapping the pipeline's CUDA context");
       return FALSE;
@@ -653,7 +668,6 @@ gst_cugi_kernel_start (GstBaseTransform *trans)
   self->host_allocator = gst_cugi_host_allocator_new (self->context);
   self->config = cugi_launch_config_new (1, BLOCK_SIZE);
   cugi_launch_config_set_block (self->config, BLOCK_SIZE, BLOCK_SIZE, 1);
-  cugi_launch_config_set_stream (self->config, self->stream);
   self->args = cugi_kernel_args_new ();
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CUGI_CONTEXT]);
   return TRUE;
@@ -664,6 +678,8 @@ gst_cugi_kernel_stop (GstBaseTransform *trans)
 {
   GstCugiKernel *self = GST_CUGI_KERNEL (trans);
 
+  /* First the work in flight, which what follows may still serve. */
+  g_clear_pointer (&self->streams, gst_cugi_streams_free);
   g_hash_table_remove_all (self->wrapped);
   side_clear (&self->in);
   side_clear (&self->out);
@@ -672,7 +688,6 @@ gst_cugi_kernel_stop (GstBaseTransform *trans)
   g_clear_pointer (&self->config, cugi_launch_config_unref);
   g_clear_pointer (&self->kernel_source, g_free);
   gst_clear_object (&self->host_allocator);
-  g_clear_object (&self->stream);
   g_clear_object (&self->context);
   gst_clear_object (&self->cuda_context);
   return TRUE;
@@ -791,6 +806,29 @@ gst_cugi_kernel_set_caps (GstBaseTransform *trans,
   return TRUE;
 }
 
+/* Sets @pool up for @caps, in @allocator's memory if given; a
+ * GstCudaBufferPool shares a stream with the element (gstcugistreams.c).
+ * FALSE if the pool refuses (it is in use, say). */
+static gboolean
+configure_pool (GstCugiKernel *self,
+                GstBufferPool *pool,
+                GstCaps       *caps,
+                guint          size,
+                guint          min,
+                guint          max,
+                GstAllocator  *allocator)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (allocator != NULL)
+    gst_buffer_pool_config_set_allocator (config, allocator, NULL);
+  if (GST_IS_CUDA_BUFFER_POOL (pool))
+    gst_cugi_streams_share (self->streams, config);
+  return gst_buffer_pool_set_config (pool, config);
+}
+
 /* A pool for @caps: a GstCudaBufferPool in the element's context for CUDA
  * memory, else a video pool of pinned memory. */
 static GstBufferPool *
@@ -809,12 +847,8 @@ new_pool (GstCugiKernel *self,
   if (!gst_video_info_from_caps (&info, caps))
     return NULL;
   pool = cuda ? gst_cuda_buffer_pool_new (self->cuda_context) : gst_video_buffer_pool_new ();
-  config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_params (config, caps, GST_VIDEO_INFO_SIZE (&info), min, max);
-  if (!cuda)
-    gst_buffer_pool_config_set_allocator (config, self->host_allocator, NULL);
-  if (!gst_buffer_pool_set_config (pool, config))
+  if (!configure_pool (self, pool, caps, GST_VIDEO_INFO_SIZE (&info), min, max,
+                       cuda ? NULL : self->host_allocator))
     {
       gst_object_unref (pool);
       return NULL;
@@ -852,21 +886,6 @@ gst_cugi_kernel_propose_allocation (GstBaseTransform *trans,
   return TRUE;
 }
 
-/* Sets @pool up for @caps; FALSE if it refuses (it is in use, say). */
-static gboolean
-configure_pool (GstBufferPool *pool,
-                GstCaps       *caps,
-                guint          size,
-                guint          min,
-                guint          max)
-{
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  return gst_buffer_pool_set_config (pool, config);
-}
-
 /* Downstream's pool where it fits (CUDA memory of our context, or any
  * system-memory pool), else a pool of ours. Not chained up: GstBaseTransform
  * would give our pinned pool downstream's allocator. */
@@ -891,7 +910,7 @@ gst_cugi_kernel_decide_allocation (GstBaseTransform *trans,
          ? !(GST_IS_CUDA_BUFFER_POOL (pool) && GST_CUDA_BUFFER_POOL (pool)->context == self->cuda_context)
          : GST_IS_CUDA_BUFFER_POOL (pool)))
     gst_clear_object (&pool);
-  if (pool != NULL && !configure_pool (pool, caps, size, min, max))
+  if (pool != NULL && !configure_pool (self, pool, caps, size, min, max, NULL))
     gst_clear_object (&pool);
   if (pool == NULL && (pool = new_pool (self, caps, min, max, &size)) == NULL)
     {
@@ -916,20 +935,30 @@ gst_cugi_kernel_transform (GstBaseTransform *trans,
   GstCugiKernel *self = GST_CUGI_KERNEL (trans);
   g_autoptr(GError) error = NULL;
   Frame in = { 0 }, out = { 0 };
-  gboolean ok;
+  GstMemory *out_memory = NULL;
+  gboolean ok, in_on_work = FALSE, must_wait;
 
   /* Each step logged (GST_DEBUG=cugikernel:6), so that where a frame's time
    * goes can be read off the log's timestamps. */
   ok = frame_open (self, &in, &self->in, inbuf, GST_MAP_READ, &error) &&
        frame_open (self, &out, &self->out, outbuf, GST_MAP_WRITE, &error);
   GST_LOG_OBJECT (self, "frames mapped");
-  ok = ok && frame_upload (self, &in, &self->in, &error) &&
+  if (ok && out.on_device)
+    out_memory = gst_buffer_peek_memory (outbuf, 0);
+  ok = ok && gst_cugi_streams_wait_for_input (self->streams,
+                                              in.on_device ? gst_buffer_peek_memory (inbuf, 0) : NULL,
+                                              &in_on_work, &error) &&
+       frame_upload (self, &in, &self->in, &error) &&
        launch (self, &in, &out, GST_BUFFER_PTS (inbuf), &error) &&
        frame_download (self, &out, &self->out, &error);
   GST_LOG_OBJECT (self, "work enqueued");
-  /* Here the streaming thread waits: see the top of this file. */
-  ok = ok && cugi_stream_synchronize (self->stream, &error);
-  GST_LOG_OBJECT (self, "work done");
+  /* Here the streaming thread may wait: see the top of this file. */
+  must_wait = !in_on_work || out_memory == NULL ||
+              !gst_cugi_streams_carries_work (self->streams, out_memory);
+  ok = ok && (!must_wait || cugi_stream_synchronize (gst_cugi_streams_get_work (self->streams), &error));
+  GST_LOG_OBJECT (self, must_wait ? "work done" : "work left on the stream");
+  if (ok && out_memory != NULL)
+    gst_cugi_streams_mark_output (self->streams, out_memory, must_wait);
   ok = ok && frame_finish (&out, &self->out, &error);
 
   frame_close (&out);

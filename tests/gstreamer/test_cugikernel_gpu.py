@@ -3,7 +3,8 @@
 nvcodec's cudaupload and cudadownload: every format cugikernel advertises in
 each memory it is offered in, in and out, to caps and to fakesink. Every
 output frame is checked byte for byte against a CPU reference computed from
-the same videotestsrc frames.
+the same videotestsrc frames. On GStreamer 1.24 and later (Streams), frames
+whose producer or whose element is held up on its CUDA stream.
 Exits 77 (skipped) without a driver or without nvcodec's CUDA elements.
 """
 import os
@@ -115,10 +116,11 @@ def collect_frames(sink, frames):
     sink.connect('new-sample', on_sample)
 
 
-def run(description, sinks=('out',), timeout_s=120, setup=None):
+def run(description, sinks=('out',), timeout_s=120, setup=None, before_stop=None):
     """Runs a pipeline to EOS; returns {sink name: [planes of each frame]}
-    for its appsinks and fakesinks named in @sinks. A pipeline error raises,
-    with the element's message."""
+    for its appsinks and fakesinks named in @sinks. @setup(pipeline) runs
+    before it plays, @before_stop() once it has ended, before it stops. A
+    pipeline error raises, with the element's message."""
     pipeline = Gst.parse_launch(description)
     frames = {name: [] for name in sinks}
     for name in sinks:
@@ -130,6 +132,8 @@ def run(description, sinks=('out',), timeout_s=120, setup=None):
         timeout_s * Gst.SECOND, Gst.MessageType.EOS | Gst.MessageType.ERROR)
     if message is not None and message.type == Gst.MessageType.EOS:
         record_negotiated(pipeline)
+    if before_stop is not None:
+        before_stop()
     pipeline.set_state(Gst.State.NULL)
     if message is None:
         raise TimeoutError(description)
@@ -389,6 +393,139 @@ class Pipeline(unittest.TestCase):
         # One 1080p RGBA frame is 7.9 MiB: no frame's worth may have leaked.
         self.assertLess(free_100 - free_1000, 4 * 2**20)
         self.assertLess(resident_1000 - resident_100, 4 * 2**20)
+
+
+# A kernel that holds a stream up for SPIN_NS nanoseconds of the GPU's
+# global timer, from one thread.
+SPIN = r'''
+extern "C" __global__ void
+spin (unsigned long long ns)
+{
+  unsigned long long start, now;
+  asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (start));
+  do
+    asm volatile ("mov.u64 %0, %%globaltimer;" : "=l" (now));
+  while (now - start < ns);
+}
+'''
+SPIN_NS = 30_000_000
+STREAM_FRAMES = 8
+STREAM_SOURCE = f'videotestsrc num-buffers={STREAM_FRAMES} pattern=ball'
+# cudaconvertscale, the producer: a scale, so that it is no passthrough.
+SCALED = 'video/x-raw(memory:CUDAMemory),width=1280,height=720'
+PRODUCER = f'{STREAM_SOURCE} ! {rgba()} ! {UPLOAD} ! cudaconvertscale name=producer ! {SCALED}'
+DOWNLOAD = f'cudadownload ! {rgba(1280, 720)} ! appsink name=out'
+
+
+class Hold:
+    """Holds up the CUDA stream of the memory that the element named @name
+    pushes, for each frame after the first, before @name's work on the
+    frame: a probe on its sink pad enqueues SPIN on that stream, which a
+    probe on its src pad learns from the first frame. Records, per frame
+    held up, the time from the sink probe to the src probe."""
+
+    def __init__(self, name):
+        self.name = name
+        self.stream = 0        # its handle, once learned
+        self.wrapped = None
+        self.spin = None
+        self.entered = {}
+        self.spent = []
+
+    def setup(self, pipeline):
+        self.element = pipeline.get_by_name(self.name)
+        self.element.get_static_pad('sink').add_probe(Gst.PadProbeType.BUFFER, self.on_input)
+        self.element.get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, self.on_output)
+
+    def on_input(self, pad, info):
+        if self.wrapped is not None:
+            self.spin(numpy.uint64(SPIN_NS), grid=1, block=1, stream=self.wrapped)
+        self.entered[info.get_buffer().pts] = GLib.get_monotonic_time()
+        return Gst.PadProbeReturn.OK
+
+    def on_output(self, pad, info):
+        buffer = info.get_buffer()
+        if self.wrapped is not None:
+            self.spent.append(GLib.get_monotonic_time() - self.entered[buffer.pts])
+        elif not self.stream and (handle := cugi_invert.cuda_stream_of(buffer)):
+            # The stream belongs to the pipeline's CUDA context: so must
+            # the kernel and the wrapper.
+            query = Gst.Query.new_context('gst.cuda.context')
+            if self.element.query(query):
+                shared = cugi_invert.cuda_context_of(query.parse_context())
+                context = Cugi.Context.new_for_handle(shared.get_handle())
+                self.spin = Cugi.Kernel.new_from_source(context, SPIN, 'spin', None)
+                self.wrapped = Cugi.Stream.new_for_handle(context, handle)
+                self.stream = handle
+        return Gst.PadProbeReturn.OK
+
+    def finish(self):
+        """Once the pipeline has ended: the last SPIN done, before the
+        stream goes with the pipeline."""
+        if self.wrapped is not None:
+            self.wrapped.synchronize()
+
+
+@unittest.skipUnless(cugi_invert.HAVE_CUDA_STREAMS,
+                     "GStreamer before 1.24: CUDA memory carries no stream")
+@unittest.skipIf(Gst.ElementFactory.find('cudaconvertscale') is None,
+                 "no cudaconvertscale (nvcodec registers it where NVRTC loads)")
+class Streams(FrameChecks):
+    """GStreamer 1.24 and later: CUDA memory carries the stream its work is
+    pending on. cudaconvertscale pushes each frame as soon as its kernel is
+    enqueued on the stream of its output memory, without waiting
+    (gstcudaconvertscale.c, transform), and each frame here is held up on
+    that stream by SPIN before cudaconvertscale's work. An element that
+    reads its input without ordering its work after that stream (as 1.22's
+    cugikernel and pycugiinvert did: a GST_MAP_CUDA mapping waits for
+    nothing, and their kernels ran at once on a stream of their own) reads
+    the frame before cudaconvertscale has written it: the pool's previous
+    frame, and these tests fail. (cudaupload, by contrast, synchronizes
+    after each copy, gstcudautils.cpp, gst_cuda_buffer_copy(): holding its
+    stream up delays its push, never lets anyone read early.)"""
+
+    @classmethod
+    def setUpClass(cls):
+        # What cudaconvertscale makes of the frames, undisturbed.
+        cls.scaled = run(f'{PRODUCER} ! {DOWNLOAD}')['out']
+        assert len(cls.scaled) == STREAM_FRAMES
+
+    def held_run(self, description, name):
+        hold = Hold(name)
+        frames = run(description, setup=hold.setup, before_stop=hold.finish)['out']
+        if not hold.stream:
+            self.skipTest(f'the memory that {name} pushes carries no CUDA stream')
+        return frames, hold
+
+    def test_producer_held_up(self):
+        # On cudaconvertscale's own stream where the element proposes no
+        # pool (pycugiinvert) or none reaches the producer (identity drops
+        # the query): the element waits for it on the device. On the
+        # stream the element proposes otherwise (cugikernel): in order.
+        expected = [invert(f) for f in self.scaled]
+        for element in (kernel('invert'), f'identity drop-allocation=true ! {kernel("invert")}',
+                        'pycugiinvert'):
+            with self.subTest(element=element):
+                frames, _hold = self.held_run(f'{PRODUCER} ! {element} ! {DOWNLOAD}', 'producer')
+                self.assert_frames(frames, expected)
+
+    def test_element_held_up(self):
+        # The output side: the stream cugikernel works on (cudaconvertscale's,
+        # which it takes from the pool proposed to it) held up before its
+        # kernel. It pushes each frame without waiting (its input, from
+        # cudaupload, is on that stream too), so cudaconvertscale must find
+        # the frame on the stream its memory carries to read it in order.
+        # (1.22's element passes too: it waited for every frame, and its
+        # kernel ran on a stream of its own, which nothing held up.)
+        description = (f'{STREAM_SOURCE} ! {rgba()} ! {UPLOAD} ! {kernel("invert")} name=k ! '
+                       f'cudaconvertscale ! {SCALED} ! {DOWNLOAD}')
+        expected = run(description)['out']
+        frames, hold = self.held_run(description, 'k')
+        self.assert_frames(frames, expected)
+        waited = sorted(hold.spent)[len(hold.spent) // 2]
+        print(f'# cugikernel held up by {SPIN_NS / 1e6:.0f} ms a frame: '
+              f'{waited / 1000:.2f} ms from its sink pad to its src pad (median)')
+        self.assertLess(waited, SPIN_NS / 1000 / 2, 'the streaming thread waited for the kernel')
 
 
 class Errors(unittest.TestCase):

@@ -17,6 +17,14 @@ pipeline of the process. What it shows:
   and mapping for the host makes GStreamer download the frame), so this
   element calls gst_buffer_map() through ctypes; Cugi.Buffer.new_for_address()
   then wraps the pointer, checked against the driver. No copy is made.
+- GStreamer 1.24's CUDA streams: a GstCudaMemory may carry the CUDA stream
+  that its producer's work is still pending on, which a GST_MAP_CUDA mapping
+  does not wait for (the handle is read through ctypes: the GstCuda
+  typelib's CudaMemory.get_stream() takes no Gst.Memory). The kernel runs on
+  the output memory's stream, where its consumer's work on it is, else on
+  the input's, and waits on the device for the input's stream where that is
+  another one; the element waits for the kernel before pushing the frame,
+  as it always did.
 - System memory: Cugi.to_device() and copy_to_host(), through cugi's pinned
   staging.
 """
@@ -73,18 +81,52 @@ _gst.gst_buffer_map.argtypes = (ctypes.c_void_p, ctypes.POINTER(_MapInfo), ctype
 _gst.gst_buffer_map.restype = ctypes.c_int
 _gst.gst_buffer_unmap.argtypes = (ctypes.c_void_p, ctypes.POINTER(_MapInfo))
 
+# GStreamer 1.24 and later: the stream a GstCudaMemory carries.
+_gstcuda = ctypes.CDLL('libgstcuda-1.0.so.0')
+try:
+    _gstcuda.gst_cuda_memory_get_stream.argtypes = (ctypes.c_void_p,)
+    _gstcuda.gst_cuda_memory_get_stream.restype = ctypes.c_void_p
+    _gstcuda.gst_cuda_stream_get_handle.argtypes = (ctypes.c_void_p,)
+    _gstcuda.gst_cuda_stream_get_handle.restype = ctypes.c_void_p
+    HAVE_CUDA_STREAMS = True
+except AttributeError:   # GStreamer 1.22
+    HAVE_CUDA_STREAMS = False
+
+
+def _boxed_pointer(boxed):
+    # A Gst.Buffer or Gst.Memory is a PyGObject boxed wrapper: the C pointer
+    # follows the Python object header (pygobject's PyGBoxed).
+    return ctypes.c_void_p.from_address(id(boxed) + object.__basicsize__).value
+
+
+def _stream_handle(memory):
+    """The CUstream that the GstCudaMemory at @memory carries, 0 for none."""
+    stream = _gstcuda.gst_cuda_memory_get_stream(memory) if HAVE_CUDA_STREAMS else None
+    return (_gstcuda.gst_cuda_stream_get_handle(stream) or 0) if stream else 0
+
+
+def cuda_stream_of(buffer):
+    """The handle of the CUDA stream that the first memory of @buffer
+    carries: 0 for none (system memory, or CUDA memory on the default
+    stream), None where GStreamer's memory carries no streams (1.22)."""
+    if not HAVE_CUDA_STREAMS:
+        return None
+    memory = buffer.peek_memory(0)
+    return _stream_handle(_boxed_pointer(memory)) if GstCuda.is_cuda_memory(memory) else 0
+
 
 class _CudaMapping:
-    """A GstBuffer of CUDA memory mapped for the device: .address, .size."""
+    """A GstBuffer of CUDA memory mapped for the device: .address, .size,
+    and .stream, the handle of the CUDA stream the memory carries (0 for
+    none)."""
 
     def __init__(self, buffer, flags):
-        # A Gst.Buffer is a PyGObject boxed wrapper: the GstBuffer pointer
-        # follows the Python object header (pygobject's PyGBoxed).
-        self._buffer = ctypes.c_void_p.from_address(id(buffer) + object.__basicsize__).value
+        self._buffer = _boxed_pointer(buffer)
         self._info = _MapInfo()
         if not _gst.gst_buffer_map(self._buffer, ctypes.byref(self._info), int(flags | MAP_CUDA)):
             raise GLib.Error('could not map CUDA memory for the device')
         self.address, self.size = self._info.data, self._info.size
+        self.stream = _stream_handle(self._info.memory)
 
     def unmap(self):
         _gst.gst_buffer_unmap(self._buffer, ctypes.byref(self._info))
@@ -120,6 +162,7 @@ class CugiInvert(GstBase.BaseTransform):
         self.cuda_context = None
         self.context = None
         self.stream = None
+        self.event = None
         self.kernel = None
         self.info = None
 
@@ -165,6 +208,7 @@ class CugiInvert(GstBase.BaseTransform):
             self._ensure_cuda_context()
             self.context = Cugi.Context.new_for_handle(self.cuda_context.get_handle())
             self.stream = Cugi.Stream.new(self.context, Cugi.StreamFlags.NON_BLOCKING, 0)
+            self.event = Cugi.Event.new(self.context, Cugi.EventFlags.DISABLE_TIMING)
             self.kernel = Cugi.Kernel.new_from_source(self.context, SOURCE, 'invert', None)
         except GLib.Error as error:
             self._error(error, 'setting up cugi')
@@ -172,7 +216,7 @@ class CugiInvert(GstBase.BaseTransform):
         return True
 
     def do_stop(self):
-        self.kernel = self.stream = self.context = self.cuda_context = None
+        self.kernel = self.event = self.stream = self.context = self.cuda_context = None
         return True
 
     def do_set_caps(self, incaps, outcaps):
@@ -192,6 +236,20 @@ class CugiInvert(GstBase.BaseTransform):
             mapping.unmap()
             raise
         return wrapped, _stride(buffer, self.info), mapping
+
+    def _work_stream(self, source, target):
+        """The stream for a frame whose CUDA mappings are @source and
+        @target (None for system memory): the one the output memory
+        carries, else the input's, else the element's own; it waits for the
+        input's stream where that is another one (GStreamer 1.24+)."""
+        handles = [m.stream for m in (target, source) if m is not None and m.stream]
+        if not handles:
+            return self.stream
+        stream = Cugi.Stream.new_for_handle(self.context, handles[0])
+        if len(handles) == 2 and handles[1] != handles[0]:
+            self.event.record(Cugi.Stream.new_for_handle(self.context, handles[1]))
+            stream.wait_event(self.event)
+        return stream
 
     def do_transform(self, inbuf, outbuf):
         width, height = self.info.width, self.info.height
@@ -214,11 +272,14 @@ class CugiInvert(GstBase.BaseTransform):
             else:
                 mappings.append((None, target[2]))
 
+            stream = self._work_stream(source[2], target[2])
             pts = inbuf.pts if inbuf.pts != Gst.CLOCK_TIME_NONE else (1 << 64) - 1
             self.kernel(source[0], source[1], target[0], target[1], width, height, pts,
                         grid=((width + BLOCK - 1) // BLOCK, (height + BLOCK - 1) // BLOCK),
-                        block=(BLOCK, BLOCK), stream=self.stream)
-            self.stream.synchronize()
+                        block=(BLOCK, BLOCK), stream=stream)
+            # Before pushing: the output is complete, and the input may go
+            # back to its producer.
+            stream.synchronize()
 
             if target[2] is None:
                 ok, mapinfo = outbuf.map(Gst.MapFlags.WRITE)

@@ -1,0 +1,343 @@
+/* gstcugistreams.c: the CUDA stream of a cugi element and GStreamer 1.24's
+ * stream semantics
+ *
+ * Since GStreamer 1.24 a GstCudaMemory carries the GstCudaStream its pending
+ * work was enqueued on (gst_cuda_memory_get_stream()), and its flag
+ * GST_CUDA_MEMORY_TRANSFER_NEED_SYNC says that work may not be done: mapping
+ * it with GST_MAP_CUDA waits for nothing, so ordering reads after that work
+ * is the consumer's job. GStreamer's own CUDA elements (nvcodec's
+ * cudaconvertscale, nvdec, the encoders) share one stream along a chain:
+ * each takes the stream of the pool that downstream proposed, or sets its
+ * own on the pool it uses; it proposes upstream a pool with that stream; and
+ * it waits with gst_cuda_memory_sync(), on the host, for input on another
+ * stream. A cugi element does the same with a GstCugiStreams, except that it
+ * waits for input on another stream on the device: it records an event on
+ * the producer's stream and makes its own stream wait for it.
+ *
+ * Where the element's streaming thread still waits for the frame's work is
+ * the element's decision (gstcugikernel.c, transform()), taken from
+ * gst_cugi_streams_wait_for_input() and gst_cugi_streams_carries_work().
+ *
+ * Built against GStreamer 1.22, whose CUDA memory carries no stream, the
+ * element works on a stream cugi makes, the pools carry none, and nothing
+ * here waits or marks anything.
+ */
+#include "gstcugistreams.h"
+
+#include <gst/cuda/gstcudamemory.h>
+#if GST_CHECK_VERSION (1, 24, 0)
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudastream.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC (gst_cugi_streams_debug);
+#define GST_CAT_DEFAULT gst_cugi_streams_debug
+
+struct _GstCugiStreams
+{
+  CugiContext    *context;
+  GstCudaContext *cuda_context;
+  CugiStream     *work;           /* where the element enqueues its work */
+#if GST_CHECK_VERSION (1, 24, 0)
+  GstCudaStream  *work_gst;       /* work's GstCudaStream; NULL: a stream of cugi's */
+  GstCudaStream  *producer_gst;   /* the input stream last waited for */
+  CugiStream     *producer;       /* producer_gst, wrapped */
+  CugiEvent      *event;          /* recorded on producer, waited for on work */
+#endif
+};
+
+#if GST_CHECK_VERSION (1, 24, 0)
+
+static gboolean
+same_stream (GstCudaStream *a,
+             GstCudaStream *b)
+{
+  return a != NULL && b != NULL && gst_cuda_stream_get_handle (a) == gst_cuda_stream_get_handle (b);
+}
+
+/* Whether @stream is a stream of the element's very CUcontext. */
+static gboolean
+in_context (GstCugiStreams *self,
+            GstCudaStream  *stream)
+{
+  return gst_cuda_context_get_handle (stream->context) ==
+         gst_cuda_context_get_handle (self->cuda_context);
+}
+
+/* A CugiStream for @stream, which cugi borrows: whoever keeps the wrapper
+ * keeps a reference on @stream too. */
+static CugiStream *
+wrap (GstCugiStreams *self,
+      GstCudaStream  *stream,
+      GError        **error)
+{
+  return cugi_stream_new_for_handle (self->context,
+                                     (guint64) (guintptr) gst_cuda_stream_get_handle (stream), error);
+}
+
+/* Makes @stream the work stream, once the work enqueued so far is done. */
+static gboolean
+work_on (GstCugiStreams *self,
+         GstCudaStream  *stream,
+         GError        **error)
+{
+  CugiStream *wrapped;
+
+  if (self->work != NULL && !cugi_stream_synchronize (self->work, error))
+    return FALSE;
+  if ((wrapped = wrap (self, stream, error)) == NULL)
+    return FALSE;
+  g_set_object (&self->work, wrapped);
+  g_object_unref (wrapped);
+  gst_clear_cuda_stream (&self->work_gst);
+  self->work_gst = gst_cuda_stream_ref (stream);
+  GST_DEBUG ("working on CUDA stream %p", gst_cuda_stream_get_handle (stream));
+  return TRUE;
+}
+
+#endif
+
+/**
+ * gst_cugi_streams_new:
+ * @cuda_context: the pipeline's CUDA context
+ * @context: (transfer none): the same context, wrapped by cugi
+ * @error: return location for a #GError
+ *
+ * The streams of one element between start and stop. The work stream is a
+ * `GstCudaStream` made for the element (GStreamer 1.24 and later), so that
+ * memories and pools can carry it, or a stream of cugi's (1.22, or where
+ * GStreamer could not make one: its memories then carry no stream, as
+ * GStreamer's elements fall back to the default stream).
+ *
+ * Returns: (transfer full) (nullable): the streams, or %NULL with @error set
+ */
+GstCugiStreams *
+gst_cugi_streams_new (GstCudaContext *cuda_context,
+                      CugiContext    *context,
+                      GError        **error)
+{
+  GstCugiStreams *self;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cugi_streams_debug, "cugistreams", 0, "CUDA streams of cugi elements");
+  self = g_new0 (GstCugiStreams, 1);
+  self->context = g_object_ref (context);
+  self->cuda_context = gst_object_ref (cuda_context);
+#if GST_CHECK_VERSION (1, 24, 0)
+  {
+    GstCudaStream *own = gst_cuda_stream_new (cuda_context);
+    gboolean ok = (self->event = cugi_event_new (context, CUGI_EVENT_FLAGS_DISABLE_TIMING, error)) != NULL &&
+                  (own == NULL || work_on (self, own, error));
+
+    gst_clear_cuda_stream (&own);
+    if (!ok)
+      {
+        gst_cugi_streams_free (self);
+        return NULL;
+      }
+  }
+#endif
+  if (self->work == NULL &&
+      (self->work = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, error)) == NULL)
+    {
+      gst_cugi_streams_free (self);
+      return NULL;
+    }
+  return self;
+}
+
+/**
+ * gst_cugi_streams_free:
+ * @self: (transfer full): the streams
+ *
+ * Waits for the work enqueued on the work stream, which lets cugi drop what
+ * it held, and frees the streams.
+ */
+void
+gst_cugi_streams_free (GstCugiStreams *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->work != NULL && !cugi_stream_synchronize (self->work, &error))
+    GST_WARNING ("the work left on the stream failed: %s", error->message);
+  g_clear_object (&self->work);
+#if GST_CHECK_VERSION (1, 24, 0)
+  g_clear_object (&self->producer);
+  g_clear_object (&self->event);
+  gst_clear_cuda_stream (&self->producer_gst);
+  gst_clear_cuda_stream (&self->work_gst);
+#endif
+  gst_object_unref (self->cuda_context);
+  g_object_unref (self->context);
+  g_free (self);
+}
+
+/**
+ * gst_cugi_streams_get_work:
+ * @self: the streams
+ *
+ * Returns: (transfer none): the stream that the element enqueues its work
+ *   on; it changes only in gst_cugi_streams_share()
+ */
+CugiStream *
+gst_cugi_streams_get_work (GstCugiStreams *self)
+{
+  return self->work;
+}
+
+/**
+ * gst_cugi_streams_share:
+ * @self: the streams
+ * @config: the configuration of a `GstCudaBufferPool` of the element's context
+ *
+ * Shares one stream with the pool, as GStreamer's CUDA elements do: where
+ * @config carries a stream of the element's context (downstream's, in
+ * decide_allocation), the element works on it from now on, once its work so
+ * far is done; otherwise @config gets the work stream (for the element's own
+ * pools and the one it proposes upstream). Where cugi cannot take the
+ * pool's stream, the element keeps its own, and the pool's memories then
+ * carry another stream than the work's: the element waits for each frame
+ * before pushing it, as on 1.22. Nothing on GStreamer 1.22.
+ */
+void
+gst_cugi_streams_share (GstCugiStreams *self,
+                        GstStructure   *config)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  GstCudaStream *theirs = gst_buffer_pool_config_get_cuda_stream (config);
+  g_autoptr(GError) error = NULL;
+
+  if (theirs != NULL && in_context (self, theirs))
+    {
+      if (!same_stream (theirs, self->work_gst) && !work_on (self, theirs, &error))
+        GST_WARNING ("cannot work on the pool's CUDA stream: %s", error->message);
+    }
+  else if (self->work_gst != NULL)
+    gst_buffer_pool_config_set_cuda_stream (config, self->work_gst);
+  gst_clear_cuda_stream (&theirs);
+#else
+  (void) self;
+  (void) config;
+#endif
+}
+
+/**
+ * gst_cugi_streams_wait_for_input:
+ * @self: the streams
+ * @memory: (nullable): the memory of an input frame, mapped with
+ *   `GST_MAP_CUDA` (which may have enqueued an upload on its stream), or
+ *   %NULL for a frame in system memory
+ * @on_work: (out): whether @memory is on the work stream, so that the work
+ *   that its producer enqueues on it later, after reusing it, comes after
+ *   the element's
+ * @error: return location for a #GError
+ *
+ * Orders the work enqueued from now on on the work stream after the work
+ * that @memory may still wait for: where it carries another stream and is
+ * flagged `GST_CUDA_MEMORY_TRANSFER_NEED_SYNC`, the work stream waits, on
+ * the device, for an event recorded on that stream. Memory without a stream
+ * is complete: GStreamer's producers synchronize the default stream. Memory
+ * of another CUcontext is waited for on the host (gst_cuda_memory_sync()).
+ * The memory's flags stay as they are: other consumers of it may still need
+ * to synchronize. Nothing on GStreamer 1.22.
+ *
+ * Returns: %TRUE, or %FALSE with @error set
+ */
+gboolean
+gst_cugi_streams_wait_for_input (GstCugiStreams *self,
+                                 GstMemory      *memory,
+                                 gboolean       *on_work,
+                                 GError        **error)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  GstCudaStream *stream;
+
+  *on_work = FALSE;
+  if (memory == NULL || !gst_is_cuda_memory (memory) ||
+      (stream = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (memory))) == NULL)
+    return TRUE;
+  if (same_stream (stream, self->work_gst))
+    {
+      *on_work = TRUE;
+      return TRUE;
+    }
+  if (!GST_MEMORY_FLAG_IS_SET (memory, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+    return TRUE;
+  if (!in_context (self, stream))
+    {
+      gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (memory));
+      return TRUE;
+    }
+  if (!same_stream (stream, self->producer_gst))
+    {
+      CugiStream *wrapped = wrap (self, stream, error);
+
+      if (wrapped == NULL)
+        return FALSE;
+      g_set_object (&self->producer, wrapped);
+      g_object_unref (wrapped);
+      gst_clear_cuda_stream (&self->producer_gst);
+      self->producer_gst = gst_cuda_stream_ref (stream);
+    }
+  return cugi_event_record (self->event, self->producer, error) &&
+         cugi_stream_wait_event (self->work, self->event, error);
+#else
+  (void) self;
+  (void) memory;
+  (void) error;
+  *on_work = FALSE;
+  return TRUE;
+#endif
+}
+
+/**
+ * gst_cugi_streams_carries_work:
+ * @self: the streams
+ * @memory: the memory of an output frame
+ *
+ * Returns: whether @memory is CUDA memory that carries the work stream, so
+ *   that a consumer of GStreamer 1.24 or later waits for the element's work
+ *   through it; never on 1.22
+ */
+gboolean
+gst_cugi_streams_carries_work (GstCugiStreams *self,
+                               GstMemory      *memory)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  return gst_is_cuda_memory (memory) &&
+         same_stream (gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST (memory)), self->work_gst);
+#else
+  (void) self;
+  (void) memory;
+  return FALSE;
+#endif
+}
+
+/**
+ * gst_cugi_streams_mark_output:
+ * @self: the streams
+ * @memory: the memory of an output frame, its work enqueued
+ * @complete: whether the streaming thread waited for the work stream
+ *
+ * Marks @memory as GStreamer's CUDA elements mark what they write, where it
+ * carries the work stream: `GST_CUDA_MEMORY_TRANSFER_NEED_SYNC` while the
+ * element's work on it may be pending, so that consumers synchronize, none
+ * once the element waited for it. Other memory keeps its flags.
+ */
+void
+gst_cugi_streams_mark_output (GstCugiStreams *self,
+                              GstMemory      *memory,
+                              gboolean        complete)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  if (!gst_cugi_streams_carries_work (self, memory))
+    return;
+  if (complete)
+    GST_MINI_OBJECT_FLAG_UNSET (memory, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+  else
+    GST_MINI_OBJECT_FLAG_SET (memory, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+#else
+  (void) self;
+  (void) memory;
+  (void) complete;
+#endif
+}
