@@ -17,6 +17,7 @@
 
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
+#include "cugi-staging-private.h"
 #include "cugi-stream-private.h"
 #include "gpu-work.h"
 
@@ -1140,19 +1141,33 @@ test_staging_borrowed (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(GBytes) pattern = cugi_test_pattern_new (1 << 20, 9);
   g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (pattern);
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
+  CugiHostMemoryPool *pool = cugi_staging_get_pool (context, &error);
   CugiTestTransfer outcome = { 0 };
   CugiHostBuffer *host;
   const guint8 *downloaded;
   gint pins, unpins;
+  guint active;
+  gint64 deadline;
 
+  g_assert_no_error (error);
+  active = cugi_host_memory_pool_get_active_blocks (pool);
   cugi_buffer_download_async (buffer, 0, 1 << 20, NULL, NULL, cugi_test_on_downloaded, &outcome);
   iterate_until (&outcome.calls, 1, 5000);
   g_assert_no_error (outcome.error);
   downloaded = g_bytes_get_data (outcome.bytes, NULL);
   outcome_reset (&outcome);
   /* The stream lets go of the bytes when its work is flushed, which may
-   * come after the callback. */
+   * come after the callback, and later still on a loaded machine: until
+   * the download's block is back in the pool. */
+  deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
   cugi_test_settle (NULL);
+  while (cugi_host_memory_pool_get_active_blocks (pool) > active)
+    {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_usleep (1000);
+      cugi_test_settle (NULL);
+    }
 
   pins = g_atomic_int_get (&n_pins);
   host = cugi_host_buffer_new_staging (NULL, 1 << 20, &error);
