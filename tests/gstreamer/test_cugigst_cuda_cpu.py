@@ -13,22 +13,25 @@ frame's when it is unmapped; on 1.22, and without a stream, unmapping waits
 on the host. GstCudaContexts become Cugi.Contexts and back, and an element
 negotiates one. The stand-in is read through ctypes, the library never.
 
-It runs in the environment of the gstreamer-streams-cpu test (the stand-ins'
-paths, examples/gstreamer/meson.build), with GI_TYPELIB_PATH and
-LD_LIBRARY_PATH reaching build/cugi/gst too; it is declared there once that
-stand-in is in the tree (run by hand until then: passes on GStreamer 1.22
-and 1.26).
+Run by meson (cugigst-cuda-cpu, examples/gstreamer/meson.build) in the
+environment of gstreamer-streams-cpu (the stand-ins' paths), with
+GI_TYPELIB_PATH and LD_LIBRARY_PATH reaching build/cugi/gst too. The
+stand-in's records and the registry come from stand_in_gst.py, as that
+test's do.
 """
-import ctypes
-import os
+import atexit
+import shutil
 import tempfile
 import unittest
 
-# GStreamer's core elements only: nvcodec would register its elements on
-# the stand-in in the registry of the other tests.
+from stand_in_gst import Ops, use_own_registry, waited_for
+
+# A registry of its own, with no plugins (the test needs none): nvcodec
+# would register its elements on the stand-in in the registry of the other
+# tests.
 _scratch = tempfile.mkdtemp(prefix='cugigst-cuda-')
-os.environ['GST_PLUGIN_SYSTEM_PATH_1_0'] = _scratch
-os.environ['GST_REGISTRY'] = os.path.join(_scratch, 'registry.bin')
+atexit.register(shutil.rmtree, _scratch, True)
+use_own_registry(_scratch)
 
 import gi  # noqa: E402
 gi.require_version('Cugi', '1.0')
@@ -43,26 +46,6 @@ Gst.init(None)
 STREAMS = Gst.version()[:2] >= (1, 24)
 CAPS = 'video/x-raw(memory:CUDAMemory),format={},width=64,height=48,framerate=30/1'
 READ, WRITE = CugiGst.MapFlags.READ, CugiGst.MapFlags.WRITE
-
-
-class Ops:
-    """What the stand-in recorded: ('record', event, stream),
-    ('wait', stream, event), ('sync', stream) and ('launch', stream)."""
-
-    def __init__(self):
-        self._driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])
-        self._driver.stand_in_gst_ops.restype = ctypes.c_size_t
-        self._driver.stand_in_gst_ops.argtypes = (ctypes.c_char_p, ctypes.c_size_t)
-
-    def clear(self):
-        self._driver.stand_in_gst_clear_ops()
-
-    def read(self):
-        size = self._driver.stand_in_gst_ops(None, 0) + 1
-        text = ctypes.create_string_buffer(size)
-        self._driver.stand_in_gst_ops(text, size)
-        return [(what, *(int(h, 0) for h in handles))
-                for what, *handles in (line.split() for line in text.value.decode().splitlines())]
 
 
 OPS = Ops()
@@ -140,20 +123,16 @@ class CudaFrames(unittest.TestCase):
         mine = stream.props.handle
         OPS.clear()
         frame = CugiGst.Frame.map(buffer, info, READ | WRITE, self.context, stream)
-        mapped = OPS.read()
-        records = [op for op in mapped if op[0] == 'record' and op[2] == memory_stream]
-        waits = [op for op in mapped if op[0] == 'wait' and op[1] == mine]
-        self.assertTrue(records and waits, mapped)
-        self.assertEqual(waits[-1][2], records[-1][1], mapped)
-        self.assertFalse([op for op in mapped if op[0] == 'sync'], mapped)
+        self.assert_waited_on_device(OPS.read(), mine, memory_stream)
         OPS.clear()
         self.assertTrue(frame.unmap())
-        unmapped = OPS.read()
-        records = [op for op in unmapped if op[0] == 'record' and op[2] == mine]
-        waits = [op for op in unmapped if op[0] == 'wait' and op[1] == memory_stream]
-        self.assertTrue(records and waits, unmapped)
-        self.assertEqual(waits[-1][2], records[-1][1], unmapped)
-        self.assertFalse([op for op in unmapped if op[0] == 'sync'], unmapped)
+        self.assert_waited_on_device(OPS.read(), memory_stream, mine)
+
+    def assert_waited_on_device(self, ops, stream, producer):
+        """@stream last waited for an event recorded on @producer, and
+        nothing waited on the host."""
+        self.assertEqual(waited_for(ops, len(ops), stream), producer, ops)
+        self.assertFalse([op for op in ops if op[0] == 'sync'], ops)
 
     def test_memory_without_stream_waits_on_the_host(self):
         buffer, info = self.new_buffer()
