@@ -64,15 +64,24 @@ in_context (GstCugiStreams *self,
          gst_cuda_context_get_handle (self->cuda_context);
 }
 
-/* A CugiStream for @stream, which cugi borrows: whoever keeps the wrapper
- * keeps a reference on @stream too. */
+/* A CugiStream for @stream, which cugi borrows. The wrapper keeps a
+ * reference on @stream, dropped after its own finalize: cugi's transfers
+ * and holds may keep the wrapper after the element let go of it (the
+ * staging of system memory does), and a CUstream destroyed under them
+ * crashed the driver when the pipeline stopped. */
 static CugiStream *
 wrap (GstCugiStreams *self,
       GstCudaStream  *stream,
       GError        **error)
 {
-  return cugi_stream_new_for_handle (self->context,
-                                     (guint64) (guintptr) gst_cuda_stream_get_handle (stream), error);
+  CugiStream *wrapped = cugi_stream_new_for_handle (self->context,
+                                                    (guint64) (guintptr) gst_cuda_stream_get_handle (stream),
+                                                    error);
+
+  if (wrapped != NULL)
+    g_object_set_data_full (G_OBJECT (wrapped), "gst-cugi-cuda-stream", gst_cuda_stream_ref (stream),
+                            (GDestroyNotify) gst_cuda_stream_unref);
+  return wrapped;
 }
 
 /* Makes @stream the work stream, once the work enqueued so far is done. */

@@ -7,9 +7,13 @@ the same videotestsrc frames. On GStreamer 1.24 and later (Streams), frames
 whose producer or whose element is held up on its CUDA stream.
 Exits 77 (skipped) without a driver or without nvcodec's CUDA elements.
 """
+import atexit
+import glob
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import gi
@@ -23,6 +27,26 @@ import numpy  # noqa: E402
 KERNELS = os.environ['CUGI_GST_KERNELS']
 sys.path.insert(0, os.environ['CUGI_GST_PYTHON'])
 
+
+def point_gstreamer_at_nvrtc():
+    """nvcodec registers its CUDA filters (cudaconvertscale, which Streams
+    needs) only where GStreamer's CUDA library opens NVRTC, and it opens
+    just `libnvrtc.so` on the loader's path or GST_CUDA_NVRTC_LIBNAME
+    (gstcudanvrtc.cpp): a toolkit in /usr/local/cuda, as on the GPU machine,
+    is on neither. Where unset, the toolkit's NVRTC, in a registry of this
+    run's own, so that nvcodec is scanned with it."""
+    if 'GST_CUDA_NVRTC_LIBNAME' in os.environ:
+        return
+    toolkit = os.environ.get('CUDA_HOME', '/usr/local/cuda')
+    found = sorted(glob.glob(os.path.join(toolkit, 'lib64', 'libnvrtc.so*')), key=len)
+    if found:
+        os.environ['GST_CUDA_NVRTC_LIBNAME'] = found[0]
+        scratch = tempfile.mkdtemp(prefix='cugi-gst-registry-')
+        atexit.register(shutil.rmtree, scratch, True)
+        os.environ['GST_REGISTRY'] = os.path.join(scratch, 'registry.bin')
+
+
+point_gstreamer_at_nvrtc()
 Gst.init(None)
 try:
     Cugi.init()
@@ -477,7 +501,9 @@ class Hold:
 @unittest.skipUnless(cugi_invert.HAVE_CUDA_STREAMS,
                      "GStreamer before 1.24: CUDA memory carries no stream")
 @unittest.skipIf(Gst.ElementFactory.find('cudaconvertscale') is None,
-                 "no cudaconvertscale (nvcodec registers it where NVRTC loads)")
+                 "no cudaconvertscale: nvcodec registers it only where GStreamer's CUDA library "
+                 "compiles its test kernel with NVRTC (1.26.2 cannot with NVRTC 13: "
+                 "invalid value for --gpu-architecture)")
 class Streams(FrameChecks):
     """GStreamer 1.24 and later: CUDA memory carries the stream its work is
     pending on. cudaconvertscale pushes each frame as soon as its kernel is
