@@ -564,6 +564,103 @@ class Streams(FrameChecks):
               f'{waited / 1000:.2f} ms from its sink pad to its src pad (median)')
 
 
+class HeldUpProducer:
+    """A producer on a CUDA stream of its own, as cudaconvertscale and nvdec
+    are on GStreamer 1.24 and later, that needs none of GStreamer's NVRTC:
+    an appsrc pushing CUDA memory of a GstCudaBufferPool that carries the
+    stream, each frame written by a copy enqueued on it behind SPIN (all but
+    the first) and pushed at once, its copy pending and the memory flagged
+    NEED_SYNC by its mapping for writing. cugi_invert's mapping is the
+    ctypes one the Python element uses."""
+
+    def __init__(self, frames, width, height):
+        self.frames, self.width, self.height = frames, width, height
+        # GStreamer's CUDA library aborts where it was not loaded first.
+        assert GstCuda.cuda_load_library()
+        self.cuda_context = GstCuda.CudaContext.new(0)
+        self.stream = GstCuda.CudaStream.new(self.cuda_context)
+        self.context = Cugi.Context.new_for_handle(self.cuda_context.get_handle())
+        self.wrapped = Cugi.Stream.new_for_handle(self.context, self.stream.get_handle())
+        self.spin = Cugi.Kernel.new_from_source(self.context, SPIN, 'spin', None)
+        self.caps = Gst.Caps.from_string(f'video/x-raw(memory:CUDAMemory),format=RGBA,'
+                                         f'width={width},height={height},framerate=30/1')
+        self.pool = GstCuda.CudaBufferPool.new(self.cuda_context)
+        config = self.pool.get_config()
+        Gst.BufferPool.config_set_params(config, self.caps,
+                                         GstVideo.VideoInfo.new_from_caps(self.caps).size, len(frames), 0)
+        GstCuda.buffer_pool_config_set_cuda_stream(config, self.stream)
+        assert self.pool.set_config(config)
+        self.pool.set_active(True)
+        self.hosts = []        # (buffer, its registered host memory, bytes), until the copies are done
+        self.carried = []      # whether each frame's memory carried the stream
+
+    def setup(self, pipeline):
+        pipeline.set_context(GstCuda.context_new_cuda_context(self.cuda_context))
+        source = pipeline.get_by_name('src')
+        source.set_property('caps', self.caps)
+        source.set_property('format', Gst.Format.TIME)
+        source.set_property('max-buffers', 1)
+        # Each frame's host memory registered beforehand: what is enqueued
+        # when appsrc asks for the frame is only SPIN and the copy, and the
+        # frame reaches the element while SPIN still runs.
+        for planes in self.frames:
+            _flow, buffer = self.pool.acquire_buffer(None)
+            meta = GstVideo.buffer_get_video_meta(buffer)
+            stride = meta.stride[0] if meta is not None else self.width * 4
+            padded = numpy.zeros((self.height, stride), numpy.uint8)
+            padded[:, :self.width * 4] = planes[0].reshape(self.height, -1)
+            self.hosts.append((buffer, Cugi.HostBuffer.new_registered_bytes(
+                None, GLib.Bytes.new(padded.tobytes()), Cugi.HostBufferFlags.NONE), padded.nbytes))
+        source.connect('need-data', self.on_need_data)
+
+    def on_need_data(self, source, _length):
+        index = len(self.carried)
+        if index == len(self.hosts):
+            source.emit('end-of-stream')
+            return
+        buffer, host, size = self.hosts[index]
+        self.carried.append(cugi_invert.cuda_stream_of(buffer) == self.stream.get_handle())
+        mapping = cugi_invert._CudaMapping(buffer, Gst.MapFlags.WRITE)
+        try:
+            assert mapping.size >= size
+            device = Cugi.Buffer.new_for_address(self.context, mapping.address, mapping.size)
+            if index > 0:
+                self.spin(numpy.uint64(SPIN_NS), grid=1, block=1, stream=self.wrapped)
+            device.upload_from_host(0, host, 0, size, self.wrapped)
+        finally:
+            mapping.unmap()
+        buffer.pts = index * Gst.SECOND // 30
+        buffer.duration = Gst.SECOND // 30
+        source.emit('push-buffer', buffer)
+
+    def finish(self):
+        self.wrapped.synchronize()
+        self.hosts.clear()
+
+
+@unittest.skipUnless(cugi_invert.HAVE_CUDA_STREAMS,
+                     "GStreamer before 1.24: CUDA memory carries no stream")
+class ProducerStream(FrameChecks):
+    """GStreamer 1.24 and later, with a producer of the test's own (runs
+    where nvcodec's CUDA filters do not register, as with NVRTC 13): every
+    frame but the first is pushed before its copy on the producer's stream
+    has run, behind SPIN. An element that does not order its work after the
+    input memory's stream (1.22's cugikernel and pycugiinvert: their kernels
+    ran at once on a stream of their own) reads frames 1 to 7 before they
+    are written, and the comparison fails."""
+
+    def test_held_up_producer(self):
+        inputs = reference_inputs(rgba(1280, 720), STREAM_SOURCE)
+        expected = [invert(frame) for frame in inputs]
+        for element in (kernel('invert'), 'pycugiinvert'):
+            with self.subTest(element=element):
+                producer = HeldUpProducer(inputs, 1280, 720)
+                frames = run(f'appsrc name=src ! {element} ! {DOWNLOAD}',
+                             setup=producer.setup, before_stop=producer.finish)['out']
+                self.assertEqual(producer.carried, [True] * len(inputs))
+                self.assert_frames(frames, expected)
+
+
 class Errors(unittest.TestCase):
     def assert_fails(self, element, *fragments):
         with self.assertRaises(RuntimeError) as raised:
