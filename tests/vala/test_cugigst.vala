@@ -47,7 +47,9 @@ void test_frame_planes () {
         plane.upload (0, inverted);
         assert (frame.unmap ());
         assert (!frame.mapped && frame.get_plane (0) == null);
-        assert (Memory.cmp (read_buffer (buffer, size), inverted, size) == 0);
+        // Held in a variable: valac frees no temporary inside assert ().
+        uint8[] written = read_buffer (buffer, size);
+        assert (Memory.cmp (written, inverted, size) == 0);
     } catch (Error e) {
         error ("%s", e.message);
     }
