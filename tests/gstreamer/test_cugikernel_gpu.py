@@ -444,6 +444,20 @@ PRODUCER = f'{STREAM_SOURCE} ! {rgba()} ! {UPLOAD} ! cudaconvertscale name=produ
 DOWNLOAD = f'cudadownload ! {rgba(1280, 720)} ! appsink name=out'
 
 
+class Spinner:
+    """SPIN, compiled for the GstCudaContext @cuda_context, launched on the
+    CUDA stream @handle of that context (a stream cugi borrows)."""
+
+    def __init__(self, cuda_context, handle):
+        self.context = Cugi.Context.new_for_handle(cuda_context.get_handle())
+        self.stream = Cugi.Stream.new_for_handle(self.context, handle)
+        self.kernel = Cugi.Kernel.new_from_source(self.context, SPIN, 'spin', None)
+
+    def hold_up(self):
+        """Enqueues SPIN_NS of spinning on the stream."""
+        self.kernel(numpy.uint64(SPIN_NS), grid=1, block=1, stream=self.stream)
+
+
 class Hold:
     """Holds up the CUDA stream of the memory that the element named @name
     pushes, for each frame after the first, before @name's work on the
@@ -456,8 +470,7 @@ class Hold:
     def __init__(self, name):
         self.name = name
         self.stream = 0        # its handle, once learned
-        self.wrapped = None
-        self.spin = None
+        self.spinner = None
         self.entered = {}
         self.spent = []
         self.marked = []
@@ -468,14 +481,14 @@ class Hold:
         self.element.get_static_pad('src').add_probe(Gst.PadProbeType.BUFFER, self.on_output)
 
     def on_input(self, pad, info):
-        if self.wrapped is not None:
-            self.spin(numpy.uint64(SPIN_NS), grid=1, block=1, stream=self.wrapped)
+        if self.spinner is not None:
+            self.spinner.hold_up()
         self.entered[info.get_buffer().pts] = GLib.get_monotonic_time()
         return Gst.PadProbeReturn.OK
 
     def on_output(self, pad, info):
         buffer = info.get_buffer()
-        if self.wrapped is not None:
+        if self.spinner is not None:
             self.spent.append(GLib.get_monotonic_time() - self.entered[buffer.pts])
             flags = buffer.peek_memory(0).mini_object.flags
             self.marked.append(bool(flags & NEED_SYNC) and cugi_invert.cuda_stream_of(buffer) == self.stream)
@@ -484,18 +497,15 @@ class Hold:
             # the kernel and the wrapper.
             query = Gst.Query.new_context('gst.cuda.context')
             if self.element.query(query):
-                shared = cugi_invert.cuda_context_of(query.parse_context())
-                context = Cugi.Context.new_for_handle(shared.get_handle())
-                self.spin = Cugi.Kernel.new_from_source(context, SPIN, 'spin', None)
-                self.wrapped = Cugi.Stream.new_for_handle(context, handle)
+                self.spinner = Spinner(cugi_invert.cuda_context_of(query.parse_context()), handle)
                 self.stream = handle
         return Gst.PadProbeReturn.OK
 
     def finish(self):
         """Once the pipeline has ended: the last SPIN done, before the
         stream goes with the pipeline."""
-        if self.wrapped is not None:
-            self.wrapped.synchronize()
+        if self.spinner is not None:
+            self.spinner.stream.synchronize()
 
 
 @unittest.skipUnless(cugi_invert.HAVE_CUDA_STREAMS,
@@ -579,9 +589,7 @@ class HeldUpProducer:
         assert GstCuda.cuda_load_library()
         self.cuda_context = GstCuda.CudaContext.new(0)
         self.stream = GstCuda.CudaStream.new(self.cuda_context)
-        self.context = Cugi.Context.new_for_handle(self.cuda_context.get_handle())
-        self.wrapped = Cugi.Stream.new_for_handle(self.context, self.stream.get_handle())
-        self.spin = Cugi.Kernel.new_from_source(self.context, SPIN, 'spin', None)
+        self.spinner = Spinner(self.cuda_context, self.stream.get_handle())
         self.caps = Gst.Caps.from_string(f'video/x-raw(memory:CUDAMemory),format=RGBA,'
                                          f'width={width},height={height},framerate=30/1')
         self.pool = GstCuda.CudaBufferPool.new(self.cuda_context)
@@ -623,10 +631,10 @@ class HeldUpProducer:
         mapping = cugi_invert._CudaMapping(buffer, Gst.MapFlags.WRITE)
         try:
             assert mapping.size >= size
-            device = Cugi.Buffer.new_for_address(self.context, mapping.address, mapping.size)
+            device = Cugi.Buffer.new_for_address(self.spinner.context, mapping.address, mapping.size)
             if index > 0:
-                self.spin(numpy.uint64(SPIN_NS), grid=1, block=1, stream=self.wrapped)
-            device.upload_from_host(0, host, 0, size, self.wrapped)
+                self.spinner.hold_up()
+            device.upload_from_host(0, host, 0, size, self.spinner.stream)
         finally:
             mapping.unmap()
         buffer.pts = index * Gst.SECOND // 30
@@ -634,7 +642,7 @@ class HeldUpProducer:
         source.emit('push-buffer', buffer)
 
     def finish(self):
-        self.wrapped.synchronize()
+        self.spinner.stream.synchronize()
         self.hosts.clear()
 
 
