@@ -32,6 +32,9 @@ struct _CugiGstFrame
 
   GstVideoFrame      frame;
   gboolean           mapped;
+  /* Made by a filter over planes it keeps (cugi_gst_frame_new_borrowed()):
+   * no GstVideoFrame of its own. */
+  gboolean           borrowed;
   GstBuffer         *buffer;
   CugiContext       *context;
   CugiStream        *stream;
@@ -492,7 +495,8 @@ cugi_gst_frame_map (GstBuffer           *buffer,
  * fails; a frame that is not mapped is left as it is.
  *
  * Returns: %TRUE on success, %FALSE with @error set where the frame's work
- *   or its copy back failed
+ *   or its copy back failed, or %CUGI_ERROR_INVALID_STATE for a frame that a
+ *   #CugiGstFilter handed to its subclass, which the filter unmaps itself
  *
  * Since: 0.1
  */
@@ -507,6 +511,12 @@ cugi_gst_frame_unmap (CugiGstFrame  *self,
 
   if (!self->mapped)
     return TRUE;
+  if (self->borrowed)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("a filter's frame is unmapped by the filter, once transform_frame() returns"));
+      return FALSE;
+    }
   done = frame_unmap (self, error);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAPPED]);
   return done;
@@ -821,6 +831,68 @@ cugi_gst_frame_get_plane_size (CugiGstFrame *self,
   return found != NULL ? found->size : 0;
 }
 
+/* ---- frames of a filter --------------------------------------------------- */
+
+CugiGstFrame *
+cugi_gst_frame_new_borrowed (GstBuffer          *buffer,
+                             const GstVideoInfo *info,
+                             CugiGstMapFlags     flags,
+                             CugiGstMemoryKind   memory_kind,
+                             CugiContext        *context,
+                             CugiStream         *stream,
+                             CugiBuffer * const *planes,
+                             const gsize        *pitches)
+{
+  CugiGstFrame *self = g_object_new (CUGI_GST_TYPE_FRAME, NULL);
+  gboolean laid_out = frame_read_layout (self, info, NULL);
+
+  /* The filter checked the layout when it took the caps. */
+  g_assert (laid_out);
+  self->buffer = gst_buffer_ref (buffer);
+  self->flags = flags;
+  self->memory_kind = memory_kind;
+  self->context = g_object_ref (context);
+  self->stream = g_object_ref (stream);
+  for (guint i = 0; i < self->n_planes; i++)
+    {
+      Plane *plane = &self->planes[i];
+
+      plane->buffer = g_object_ref (planes[i]);
+      plane->pitch = pitches[i];
+      plane->size = plane->pitch * (plane->height - 1) + plane->row_size;
+    }
+  self->borrowed = TRUE;
+  self->mapped = TRUE;
+  return self;
+}
+
+void
+cugi_gst_frame_end_borrowed (CugiGstFrame *self)
+{
+  for (guint i = 0; i < self->n_planes; i++)
+    g_clear_object (&self->planes[i].buffer);
+  self->mapped = FALSE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAPPED]);
+}
+
+gboolean
+cugi_gst_frame_check_layout (const GstVideoInfo  *info,
+                             gsize               *row_sizes,
+                             guint               *heights,
+                             GError             **error)
+{
+  g_autoptr(CugiGstFrame) probe = g_object_new (CUGI_GST_TYPE_FRAME, NULL);
+
+  if (!frame_read_layout (probe, info, error))
+    return FALSE;
+  for (guint i = 0; i < probe->n_planes; i++)
+    {
+      row_sizes[i] = probe->planes[i].row_size;
+      heights[i] = probe->planes[i].height;
+    }
+  return TRUE;
+}
+
 /* ---- the object ----------------------------------------------------------- */
 
 static void
@@ -830,7 +902,10 @@ cugi_gst_frame_finalize (GObject *object)
 
   /* Dropped without cugi_gst_frame_unmap(): the work is ordered as there,
    * but a failure can only be logged. */
-  if (self->mapped)
+  if (self->borrowed)
+    for (guint i = 0; i < self->n_planes; i++)
+      g_clear_object (&self->planes[i].buffer);
+  else if (self->mapped)
     {
       g_autoptr(GError) error = NULL;
 

@@ -8,6 +8,9 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+#if GST_CHECK_VERSION (1, 24, 0)
+#include <gst/cuda/gstcudastream.h>
+#endif
 
 #include "cugi-gst.h"
 
@@ -23,5 +26,58 @@ gboolean cugi_gst_ensure_cuda_library (GError **error);
 
 /* The CUcontext of @context, as the integer cugi hands out. */
 guint64  cugi_gst_context_handle (CugiContext *context);
+
+/* ---- cugi-gst-host-allocator.c: GstMemory in cugi's pinned host memory ---- */
+
+#define CUGI_GST_TYPE_HOST_ALLOCATOR (cugi_gst_host_allocator_get_type ())
+G_GNUC_INTERNAL
+G_DECLARE_FINAL_TYPE (CugiGstHostAllocator, cugi_gst_host_allocator, CUGI_GST, HOST_ALLOCATOR, GstAllocator)
+
+G_GNUC_INTERNAL GstAllocator   *cugi_gst_host_allocator_new     (CugiContext *context);
+G_GNUC_INTERNAL CugiHostBuffer *cugi_gst_host_memory_get_buffer (GstMemory   *memory);
+
+/* ---- cugi-gst-streams.c: a filter's CUDA stream and GStreamer 1.24's
+ * stream semantics ---- */
+
+typedef struct _CugiGstStreams CugiGstStreams;
+
+G_GNUC_INTERNAL CugiGstStreams *cugi_gst_streams_new            (GstCudaContext *cuda_context,
+                                                                 CugiContext    *context,
+                                                                 GError        **error);
+G_GNUC_INTERNAL void            cugi_gst_streams_free           (CugiGstStreams *self);
+G_GNUC_INTERNAL CugiStream     *cugi_gst_streams_get_work       (CugiGstStreams *self);
+G_GNUC_INTERNAL void            cugi_gst_streams_share          (CugiGstStreams *self,
+                                                                 GstStructure   *config);
+G_GNUC_INTERNAL gboolean        cugi_gst_streams_wait_for_input (CugiGstStreams *self,
+                                                                 GstMemory      *memory,
+                                                                 gboolean       *on_work,
+                                                                 GError        **error);
+G_GNUC_INTERNAL gboolean        cugi_gst_streams_carries_work   (CugiGstStreams *self,
+                                                                 GstMemory      *memory);
+G_GNUC_INTERNAL void            cugi_gst_streams_mark_output    (CugiGstStreams *self,
+                                                                 GstMemory      *memory,
+                                                                 gboolean        complete);
+
+/* ---- cugi-gst-frame.c: frames whose planes a filter made ---- */
+
+/* A frame over planes that @buffer's mapping (held by the filter) and the
+ * filter's own device memory provide: nothing is mapped or copied here, and
+ * cugi_gst_frame_end_borrowed() ends it without freeing the planes, which
+ * the filter keeps for the next frames. */
+G_GNUC_INTERNAL CugiGstFrame *cugi_gst_frame_new_borrowed (GstBuffer          *buffer,
+                                                           const GstVideoInfo *info,
+                                                           CugiGstMapFlags     flags,
+                                                           CugiGstMemoryKind   memory_kind,
+                                                           CugiContext        *context,
+                                                           CugiStream         *stream,
+                                                           CugiBuffer * const *planes,
+                                                           const gsize        *pitches);
+G_GNUC_INTERNAL void          cugi_gst_frame_end_borrowed (CugiGstFrame       *self);
+/* Whether frames of @info can be mapped (their planes are rows of pixels),
+ * and the bytes of pixels in a row and the rows of each plane. */
+G_GNUC_INTERNAL gboolean      cugi_gst_frame_check_layout (const GstVideoInfo *info,
+                                                           gsize              *row_sizes,
+                                                           guint              *heights,
+                                                           GError            **error);
 
 G_END_DECLS

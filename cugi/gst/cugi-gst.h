@@ -11,6 +11,7 @@
 #include "cugi-gst-version-macros.h"
 #include "cugi-gst-context.h"
 #include "cugi-gst-frame.h"
+#include "cugi-gst-filter.h"
 #include "cugi-gst-enums.h"
 
 #undef __CUGI_GST_INSIDE__

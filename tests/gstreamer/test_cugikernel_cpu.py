@@ -27,8 +27,9 @@ NO_DRIVER = dict(os.environ, CUGI_LIBCUDA='/nonexistent/libcuda.so.1')
 # The formats cugikernel takes, and those of them it offers in CUDA memory:
 # GStreamer's CUDA allocator (1.22 to 1.28) cannot lay out GRAY8, and 1.22
 # aborts the process when asked to.
-FORMATS = {'RGBA', 'BGRA', 'GRAY8', 'NV12'}
-CUDA_FORMATS = {'RGBA', 'BGRA', 'NV12'}
+FORMATS = {'RGBA', 'BGRA', 'RGBx', 'BGRx', 'ARGB', 'ABGR', 'GRAY8', 'NV12', 'NV21', 'I420',
+           'YV12', 'Y42B', 'Y444', 'P010_10LE', 'P016_LE', 'Y444_16LE'}
+CUDA_FORMATS = FORMATS - {'GRAY8'}
 CUDA = 'memory:CUDAMemory'
 # docs/gstreamer.md: the largest file location may name.
 MAX_SOURCE_SIZE = 16 * 2**20

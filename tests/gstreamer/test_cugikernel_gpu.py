@@ -57,6 +57,7 @@ if Gst.ElementFactory.find('cudaupload') is None:
     print("SKIP: GStreamer's nvcodec plugin has no cudaupload here")
     sys.exit(77)
 
+import cuda_memory_probe  # noqa: E402
 import cugi_invert  # noqa: E402
 cugi_invert.register()
 
@@ -375,7 +376,7 @@ class Pipeline(unittest.TestCase):
                 if 'cugi' not in handles:
                     query = Gst.Query.new_context('gst.cuda.context')
                     self.assertTrue(pipeline.get_by_name('up').query(query))
-                    shared = cugi_invert.cuda_context_of(query.parse_context())
+                    shared = cuda_memory_probe.cuda_context_of(query.parse_context())
                     handles['upload'] = shared.get_handle()
                     handles['cugi'] = pipeline.get_by_name('k').props.cugi_context.props.handle
                 return Gst.PadProbeReturn.OK
@@ -491,13 +492,13 @@ class Hold:
         if self.spinner is not None:
             self.spent.append(GLib.get_monotonic_time() - self.entered[buffer.pts])
             flags = buffer.peek_memory(0).mini_object.flags
-            self.marked.append(bool(flags & NEED_SYNC) and cugi_invert.cuda_stream_of(buffer) == self.stream)
-        elif not self.stream and (handle := cugi_invert.cuda_stream_of(buffer)):
+            self.marked.append(bool(flags & NEED_SYNC) and cuda_memory_probe.cuda_stream_of(buffer) == self.stream)
+        elif not self.stream and (handle := cuda_memory_probe.cuda_stream_of(buffer)):
             # The stream belongs to the pipeline's CUDA context: so must
             # the kernel and the wrapper.
             query = Gst.Query.new_context('gst.cuda.context')
             if self.element.query(query):
-                self.spinner = Spinner(cugi_invert.cuda_context_of(query.parse_context()), handle)
+                self.spinner = Spinner(cuda_memory_probe.cuda_context_of(query.parse_context()), handle)
                 self.stream = handle
         return Gst.PadProbeReturn.OK
 
@@ -508,7 +509,7 @@ class Hold:
             self.spinner.stream.synchronize()
 
 
-@unittest.skipUnless(cugi_invert.HAVE_CUDA_STREAMS,
+@unittest.skipUnless(cuda_memory_probe.HAVE_CUDA_STREAMS,
                      "GStreamer before 1.24: CUDA memory carries no stream")
 @unittest.skipIf(Gst.ElementFactory.find('cudaconvertscale') is None,
                  "no cudaconvertscale: nvcodec registers it only where GStreamer's CUDA library "
@@ -627,8 +628,8 @@ class HeldUpProducer:
             source.emit('end-of-stream')
             return
         buffer, host, size = self.hosts[index]
-        self.carried.append(cugi_invert.cuda_stream_of(buffer) == self.stream.get_handle())
-        mapping = cugi_invert._CudaMapping(buffer, Gst.MapFlags.WRITE)
+        self.carried.append(cuda_memory_probe.cuda_stream_of(buffer) == self.stream.get_handle())
+        mapping = cuda_memory_probe.CudaMapping(buffer, Gst.MapFlags.WRITE)
         try:
             assert mapping.size >= size
             device = Cugi.Buffer.new_for_address(self.spinner.context, mapping.address, mapping.size)
@@ -646,7 +647,7 @@ class HeldUpProducer:
         self.hosts.clear()
 
 
-@unittest.skipUnless(cugi_invert.HAVE_CUDA_STREAMS,
+@unittest.skipUnless(cuda_memory_probe.HAVE_CUDA_STREAMS,
                      "GStreamer before 1.24: CUDA memory carries no stream")
 class ProducerStream(FrameChecks):
     """GStreamer 1.24 and later, with a producer of the test's own (runs

@@ -40,7 +40,8 @@ gi.require_version('GstVideo', '1.0')
 gi.require_version('GstCuda', '1.0')
 from gi.repository import Gst, GstVideo, GstCuda  # noqa: E402
 
-import cugi_invert  # noqa: E402  (initializes GStreamer)
+import cuda_memory_probe  # noqa: E402  (initializes GStreamer)
+import cugi_invert  # noqa: E402
 cugi_invert.register()
 
 STREAMS = Gst.version()[:2] >= (1, 24)
@@ -57,8 +58,10 @@ SOURCE = ('//! invert 8 4 8 4 4 4 8\n'
           'extern "C" __global__ void invert (const unsigned char *src, int src_stride, '
           'unsigned char *dst, int dst_stride, int width, int height, '
           'unsigned long long timestamp) {}\n')
-# The Python element's kernel, for the stand-in NVRTC.
-cugi_invert.SOURCE = SOURCE
+# The Python element's kernel, for the stand-in NVRTC: no timestamp.
+cugi_invert.SOURCE = ('//! invert 8 4 8 4 4 4\n'
+                      'extern "C" __global__ void invert (const unsigned char *src, int src_pitch, '
+                      'unsigned char *dst, int dst_pitch, int width, int height) {}\n')
 
 
 OPS = Ops()
@@ -128,7 +131,7 @@ class StandInPipeline(unittest.TestCase):
 
     def on_output(self, sink, buffer, pad):
         memory = buffer.peek_memory(0)
-        self.outputs.append((cugi_invert.cuda_stream_of(buffer),
+        self.outputs.append((cuda_memory_probe.cuda_stream_of(buffer),
                              bool(memory.mini_object.flags & NEED_SYNC)))
 
     def push(self, pool=None):
@@ -139,7 +142,7 @@ class StandInPipeline(unittest.TestCase):
         else:
             ok, buffer = pool.acquire_buffer(None)
             self.assertEqual(ok, Gst.FlowReturn.OK)
-            cugi_invert._CudaMapping(buffer, Gst.MapFlags.WRITE).unmap()
+            cuda_memory_probe.CudaMapping(buffer, Gst.MapFlags.WRITE).unmap()
         buffer.pts = self.pushed * Gst.SECOND // 30
         self.pushed += 1
         self.assertEqual(self.source.emit('push-buffer', buffer), Gst.FlowReturn.OK)

@@ -1,4 +1,4 @@
-/* gstcugistreams.c: the CUDA stream of a cugi element and GStreamer 1.24's
+/* cugi-gst-streams.c: the CUDA stream of a cugi element and GStreamer 1.24's
  * stream semantics
  *
  * Since GStreamer 1.24 a GstCudaMemory carries the GstCudaStream its pending
@@ -10,19 +10,19 @@
  * each takes the stream of the pool that downstream proposed, or sets its
  * own on the pool it uses; it proposes upstream a pool with that stream; and
  * it waits with gst_cuda_memory_sync(), on the host, for input on another
- * stream. A cugi element does the same with a GstCugiStreams, except that it
+ * stream. A cugi element does the same with a CugiGstStreams, except that it
  * waits for input on another stream on the device: it records an event on
  * the producer's stream and makes its own stream wait for it.
  *
  * Where the element's streaming thread still waits for the frame's work is
- * the element's decision (gstcugikernel.c, transform()), taken from
- * gst_cugi_streams_wait_for_input() and gst_cugi_streams_carries_work().
+ * the element's decision (cugi-gst-filter.c, transform()), taken from
+ * cugi_gst_streams_wait_for_input() and cugi_gst_streams_carries_work().
  *
  * Built against GStreamer 1.22, whose CUDA memory carries no stream, the
  * element works on a stream cugi makes, the pools carry none, and nothing
  * here waits or marks anything.
  */
-#include "gstcugistreams.h"
+#include "cugi-gst-private.h"
 
 #include <gst/cuda/gstcudamemory.h>
 #if GST_CHECK_VERSION (1, 24, 0)
@@ -30,10 +30,10 @@
 #include <gst/cuda/gstcudastream.h>
 #endif
 
-GST_DEBUG_CATEGORY_STATIC (gst_cugi_streams_debug);
-#define GST_CAT_DEFAULT gst_cugi_streams_debug
+GST_DEBUG_CATEGORY_STATIC (cugi_gst_streams_debug);
+#define GST_CAT_DEFAULT cugi_gst_streams_debug
 
-struct _GstCugiStreams
+struct _CugiGstStreams
 {
   CugiContext    *context;
   GstCudaContext *cuda_context;
@@ -57,7 +57,7 @@ same_stream (GstCudaStream *a,
 
 /* Whether @stream is a stream of the element's very CUcontext. */
 static gboolean
-in_context (GstCugiStreams *self,
+in_context (CugiGstStreams *self,
             GstCudaStream  *stream)
 {
   return gst_cuda_context_get_handle (stream->context) ==
@@ -70,7 +70,7 @@ in_context (GstCugiStreams *self,
  * staging of system memory does), and a CUstream destroyed under them
  * crashed the driver when the pipeline stopped. */
 static CugiStream *
-wrap (GstCugiStreams *self,
+wrap (CugiGstStreams *self,
       GstCudaStream  *stream,
       GError        **error)
 {
@@ -86,7 +86,7 @@ wrap (GstCugiStreams *self,
 
 /* Makes @stream the work stream, once the work enqueued so far is done. */
 static gboolean
-work_on (GstCugiStreams *self,
+work_on (CugiGstStreams *self,
          GstCudaStream  *stream,
          GError        **error)
 {
@@ -107,7 +107,7 @@ work_on (GstCugiStreams *self,
 #endif
 
 /**
- * gst_cugi_streams_new:
+ * cugi_gst_streams_new:
  * @cuda_context: the pipeline's CUDA context
  * @context: (transfer none): the same context, wrapped by cugi
  * @error: return location for a #GError
@@ -120,15 +120,15 @@ work_on (GstCugiStreams *self,
  *
  * Returns: (transfer full) (nullable): the streams, or %NULL with @error set
  */
-GstCugiStreams *
-gst_cugi_streams_new (GstCudaContext *cuda_context,
+CugiGstStreams *
+cugi_gst_streams_new (GstCudaContext *cuda_context,
                       CugiContext    *context,
                       GError        **error)
 {
-  GstCugiStreams *self;
+  CugiGstStreams *self;
 
-  GST_DEBUG_CATEGORY_INIT (gst_cugi_streams_debug, "cugistreams", 0, "CUDA streams of cugi elements");
-  self = g_new0 (GstCugiStreams, 1);
+  GST_DEBUG_CATEGORY_INIT (cugi_gst_streams_debug, "cugistreams", 0, "CUDA streams of cugi elements");
+  self = g_new0 (CugiGstStreams, 1);
   self->context = g_object_ref (context);
   self->cuda_context = gst_object_ref (cuda_context);
 #if GST_CHECK_VERSION (1, 24, 0)
@@ -140,7 +140,7 @@ gst_cugi_streams_new (GstCudaContext *cuda_context,
     gst_clear_cuda_stream (&own);
     if (!ok)
       {
-        gst_cugi_streams_free (self);
+        cugi_gst_streams_free (self);
         return NULL;
       }
   }
@@ -148,21 +148,21 @@ gst_cugi_streams_new (GstCudaContext *cuda_context,
   if (self->work == NULL &&
       (self->work = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, error)) == NULL)
     {
-      gst_cugi_streams_free (self);
+      cugi_gst_streams_free (self);
       return NULL;
     }
   return self;
 }
 
 /**
- * gst_cugi_streams_free:
+ * cugi_gst_streams_free:
  * @self: (transfer full): the streams
  *
  * Waits for the work enqueued on the work stream, which lets cugi drop what
  * it held, and frees the streams.
  */
 void
-gst_cugi_streams_free (GstCugiStreams *self)
+cugi_gst_streams_free (CugiGstStreams *self)
 {
   g_autoptr(GError) error = NULL;
 
@@ -181,20 +181,20 @@ gst_cugi_streams_free (GstCugiStreams *self)
 }
 
 /**
- * gst_cugi_streams_get_work:
+ * cugi_gst_streams_get_work:
  * @self: the streams
  *
  * Returns: (transfer none): the stream that the element enqueues its work
- *   on; it changes only in gst_cugi_streams_share()
+ *   on; it changes only in cugi_gst_streams_share()
  */
 CugiStream *
-gst_cugi_streams_get_work (GstCugiStreams *self)
+cugi_gst_streams_get_work (CugiGstStreams *self)
 {
   return self->work;
 }
 
 /**
- * gst_cugi_streams_share:
+ * cugi_gst_streams_share:
  * @self: the streams
  * @config: the configuration of a `GstCudaBufferPool` of the element's context
  *
@@ -208,7 +208,7 @@ gst_cugi_streams_get_work (GstCugiStreams *self)
  * before pushing it, as on 1.22. Nothing on GStreamer 1.22.
  */
 void
-gst_cugi_streams_share (GstCugiStreams *self,
+cugi_gst_streams_share (CugiGstStreams *self,
                         GstStructure   *config)
 {
 #if GST_CHECK_VERSION (1, 24, 0)
@@ -230,7 +230,7 @@ gst_cugi_streams_share (GstCugiStreams *self,
 }
 
 /**
- * gst_cugi_streams_wait_for_input:
+ * cugi_gst_streams_wait_for_input:
  * @self: the streams
  * @memory: (nullable): the memory of an input frame, mapped with
  *   `GST_MAP_CUDA` (which may have enqueued an upload on its stream), or
@@ -252,7 +252,7 @@ gst_cugi_streams_share (GstCugiStreams *self,
  * Returns: %TRUE, or %FALSE with @error set
  */
 gboolean
-gst_cugi_streams_wait_for_input (GstCugiStreams *self,
+cugi_gst_streams_wait_for_input (CugiGstStreams *self,
                                  GstMemory      *memory,
                                  gboolean       *on_work,
                                  GError        **error)
@@ -299,7 +299,7 @@ gst_cugi_streams_wait_for_input (GstCugiStreams *self,
 }
 
 /**
- * gst_cugi_streams_carries_work:
+ * cugi_gst_streams_carries_work:
  * @self: the streams
  * @memory: the memory of an output frame
  *
@@ -308,7 +308,7 @@ gst_cugi_streams_wait_for_input (GstCugiStreams *self,
  *   through it; never on 1.22
  */
 gboolean
-gst_cugi_streams_carries_work (GstCugiStreams *self,
+cugi_gst_streams_carries_work (CugiGstStreams *self,
                                GstMemory      *memory)
 {
 #if GST_CHECK_VERSION (1, 24, 0)
@@ -322,7 +322,7 @@ gst_cugi_streams_carries_work (GstCugiStreams *self,
 }
 
 /**
- * gst_cugi_streams_mark_output:
+ * cugi_gst_streams_mark_output:
  * @self: the streams
  * @memory: the memory of an output frame, its work enqueued
  * @complete: whether the streaming thread waited for the work stream
@@ -333,12 +333,12 @@ gst_cugi_streams_carries_work (GstCugiStreams *self,
  * once the element waited for it. Other memory keeps its flags.
  */
 void
-gst_cugi_streams_mark_output (GstCugiStreams *self,
+cugi_gst_streams_mark_output (CugiGstStreams *self,
                               GstMemory      *memory,
                               gboolean        complete)
 {
 #if GST_CHECK_VERSION (1, 24, 0)
-  if (!gst_cugi_streams_carries_work (self, memory))
+  if (!cugi_gst_streams_carries_work (self, memory))
     return;
   if (complete)
     GST_MINI_OBJECT_FLAG_UNSET (memory, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);

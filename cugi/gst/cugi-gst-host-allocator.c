@@ -1,37 +1,37 @@
-/* gstcugihostallocator.c: GstMemory in cugi's pinned host memory
+/* cugi-gst-host-allocator.c: GstMemory in cugi's pinned host memory
  *
- * cugikernel offers buffer pools with this allocator to system-memory
+ * A CugiGstFilter offers buffer pools with this allocator to system-memory
  * neighbours (upstream in propose_allocation, and for its own output when
  * downstream has no pool). Frames that a producer writes straight into pinned
  * memory reach the GPU by DMA, with no staging copy on the host: the memory
  * is a CugiHostBuffer, found again from the GstMemory with
- * gst_cugi_host_memory_get_buffer(). The memory is portable, so any context
+ * cugi_gst_host_memory_get_buffer(). The memory is portable, so any context
  * of the process may copy from and to it.
  */
-#include "gstcugihostallocator.h"
+#include "cugi-gst-private.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_cugi_host_allocator_debug);
-#define GST_CAT_DEFAULT gst_cugi_host_allocator_debug
+GST_DEBUG_CATEGORY_STATIC (cugi_gst_host_allocator_debug);
+#define GST_CAT_DEFAULT cugi_gst_host_allocator_debug
 
-struct _GstCugiHostAllocator
+struct _CugiGstHostAllocator
 {
   GstAllocator parent_instance;
 
   CugiContext *context;
 };
 
-G_DEFINE_FINAL_TYPE_WITH_CODE (GstCugiHostAllocator, gst_cugi_host_allocator, GST_TYPE_ALLOCATOR,
-  GST_DEBUG_CATEGORY_INIT (gst_cugi_host_allocator_debug, "cugihostallocator", 0,
+G_DEFINE_FINAL_TYPE_WITH_CODE (CugiGstHostAllocator, cugi_gst_host_allocator, GST_TYPE_ALLOCATOR,
+  GST_DEBUG_CATEGORY_INIT (cugi_gst_host_allocator_debug, "cugihostallocator", 0,
                            "cugi pinned host memory"))
 
 G_DEFINE_QUARK (gst-cugi-host-buffer, host_buffer)
 
 static GstMemory *
-gst_cugi_host_allocator_alloc (GstAllocator        *allocator,
+cugi_gst_host_allocator_alloc (GstAllocator        *allocator,
                                gsize                size,
                                GstAllocationParams *params)
 {
-  GstCugiHostAllocator *self = GST_CUGI_HOST_ALLOCATOR (allocator);
+  CugiGstHostAllocator *self = CUGI_GST_HOST_ALLOCATOR (allocator);
   g_autoptr(GError) error = NULL;
   gsize maxsize = size + params->prefix + params->padding;
   CugiHostBuffer *host;
@@ -56,42 +56,42 @@ gst_cugi_host_allocator_alloc (GstAllocator        *allocator,
 }
 
 static void
-gst_cugi_host_allocator_finalize (GObject *object)
+cugi_gst_host_allocator_finalize (GObject *object)
 {
-  GstCugiHostAllocator *self = GST_CUGI_HOST_ALLOCATOR (object);
+  CugiGstHostAllocator *self = CUGI_GST_HOST_ALLOCATOR (object);
 
   g_clear_object (&self->context);
 
-  G_OBJECT_CLASS (gst_cugi_host_allocator_parent_class)->finalize (object);
+  G_OBJECT_CLASS (cugi_gst_host_allocator_parent_class)->finalize (object);
 }
 
 static void
-gst_cugi_host_allocator_class_init (GstCugiHostAllocatorClass *klass)
+cugi_gst_host_allocator_class_init (CugiGstHostAllocatorClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
 
-  object_class->finalize = gst_cugi_host_allocator_finalize;
-  allocator_class->alloc = gst_cugi_host_allocator_alloc;
+  object_class->finalize = cugi_gst_host_allocator_finalize;
+  allocator_class->alloc = cugi_gst_host_allocator_alloc;
 }
 
 static void
-gst_cugi_host_allocator_init (GstCugiHostAllocator *self)
+cugi_gst_host_allocator_init (CugiGstHostAllocator *self)
 {
   /* Its memories are the system allocator's wrapped memories, mapped as a
    * plain pointer like any system memory: nothing to set up here. */
 }
 
 /**
- * gst_cugi_host_allocator_new:
+ * cugi_gst_host_allocator_new:
  * @context: the context whose device the memory is pinned for
  *
  * Returns: (transfer full): an allocator of pinned, portable host memory
  */
 GstAllocator *
-gst_cugi_host_allocator_new (CugiContext *context)
+cugi_gst_host_allocator_new (CugiContext *context)
 {
-  GstCugiHostAllocator *self = g_object_new (GST_TYPE_CUGI_HOST_ALLOCATOR, NULL);
+  CugiGstHostAllocator *self = g_object_new (CUGI_GST_TYPE_HOST_ALLOCATOR, NULL);
 
   self->context = g_object_ref (context);
   gst_object_ref_sink (self);
@@ -99,14 +99,14 @@ gst_cugi_host_allocator_new (CugiContext *context)
 }
 
 /**
- * gst_cugi_host_memory_get_buffer:
+ * cugi_gst_host_memory_get_buffer:
  * @memory: a #GstMemory
  *
  * Returns: (transfer none) (nullable): the pinned host buffer that @memory
  *   (or the memory it shares) lies in, or %NULL for any other memory
  */
 CugiHostBuffer *
-gst_cugi_host_memory_get_buffer (GstMemory *memory)
+cugi_gst_host_memory_get_buffer (GstMemory *memory)
 {
   for (; memory != NULL; memory = memory->parent)
     {
