@@ -13,6 +13,16 @@
 #   c          examples/c/cugi-hello.c, built with pkg-config's cugi-1.0
 #   cugi-info  --version and --json (without a driver: exit status 1,
 #              driver_version null and the reason), and man finds its page
+# and, for GStreamer's parts (libcugi-gst-1.0 and the cugikernel plugin,
+# which .ci/debian-packages installs; a prefix of its own would need
+# GST_PLUGIN_PATH set for gst-plugin):
+#   gst-plugin  gst-inspect-1.0 finds cugikernel in PREFIX's plugin folder
+#               (it registers without a driver: nothing of CUDA is touched)
+#   gst-c       a program including <cugi/gst/cugi-gst.h>, built with
+#               pkg-config's cugi-gst-1.0, names CugiGstFrame's type
+#   gst-python  gi.repository.CugiGst from PREFIX's CugiGst-1.0 typelib
+#   gst-vala    a program naming CugiGst.Frame, built with valac --pkg
+#               cugi-gst-1.0
 # Without a GPU the programs still compile a kernel with NVRTC and exit 0.
 set -euo pipefail
 prefix=$1
@@ -62,6 +72,46 @@ print("cugi-info --json:", len(info.get("devices", [])), "devices,", info.get("e
       man_page=$(man -w cugi-info)
       [[ $man_page == "$prefix/share/man/"* ]]
       echo "cugi-info(1): $man_page" ;;
+    gst-plugin)
+      gst-inspect-1.0 cugikernel > "$work/inspect.txt"
+      # Through /lib where /usr is merged: its real path.
+      plugin=$(realpath "$(sed -n 's/^ *Filename *//p' "$work/inspect.txt")")
+      echo "cugikernel: $plugin"
+      [[ $plugin == "$prefix"/lib*/gstreamer-1.0/libgstcugi.so ]]
+      grep -E '^ *(Long-name|Klass|Version) ' "$work/inspect.txt" ;;
+    gst-c)
+      cat > "$work/cugi-gst.c" <<'C'
+#include <cugi/gst/cugi-gst.h>
+
+int
+main (void)
+{
+  const char *name = g_type_name (CUGI_GST_TYPE_FRAME);
+
+  g_print ("%s (cugi %s)\n", name, cugi_get_version ());
+  return g_strcmp0 (name, "CugiGstFrame") != 0;
+}
+C
+      flags=$(pkg-config --cflags --libs cugi-gst-1.0)
+      echo "pkg-config cugi-gst-1.0: $flags"
+      cc -Wall -Werror -o "$work/cugi-gst" "$work/cugi-gst.c" $flags
+      "$work/cugi-gst" ;;
+    gst-python)
+      /usr/bin/python3 -c 'import gi; gi.require_version("CugiGst", "1.0"); from gi.repository import CugiGst; import sys
+path = gi.Repository.get_default().get_typelib_path("CugiGst"); assert path.startswith(sys.argv[1]), path
+assert CugiGst.Frame.__gtype__.name == "CugiGstFrame", CugiGst.Frame.__gtype__
+print("CugiGst:", path, CugiGst.Frame.__gtype__.name)' "$prefix" ;;
+    gst-vala)
+      cat > "$work/cugi-gst.vala" <<'VALA'
+int main () {
+    CugiGst.Frame? frame = null;
+    string name = typeof (CugiGst.Frame).name ();
+    print ("%s (%s)\n", name, frame == null ? "no frame mapped" : "mapped");
+    return name == "CugiGstFrame" ? 0 : 1;
+}
+VALA
+      valac --pkg cugi-gst-1.0 "${vapidir[@]}" -d "$work" -o cugi-gst-vala "$work/cugi-gst.vala"
+      "$work/cugi-gst-vala" ;;
     *)
       echo "probes.sh: no probe $probe" >&2
       exit 2 ;;
