@@ -22,7 +22,33 @@ struct _CugiArray
   gsize                height;      /* 0: a 1D array */
   gsize                depth;       /* 0: a 1D or 2D array; layers when layered */
   CugiArrayFlags       flags;
+  gpointer             release_data;    /* a borrowed array's owner */
+  GDestroyNotify       release_notify;  /* NULL: cugi's own, which cuArrayDestroy frees */
 };
+
+/* INVALID_ARGUMENT unless an array of @channels elements of @format in the
+ * shape @width × @height × @depth with @flags is one the driver can make:
+ * the checks of cugi_array_new(). */
+gboolean   cugi_array_check_description (CugiArrayFormat   format,
+                                         guint             channels,
+                                         gsize             width,
+                                         gsize             height,
+                                         gsize             depth,
+                                         CugiArrayFlags    flags,
+                                         GError          **error);
+/* An array over @handle, an array of @context that cugi did not allocate
+ * and does not destroy (a mapped graphics resource's, a level of external
+ * memory's mipmapped array). Its shape is the driver's
+ * (cuArray3DGetDescriptor), with @known_flags added: what its owner was
+ * made for, which the descriptor need not tell. @release (@release_data)
+ * runs once the array is freed or finalized and nothing uses it any more,
+ * or at once when this fails. */
+CugiArray *cugi_array_new_borrowed    (CugiContext     *context,
+                                       CUarray          handle,
+                                       CugiArrayFlags   known_flags,
+                                       gpointer         release_data,
+                                       GDestroyNotify   release,
+                                       GError         **error);
 
 /* INVALID_STATE once freed ("The array was freed"), INVALID_CONTEXT once its
  * context was reset. */

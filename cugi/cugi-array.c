@@ -58,9 +58,11 @@ G_STATIC_ASSERT (CUGI_ARRAY_FLAGS_LAYERED == CUDA_ARRAY3D_LAYERED);
 G_STATIC_ASSERT (CUGI_ARRAY_FLAGS_SURFACE_LDST == CUDA_ARRAY3D_SURFACE_LDST);
 G_STATIC_ASSERT (CUGI_ARRAY_FLAGS_CUBEMAP == CUDA_ARRAY3D_CUBEMAP);
 G_STATIC_ASSERT (CUGI_ARRAY_FLAGS_TEXTURE_GATHER == CUDA_ARRAY3D_TEXTURE_GATHER);
+G_STATIC_ASSERT (CUGI_ARRAY_FLAGS_COLOR_ATTACHMENT == CUDA_ARRAY3D_COLOR_ATTACHMENT);
 
 #define ARRAY_FLAGS_ALL (CUGI_ARRAY_FLAGS_LAYERED | CUGI_ARRAY_FLAGS_SURFACE_LDST | \
-                         CUGI_ARRAY_FLAGS_CUBEMAP | CUGI_ARRAY_FLAGS_TEXTURE_GATHER)
+                         CUGI_ARRAY_FLAGS_CUBEMAP | CUGI_ARRAY_FLAGS_TEXTURE_GATHER | \
+                         CUGI_ARRAY_FLAGS_COLOR_ATTACHMENT)
 
 enum
 {
@@ -87,6 +89,14 @@ release_array (gpointer   owner,
   CugiArray *self = owner;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
 
+  /* Another's (cugi_array_new_borrowed()): its owner lets go of it. */
+  if (self->release_notify != NULL)
+    {
+      GDestroyNotify release = g_steal_pointer (&self->release_notify);
+
+      release (g_steal_pointer (&self->release_data));
+      return TRUE;
+    }
   /* None (an array of g_object_new()), or a reset context took it. */
   if (self->handle == NULL || !cugi_context_binding_is_current (&self->ownership.binding))
     return TRUE;
@@ -424,6 +434,30 @@ check_shape (gsize            width,
   return FALSE;
 }
 
+gboolean
+cugi_array_check_description (CugiArrayFormat   format,
+                              guint             channels,
+                              gsize             width,
+                              gsize             height,
+                              gsize             depth,
+                              CugiArrayFlags    flags,
+                              GError          **error)
+{
+  if (cugi_array_format_get_size (format) == 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("%d is not a value of %s"), (int) format, "CugiArrayFormat");
+      return FALSE;
+    }
+  if (channels != 1 && channels != 2 && channels != 4)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("An array element has 1, 2 or 4 channels, not %u"), channels);
+      return FALSE;
+    }
+  return check_shape (width, height, depth, flags, error);
+}
+
 /**
  * cugi_array_new:
  * @context: (nullable): the context to allocate in, or %NULL for the default
@@ -472,19 +506,7 @@ cugi_array_new (CugiContext     *context,
   g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (cugi_array_format_get_size (format) == 0)
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("%d is not a value of %s"), (int) format, "CugiArrayFormat");
-      return NULL;
-    }
-  if (channels != 1 && channels != 2 && channels != 4)
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("An array element has 1, 2 or 4 channels, not %u"), channels);
-      return NULL;
-    }
-  if (!check_shape (width, height, depth, flags, error) ||
+  if (!cugi_array_check_description (format, channels, width, height, depth, flags, error) ||
       !cugi_ensure_driver (error) ||
       (resolved = cugi_context_resolve (context, error)) == NULL ||
       !cugi_context_enter (resolved, &scope, error) ||
@@ -500,6 +522,46 @@ cugi_array_new (CugiContext     *context,
   self->height = height;
   self->depth = depth;
   self->flags = flags;
+  return self;
+}
+
+CugiArray *
+cugi_array_new_borrowed (CugiContext     *context,
+                         CUarray          handle,
+                         CugiArrayFlags   known_flags,
+                         gpointer         release_data,
+                         GDestroyNotify   release,
+                         GError         **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUDA_ARRAY3D_DESCRIPTOR desc = { 0 };
+  CugiArray *self;
+
+  if (!cugi_context_enter (context, &scope, error) ||
+      !CUGI_CALL (cuArray3DGetDescriptor, (&desc, handle), error))
+    {
+      release (release_data);
+      return NULL;
+    }
+  if (cugi_array_format_get_size ((CugiArrayFormat) desc.Format) == 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                   _("The array's elements are of a format cugi does not know (CUarray_format 0x%x)"),
+                   (unsigned int) desc.Format);
+      release (release_data);
+      return NULL;
+    }
+  self = g_object_new (CUGI_TYPE_ARRAY, NULL);
+  cugi_memory_ownership_set_context (&self->ownership, context);
+  self->handle = handle;
+  self->format = (CugiArrayFormat) desc.Format;
+  self->channels = desc.NumChannels;
+  self->width = desc.Width;
+  self->height = desc.Height;
+  self->depth = desc.Depth;
+  self->flags = (desc.Flags & ARRAY_FLAGS_ALL) | known_flags;
+  self->release_data = release_data;
+  self->release_notify = release;
   return self;
 }
 

@@ -51,6 +51,9 @@ typedef enum
  *   (a depth of 6, or a multiple of 6 when layered too)
  * @CUGI_ARRAY_FLAGS_TEXTURE_GATHER: a 2D array that textures may gather
  *   from (`tex2Dgather()`)
+ * @CUGI_ARRAY_FLAGS_COLOR_ATTACHMENT: the array is (or is over memory that
+ *   is) a color target of a graphics API, as images imported from Vulkan
+ *   that are rendered to must say (cugi_external_memory_get_array())
  *
  * How a #CugiArray may be used, as the `CUDA_ARRAY3D_*` flags.
  *
@@ -63,6 +66,7 @@ typedef enum /*< flags >*/
   CUGI_ARRAY_FLAGS_SURFACE_LDST = 1 << 1,
   CUGI_ARRAY_FLAGS_CUBEMAP = 1 << 2,
   CUGI_ARRAY_FLAGS_TEXTURE_GATHER = 1 << 3,
+  CUGI_ARRAY_FLAGS_COLOR_ATTACHMENT = 1 << 5,
 } CugiArrayFlags;
 
 #define CUGI_TYPE_ARRAY (cugi_array_get_type ())

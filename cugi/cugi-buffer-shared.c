@@ -1,9 +1,10 @@
 /* cugi-buffer-shared.c: device memory shared beyond one context's kernels:
- * managed memory, which the host reaches too, and IPC, which other
- * processes do */
+ * managed memory, which the host reaches too, IPC, which other processes
+ * do, and dma-bufs, which other devices and APIs do */
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 #include <glib/gi18n-lib.h>
 
 #include "cugi-context-private.h"
@@ -377,4 +378,83 @@ cugi_buffer_get_ipc_handle (CugiBuffer  *self,
       !CUGI_CALL (cuIpcGetMemHandle, (&handle, self->address), error))
     return NULL;
   return g_bytes_new (&handle, sizeof handle);
+}
+
+/* ---- dma-buf -------------------------------------------------------------- */
+
+/**
+ * cugi_buffer_export_dma_buf:
+ * @self: a #CugiBuffer of device memory
+ * @offset: (out) (optional): where to store the offset of @self's first
+ *   byte in the dma-buf
+ * @size: (out) (optional): where to store the size of the dma-buf in bytes
+ * @error: return location for a #GError
+ *
+ * Exports the memory of @self as a Linux dma-buf
+ * (`cuMemGetHandleForAddressRange`), which other devices and APIs import:
+ * EGL (`EGL_EXT_image_dma_buf_import`), Vulkan
+ * (`VK_EXT_external_memory_dma_buf`), V4L2, DRM, or CUDA itself
+ * (cugi_external_memory_new_from_fd()). A dma-buf covers whole pages: the
+ * range exported is @self's, widened to the host's page size, and @offset
+ * tells where @self starts in it. The memory must stay allocated while the
+ * dma-buf is in use: keep @self until every importer is done.
+ *
+ * Devices and drivers without dma-buf export
+ * (`CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED`) fail with
+ * %CUGI_ERROR_NOT_SUPPORTED, zero-size buffers with
+ * %CUGI_ERROR_INVALID_ARGUMENT; the driver refuses memory it cannot
+ * export, such as host memory or managed memory.
+ *
+ * Returns: the dma-buf's file descriptor, which the caller owns and
+ *   closes, or -1 with @error set
+ *
+ * Since: 0.1
+ */
+gint
+cugi_buffer_export_dma_buf (CugiBuffer  *self,
+                            guint64     *offset,
+                            guint64     *size,
+                            GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiDevice *device;
+  CUdeviceptr start, end;
+  gsize page = sysconf (_SC_PAGESIZE);
+  int supported = 0;
+  int handle = -1;
+
+  g_return_val_if_fail (CUGI_IS_BUFFER (self), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (!cugi_buffer_check_usable (self, error))
+    return -1;
+  if (self->size == 0)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("A zero-size buffer has no memory to export"));
+      return -1;
+    }
+  device = cugi_context_get_device (self->ownership.binding.context);
+  if (!CUGI_REQUIRE_ENTRY_POINT (cuMemGetHandleForAddressRange, error) ||
+      !CUGI_CALL (cuDeviceGetAttribute, (&supported, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
+                                         cugi_device_get_handle (device)), error))
+    return -1;
+  if (!supported)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                   _("cuda:%d cannot export dma-bufs with this driver (CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED is 0)"),
+                   cugi_device_get_ordinal (device));
+      return -1;
+    }
+  start = self->address / page * page;
+  end = (self->address + self->size + page - 1) / page * page;
+  if (!cugi_context_enter (self->ownership.binding.context, &scope, error) ||
+      !CUGI_CALL (cuMemGetHandleForAddressRange, (&handle, start, end - start,
+                                                  CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0), error))
+    return -1;
+  if (offset != NULL)
+    *offset = self->address - start;
+  if (size != NULL)
+    *size = end - start;
+  return handle;
 }

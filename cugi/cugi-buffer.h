@@ -407,5 +407,10 @@ gboolean     cugi_buffer_advise              (CugiBuffer     *self,
 CUGI_AVAILABLE_IN_0_1
 GBytes      *cugi_buffer_get_ipc_handle      (CugiBuffer     *self,
                                               GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gint         cugi_buffer_export_dma_buf      (CugiBuffer     *self,
+                                              guint64        *offset,
+                                              guint64        *size,
+                                              GError        **error);
 
 G_END_DECLS

@@ -22,6 +22,13 @@
 #include "cugi-error.h"
 #include "cugi-private.h"
 
+/* The entry points that cugi-loader.h declares itself (cudaGL.h and
+ * cudaEGL.h need GL's and EGL's headers), at the versions of their only
+ * ABI so far. */
+#define CUGI_ABI_VERSION_cuGraphicsGLRegisterBuffer 3000
+#define CUGI_ABI_VERSION_cuGraphicsGLRegisterImage 3000
+#define CUGI_ABI_VERSION_cuGraphicsEGLRegisterImage 7000
+
 /* cuGetProcAddress_v2 and the versioned entry points appeared in CUDA 12.0. */
 #define CUGI_MIN_DRIVER_VERSION 12000
 
@@ -496,6 +503,19 @@ const char *
 cugi_loader_get_nvrtc_path (void)
 {
   return nvrtc_library.loaded ? nvrtc_library.path : NULL;
+}
+
+gboolean
+cugi_loader_require (gboolean     present,
+                     const char  *entry_point,
+                     GError     **error)
+{
+  if (present)
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+               _("The NVIDIA driver (%s) lacks %s: update the driver."),
+               driver_library.path, entry_point);
+  return FALSE;
 }
 
 const char *

@@ -125,7 +125,10 @@ G_BEGIN_DECLS
   X (cuMemAllocAsync, FALSE) \
   X (cuMemFreeAsync, FALSE) \
   X (cuArray3DCreate, TRUE) \
+  X (cuArray3DGetDescriptor, TRUE) \
   X (cuArrayDestroy, TRUE) \
+  X (cuMipmappedArrayGetLevel, FALSE) \
+  X (cuMipmappedArrayDestroy, FALSE) \
   X (cuTexObjectCreate, TRUE) \
   X (cuTexObjectDestroy, TRUE) \
   X (cuSurfObjectCreate, TRUE) \
@@ -170,7 +173,40 @@ G_BEGIN_DECLS
   X (cuGraphExecKernelNodeSetParams, TRUE) \
   X (cuGraphExecUpdate, TRUE) \
   X (cuProfilerStart, FALSE) \
-  X (cuProfilerStop, FALSE)
+  X (cuProfilerStop, FALSE) \
+  X (cuGraphicsGLRegisterBuffer, FALSE) \
+  X (cuGraphicsGLRegisterImage, FALSE) \
+  X (cuGraphicsEGLRegisterImage, FALSE) \
+  X (cuGraphicsMapResources, FALSE) \
+  X (cuGraphicsUnmapResources, FALSE) \
+  X (cuGraphicsResourceGetMappedPointer, FALSE) \
+  X (cuGraphicsSubResourceGetMappedArray, FALSE) \
+  X (cuGraphicsUnregisterResource, FALSE) \
+  X (cuImportExternalMemory, FALSE) \
+  X (cuExternalMemoryGetMappedBuffer, FALSE) \
+  X (cuExternalMemoryGetMappedMipmappedArray, FALSE) \
+  X (cuDestroyExternalMemory, FALSE) \
+  X (cuImportExternalSemaphore, FALSE) \
+  X (cuSignalExternalSemaphoresAsync, FALSE) \
+  X (cuWaitExternalSemaphoresAsync, FALSE) \
+  X (cuDestroyExternalSemaphore, FALSE) \
+  X (cuMemGetHandleForAddressRange, FALSE)
+
+/* The GL and EGL entry points of libcuda, which cudaGL.h and cudaEGL.h
+ * declare with the types of GL/gl.h and EGL/egl.h: declared here with what
+ * those types are (GLuint and GLenum: unsigned int; EGLImageKHR: a
+ * pointer), so that cugi builds without GL or EGL headers and links
+ * neither. Their ABI versions are the loader's (cugi-loader.c). */
+CUresult CUDAAPI cuGraphicsGLRegisterBuffer (CUgraphicsResource *resource,
+                                             unsigned int        buffer,
+                                             unsigned int        flags);
+CUresult CUDAAPI cuGraphicsGLRegisterImage  (CUgraphicsResource *resource,
+                                             unsigned int        image,
+                                             unsigned int        target,
+                                             unsigned int        flags);
+CUresult CUDAAPI cuGraphicsEGLRegisterImage (CUgraphicsResource *resource,
+                                             void               *image,
+                                             unsigned int        flags);
 
 #define CUGI_NVRTC_ENTRY_POINTS(X) \
   X (nvrtcVersion, TRUE) \
@@ -216,6 +252,15 @@ const char  *cugi_loader_get_nvrtc_identity (GError **error);
  * where NVRTC is ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda: lib64/), or NULL
  * when none has it (libcudadevrt.a for the linker). */
 char        *cugi_loader_find_toolkit_file (const char *file_name);
+
+/* FALSE with CUGI_ERROR_NOT_SUPPORTED naming @entry_point unless @present:
+ * for the optional entry points, which are NULL in cugi_cuda on drivers
+ * that lack them: CUGI_REQUIRE_ENTRY_POINT (cuImportExternalMemory, error). */
+gboolean     cugi_loader_require          (gboolean     present,
+                                           const char  *entry_point,
+                                           GError     **error);
+#define CUGI_REQUIRE_ENTRY_POINT(entry_point, error) \
+  cugi_loader_require (cugi_cuda.entry_point != NULL, #entry_point, (error))
 
 /* The driver's own name and text for a result, or NULL when the driver is not
  * loaded (cugi-error.c then falls back on its table). */

@@ -48,6 +48,13 @@ GMainContext *cugi_capture_main_context (void);
 gboolean  cugi_check_regular_file      (const char  *path,
                                         GError     **error);
 
+/* A duplicate of @fd (close-on-exec) for the driver to take, so that the
+ * caller keeps its own: -1 with INVALID_ARGUMENT when @fd is negative or
+ * not open. The driver owns the duplicate once an import succeeded; the
+ * caller of this closes it when the import failed. */
+int       cugi_dup_fd                  (int          fd,
+                                        GError     **error);
+
 /* Changes whenever an address cugi handed out may have stopped being usable
  * (memory freed, a context reset), never otherwise: what was checked usable
  * in one epoch stays so while the epoch lasts, so repeated launches check

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <glib/gi18n-lib.h>
@@ -77,4 +78,25 @@ cugi_check_regular_file (const char  *path,
       }
   g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("“%s” is not a regular file"), display);
   return FALSE;
+}
+
+int
+cugi_dup_fd (int      fd,
+             GError **error)
+{
+  int duplicate;
+  int saved_errno;
+
+  if (fd < 0)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("%d is not a file descriptor"), fd);
+      return -1;
+    }
+  duplicate = fcntl (fd, F_DUPFD_CLOEXEC, 3);
+  saved_errno = errno;
+  if (duplicate < 0)
+    g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                 _("File descriptor %d cannot be used: %s"), fd, g_strerror (saved_errno));
+  return duplicate;
 }

@@ -15,6 +15,7 @@
 #include <cuda.h>
 
 #include "fake-cuda-arrays.h"
+#include "fake-cuda-graphics.h"
 
 #define EXPORT __attribute__((visibility ("default")))
 
@@ -94,6 +95,23 @@ fake_cuArrayDestroy (CUarray handle)
   free (array);
   __atomic_sub_fetch (&live_arrays, 1, __ATOMIC_SEQ_CST);
   return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuArray3DGetDescriptor (CUDA_ARRAY3D_DESCRIPTOR *desc, CUarray handle)
+{
+  const FakeArray *array = (const FakeArray *) handle;
+
+  if (array == NULL)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *desc = array->desc;
+  return CUDA_SUCCESS;
+}
+
+void
+fake_cuda_arrays_set_flags (CUarray handle, unsigned int flags)
+{
+  ((FakeArray *) handle)->desc.Flags = flags;
 }
 
 /* Where row @y of slice @z of one end starts, NULL when outside an array. */
@@ -234,6 +252,7 @@ fake_cuda_arrays_lookup (const char *symbol)
   } entry_points[] = {
 #define ENTRY(name) { #name, (void *) fake_##name },
     ENTRY (cuArray3DCreate)
+    ENTRY (cuArray3DGetDescriptor)
     ENTRY (cuArrayDestroy)
     ENTRY (cuMemcpy3D)
     ENTRY (cuMemcpy3DAsync)

@@ -35,6 +35,10 @@
  * used and reserved bytes as CUDA's do (memory freed is kept reserved until
  * a trim), and a 2D memset of bytes writes its rows as memsets do.
  *
+ * Mapped GL buffers and imported memory are another's memory in the table
+ * (fake-cuda-graphics.c adds and removes them), which a free forgets
+ * instead of freeing.
+ *
  * FAKE_CUDA_MISSING names entry points the stand-in lacks, as an older
  * driver would (see is_missing()). */
 #include <dlfcn.h>
@@ -49,6 +53,7 @@
 #include <cuda.h>
 
 #include "fake-cuda-arrays.h"
+#include "fake-cuda-graphics.h"
 
 #define EXPORT __attribute__((visibility ("default")))
 
@@ -963,6 +968,7 @@ struct Allocation
   int            ordinal;     /* DEVICE and UNIFIED: the device's */
   int            registered;  /* HOST: the caller's memory, pinned */
   unsigned int   register_flags;  /* registered: CU_MEMHOSTREGISTER_* */
+  int            external;    /* DEVICE: another's memory (fake-cuda-graphics.c), which a free forgets */
 };
 
 static int read_only_unsupported;
@@ -996,7 +1002,7 @@ allocation_remove (Allocation *allocation)
 }
 
 static CUresult
-allocation_add (unsigned char *start, size_t size, CUmemorytype type, int registered)
+allocation_add (unsigned char *start, size_t size, CUmemorytype type, int registered, int external)
 {
   Allocation *allocation;
   CUdevice device = 0;
@@ -1010,6 +1016,7 @@ allocation_add (unsigned char *start, size_t size, CUmemorytype type, int regist
   allocation->type = type;
   allocation->ordinal = type != CU_MEMORYTYPE_HOST ? device - 100 : -1;  /* fake-cuda-devices' handles */
   allocation->registered = registered;
+  allocation->external = external;
   pthread_mutex_lock (&lock);
   allocation->next = allocations;
   allocations = allocation;
@@ -1027,7 +1034,7 @@ allocate (void **address, size_t size, CUmemorytype type)
     return CUDA_ERROR_INVALID_VALUE;
   if ((start = calloc (1, size)) == NULL)
     return CUDA_ERROR_OUT_OF_MEMORY;
-  if ((result = allocation_add (start, size, type, 0)) != CUDA_SUCCESS)
+  if ((result = allocation_add (start, size, type, 0, 0)) != CUDA_SUCCESS)
     {
       free (start);
       return result;
@@ -1036,12 +1043,14 @@ allocate (void **address, size_t size, CUmemorytype type)
   return CUDA_SUCCESS;
 }
 
-/* Frees the allocation that starts at @address if it is of @type. */
+/* Frees the allocation that starts at @address if it is of @type; forgets
+ * another's memory there. */
 static CUresult
 release (const void *address, CUmemorytype type)
 {
   Allocation *allocation;
   unsigned char *start = NULL;
+  int external = 0;
 
   pthread_mutex_lock (&lock);
   allocation = allocation_find (address);
@@ -1049,11 +1058,39 @@ release (const void *address, CUmemorytype type)
       !allocation->registered)
     {
       start = allocation->start;
+      external = allocation->external;
       allocation_remove (allocation);
     }
   pthread_mutex_unlock (&lock);
-  free (start);
+  if (!external)
+    free (start);
   return start != NULL ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult
+fake_cuda_streams_add_external (unsigned char *start, size_t size)
+{
+  return allocation_add (start, size, CU_MEMORYTYPE_DEVICE, 0, 1);
+}
+
+void
+fake_cuda_streams_remove_external (const void *start)
+{
+  release (start, CU_MEMORYTYPE_DEVICE);
+}
+
+int
+fake_cuda_streams_overlaps_device (CUdeviceptr start, size_t size)
+{
+  const unsigned char *from = (const unsigned char *) (uintptr_t) start;
+  int overlaps = 0;
+
+  pthread_mutex_lock (&lock);
+  for (Allocation *allocation = allocations; allocation != NULL && !overlaps; allocation = allocation->next)
+    overlaps = allocation->type == CU_MEMORYTYPE_DEVICE && allocation->start < from + size &&
+               from < allocation->start + allocation->size;
+  pthread_mutex_unlock (&lock);
+  return overlaps;
 }
 
 static CUresult
@@ -1120,7 +1157,7 @@ fake_cuMemHostRegister (void *address, size_t size, unsigned int flags)
   pthread_mutex_unlock (&lock);
   if (overlaps)
     return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
-  if ((result = allocation_add (address, size, CU_MEMORYTYPE_HOST, 1)) != CUDA_SUCCESS)
+  if ((result = allocation_add (address, size, CU_MEMORYTYPE_HOST, 1, 0)) != CUDA_SUCCESS)
     return result;
   pthread_mutex_lock (&lock);
   if ((allocation = allocation_find (address)) != NULL)
@@ -1706,6 +1743,8 @@ fake_cuDeviceGetAttribute (int *value, CUdevice_attribute attribute, CUdevice de
 
   if (result == CUDA_SUCCESS && attribute == CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED)
     *value = !__atomic_load_n (&read_only_unsupported, __ATOMIC_ACQUIRE);
+  if (result == CUDA_SUCCESS && attribute == CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)
+    *value = fake_cuda_graphics_dma_buf_supported ();
   return result;
 }
 
@@ -1912,8 +1951,9 @@ cuGetProcAddress_v2 (const char *symbol, void **pfn, int version, cuuint64_t fla
           *status = CU_GET_PROC_ADDRESS_SUCCESS;
         return CUDA_SUCCESS;
       }
-  /* Arrays, textures and surfaces (fake-cuda-arrays.c). */
-  if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL)
+  /* Arrays, textures and surfaces (fake-cuda-arrays.c); graphics
+   * interoperability, external memory and semaphores (fake-cuda-graphics.c). */
+  if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphics_lookup (symbol)) != NULL)
     {
       if (status != NULL)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;

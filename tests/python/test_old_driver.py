@@ -4,8 +4,11 @@ cuFuncGetParamInfo and so tells no parameter sizes: against the stand-in
 driver of the tests (fake-cuda-streams) told to lack it (FAKE_CUDA_MISSING,
 set by meson), which records the parameters of the last launch. The count
 that the module's PTX tells is still checked, and NumPy scalars keep their
-own width where the sizes are unknown."""
+own width where the sizes are unknown. The stand-in lacks GL
+interoperability, external memory and semaphores and dma-buf export too:
+each says which entry point is missing, and the rest goes on working."""
 
+import os
 import struct
 import unittest
 
@@ -49,6 +52,28 @@ class OldDriverTest(unittest.TestCase):
         self.assertEqual(self.launches.last_params(),
                          struct.pack('<fQQq', 2, self.x.props.device_pointer,
                                      self.y.props.device_pointer, -5))
+
+
+class NoInteropTest(unittest.TestCase):
+    def assert_lacks(self, entry_point, function, *args):
+        with self.assertRaises(GLib.Error) as caught:
+            function(*args)
+        self.assertEqual(caught.exception.code, int(Cugi.Error.NOT_SUPPORTED))
+        self.assertIn(entry_point, caught.exception.message)
+
+    def test_each_names_what_is_missing(self):
+        fd = os.memfd_create('cugi-test')
+        os.ftruncate(fd, 4096)
+        self.assert_lacks('cuGraphicsGLRegisterBuffer', Cugi.GraphicsResource.new_for_gl_buffer, None, 1,
+                          Cugi.GraphicsRegisterFlags.NONE)
+        self.assert_lacks('cuImportExternalMemory', Cugi.ExternalMemory.new_from_fd, None,
+                          Cugi.ExternalMemoryType.OPAQUE_FD, fd, 4096, Cugi.ExternalMemoryFlags.NONE)
+        self.assert_lacks('cuImportExternalSemaphore', Cugi.ExternalSemaphore.new_from_fd, None,
+                          Cugi.ExternalSemaphoreType.OPAQUE_FD, fd)
+        self.assert_lacks('cuMemGetHandleForAddressRange', Cugi.Buffer.new(None, 64).export_dma_buf)
+        os.close(fd)
+        # What the driver has still works.
+        self.assertEqual(Cugi.Buffer.new(None, 64).props.size, 64)
 
 
 if __name__ == '__main__':
