@@ -10,6 +10,7 @@
 #include <cugi/gst/cugi-gst.h>
 #include <gst/check/gstharness.h>
 #include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
