@@ -979,7 +979,7 @@ cugi_gst_filter_class_set_formats (CugiGstFilterClass  *klass,
 /* ---- accessors ------------------------------------------------------------- */
 
 /**
- * cugi_gst_filter_get_context: (get-property cugi-context)
+ * cugi_gst_filter_get_cugi_context: (get-property cugi-context)
  * @self: a #CugiGstFilter
  *
  * Returns: (transfer none) (nullable): the value of
@@ -988,7 +988,7 @@ cugi_gst_filter_class_set_formats (CugiGstFilterClass  *klass,
  * Since: 0.1
  */
 CugiContext *
-cugi_gst_filter_get_context (CugiGstFilter *self)
+cugi_gst_filter_get_cugi_context (CugiGstFilter *self)
 {
   g_return_val_if_fail (CUGI_GST_IS_FILTER (self), NULL);
 
@@ -1138,7 +1138,7 @@ cugi_gst_filter_get_property (GObject    *object,
       g_value_set_int (value, cugi_gst_filter_get_device_id (self));
       break;
     case PROP_CUGI_CONTEXT:
-      g_value_set_object (value, cugi_gst_filter_get_context (self));
+      g_value_set_object (value, cugi_gst_filter_get_cugi_context (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

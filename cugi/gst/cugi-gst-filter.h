@@ -68,7 +68,7 @@ gboolean     cugi_gst_filter_class_set_formats (CugiGstFilterClass  *klass,
                                                 GError             **error);
 
 CUGI_GST_AVAILABLE_IN_0_1
-CugiContext *cugi_gst_filter_get_context       (CugiGstFilter       *self);
+CugiContext *cugi_gst_filter_get_cugi_context       (CugiGstFilter       *self);
 CUGI_GST_AVAILABLE_IN_0_1
 CugiStream  *cugi_gst_filter_get_stream        (CugiGstFilter       *self);
 CUGI_GST_AVAILABLE_IN_0_1

@@ -142,7 +142,7 @@ gst_cugi_kernel_set_info (CugiGstFilter      *filter,
   GST_OBJECT_UNLOCK (self);
 
   g_clear_object (&self->kernel);
-  self->kernel = cugi_kernel_new_from_source (cugi_gst_filter_get_context (filter), self->kernel_source,
+  self->kernel = cugi_kernel_new_from_source (cugi_gst_filter_get_cugi_context (filter), self->kernel_source,
                                               kernel_name, options, error);
   if (self->kernel == NULL)
     return FALSE;

@@ -12,6 +12,12 @@ streaming thread (the probes' own cost is the same for every element):
 - system memory in, CUDA memory out (videotestsrc ! cugikernel ! fakesink):
   the upload cugikernel does, as bandwidth, against cugi's pinned upload
   (cugi_buffer_upload_from_host) of the same size in the same process;
+- the Python element (pycugiinvert, a CugiGst.Filter) against cugikernel
+  running the same inversion: host time beyond each one's kernel, and the
+  ratio (goal <= 3);
+- H.264 decoded on the GPU (nvh264dec, a 1080p stream made here with
+  x264enc) with and without cugikernel inverting each NV12 frame on CUDA
+  memory: frames a second and the ratio (goal >= 0.98);
 - whole-pipeline frames per second for each.
 
 Run on a GPU machine: GST_PLUGIN_PATH=build/examples/gstreamer
@@ -22,6 +28,7 @@ machine).
 import os
 import statistics
 import sys
+import tempfile
 import time
 
 import gi
@@ -38,6 +45,9 @@ KERNELS = os.environ.get('CUGI_GST_KERNELS', os.path.join(os.path.dirname(__file
 CAPS = f'video/x-raw,format=RGBA,width={WIDTH},height={HEIGHT},framerate=0/1'
 ON_GPU = 'video/x-raw(memory:CUDAMemory)'
 COPY = f'cugikernel name=e location={KERNELS}/copy.cu kernel-name=copy'
+INVERT = f'cugikernel name=e location={KERNELS}/invert.cu kernel-name=invert'
+sys.path.insert(0, os.environ.get('CUGI_GST_PYTHON', os.path.join(os.path.dirname(__file__), '..', '..',
+                                                                  'examples', 'gstreamer', 'python')))
 
 
 def element_times(description):
@@ -67,10 +77,10 @@ def element_times(description):
     return spent[WARMUP:], len(spent) / elapsed
 
 
-def kernel_gpu_us():
-    """The copy kernel's GPU time on one 4K frame, by events (median of 50)."""
-    with open(os.path.join(KERNELS, 'copy.cu')) as source:
-        kernel = Cugi.Kernel.new_from_source(None, source.read(), 'copy', None)
+def kernel_gpu_us(source, name, timestamp=True):
+    """A one-plane RGBA kernel's GPU time on one 4K frame, by events
+    (median of 50)."""
+    kernel = Cugi.Kernel.new_from_source(None, source, name, None)
     stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
     src = Cugi.Buffer.new_pitched(None, WIDTH * 4, HEIGHT, 4)
     dst = Cugi.Buffer.new_pitched(None, WIDTH * 4, HEIGHT, 4)
@@ -79,12 +89,56 @@ def kernel_gpu_us():
     times = []
     for _ in range(50):
         start.record(stream)
-        kernel(src, pitch, dst, pitch, WIDTH, HEIGHT, 0,
+        kernel(src, pitch, dst, pitch, WIDTH, HEIGHT, *((0,) if timestamp else ()),
                grid=((WIDTH + 15) // 16, (HEIGHT + 15) // 16), block=(16, 16), stream=stream)
         end.record(stream)
         end.synchronize()
         times.append(Cugi.Event.elapsed_time(start, end) * 1000)
     return statistics.median(times)
+
+
+def kernel_file(name):
+    with open(os.path.join(KERNELS, name)) as source:
+        return source.read()
+
+
+def decode_fps():
+    """(frames/s of nvh264dec alone, with cugikernel after it), decoding a
+    1080p H.264 stream made here; None where x264enc or nvh264dec is
+    missing."""
+    if Gst.ElementFactory.find('x264enc') is None or Gst.ElementFactory.find('nvh264dec') is None:
+        return None
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, 'stream.h264')
+        encode = Gst.parse_launch(
+            'videotestsrc num-buffers=900 pattern=ball ! video/x-raw,format=I420,width=1920,height=1080,'
+            'framerate=60/1 ! x264enc speed-preset=ultrafast key-int-max=60 ! '
+            f'video/x-h264,stream-format=byte-stream ! filesink location={path}')
+        run_to_eos(encode, 'encoding')
+        decode = (f'filesrc location={path} ! h264parse ! nvh264dec ! '
+                  'video/x-raw(memory:CUDAMemory),format=NV12')
+        rates = []
+        for tail in ('', f' ! cugikernel location={KERNELS}/invert-yuv.cu kernel-name=invert_yuv'):
+            pipeline = Gst.parse_launch(f'{decode}{tail} ! fakesink sync=false')
+            begin = time.perf_counter()
+            frames = run_to_eos(pipeline, 'decoding')
+            rates.append(frames / (time.perf_counter() - begin))
+        return tuple(rates)
+
+
+def run_to_eos(pipeline, doing):
+    """Plays @pipeline to EOS; the frames its sink received."""
+    count = [0]
+    for element in pipeline.iterate_sinks():
+        element.get_static_pad('sink').add_probe(
+            Gst.PadProbeType.BUFFER, lambda pad, info: count.__setitem__(0, count[0] + 1) or Gst.PadProbeReturn.OK)
+    pipeline.set_state(Gst.State.PLAYING)
+    message = pipeline.get_bus().timed_pop_filtered(600 * Gst.SECOND,
+                                                    Gst.MessageType.EOS | Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    if message is None or message.type == Gst.MessageType.ERROR:
+        sys.exit(f'bench-gstreamer: {doing}: {message.parse_error() if message else "timeout"}')
+    return count[0]
 
 
 def pinned_upload_gbps():
@@ -108,32 +162,50 @@ def main():
     except GLib.Error as error:
         sys.exit(f'bench-gstreamer needs a GPU: {error.message}')
 
+    import cugi_invert
+    cugi_invert.register()
+
     source = f'videotestsrc num-buffers={FRAMES} pattern=black ! {CAPS}'
-    identity, identity_fps = element_times(
-        f'{source} ! cudaupload ! {ON_GPU} ! identity name=e ! {ON_GPU} ! fakesink')
-    cuda, cuda_fps = element_times(f'{source} ! cudaupload ! {ON_GPU} ! {COPY} ! {ON_GPU} ! fakesink')
+    upload = f'{source} ! cudaupload ! {ON_GPU}'
+    identity, identity_fps = element_times(f'{upload} ! identity name=e ! {ON_GPU} ! fakesink')
+    cuda, cuda_fps = element_times(f'{upload} ! {COPY} ! {ON_GPU} ! fakesink')
     system, system_fps = element_times(f'{source} ! {COPY} ! {ON_GPU} ! fakesink')
-    kernel_us = kernel_gpu_us()
+    c_invert, _fps = element_times(f'{upload} ! {INVERT} ! {ON_GPU} ! fakesink')
+    py_invert, _fps = element_times(f'{upload} ! pycugiinvert name=e ! {ON_GPU} ! fakesink')
+    kernel_us = kernel_gpu_us(kernel_file('copy.cu'), 'copy')
+    c_invert_kernel_us = kernel_gpu_us(kernel_file('invert.cu'), 'invert')
+    py_invert_kernel_us = kernel_gpu_us(cugi_invert.SOURCE, 'invert', timestamp=False)
     pinned = pinned_upload_gbps()
+    decoded = decode_fps()
 
     identity_us = statistics.median(identity)
     cuda_us = statistics.median(cuda)
     system_us = statistics.median(system)
     beyond = cuda_us - identity_us - kernel_us
+    c_host = statistics.median(c_invert) - identity_us - c_invert_kernel_us
+    py_host = statistics.median(py_invert) - identity_us - py_invert_kernel_us
     upload_us = system_us - identity_us - kernel_us
     upload_gbps = FRAME_BYTES / (upload_us * 1e-6) / 1e9
 
     print(f'bench-gstreamer: {WIDTH}x{HEIGHT} RGBA, {FRAMES} frames ({WARMUP} warm-up), '
-          'element time = sink pad to src pad, median')
+          f'element time = sink pad to src pad, median; GStreamer {Gst.version_string()}')
     print(f'  identity on CUDA memory      {identity_us:9.1f} us/frame   pipeline {identity_fps:6.1f} frames/s')
     print(f'  cugikernel copy, CUDA memory {cuda_us:9.1f} us/frame   pipeline {cuda_fps:6.1f} frames/s'
           f'   (p90 {statistics.quantiles(cuda, n=10)[-1]:.1f})')
     print(f'  copy kernel on the GPU       {kernel_us:9.1f} us (events)')
-    print(f'  host time beyond the kernel  {beyond:9.1f} us/frame (goal <= 30): '
-          f'{"ok" if beyond <= 30 else "MISS"}')
+    print(f'  host time beyond the kernel  {beyond:9.1f} us/frame (goal <= 10): '
+          f'{"ok" if beyond <= 10 else "MISS"}')
+    print(f'  invert, host time beyond its kernel: cugikernel {c_host:.1f} us, pycugiinvert {py_host:.1f} us; '
+          f'ratio {py_host / max(c_host, 0.1):.2f} (goal <= 3): {"ok" if py_host <= 3 * max(c_host, 0.1) else "MISS"}')
     print(f'  cugikernel, system -> CUDA   {system_us:9.1f} us/frame   pipeline {system_fps:6.1f} frames/s')
     print(f'  its upload                   {upload_gbps:9.2f} GB/s; cugi pinned upload {pinned:.2f} GB/s; '
-          f'ratio {upload_gbps / pinned:.3f} (goal >= 0.9): {"ok" if upload_gbps >= 0.9 * pinned else "MISS"}')
+          f'ratio {upload_gbps / pinned:.3f} (goal >= 0.95): {"ok" if upload_gbps >= 0.95 * pinned else "MISS"}')
+    if decoded is None:
+        print('  nvh264dec: skipped (no x264enc or nvh264dec here)')
+    else:
+        alone, with_kernel = decoded
+        print(f'  nvh264dec 1080p alone {alone:.1f} frames/s, ! cugikernel invert_yuv {with_kernel:.1f} frames/s; '
+              f'ratio {with_kernel / alone:.3f} (goal >= 0.98): {"ok" if with_kernel >= 0.98 * alone else "MISS"}')
 
 
 if __name__ == '__main__':

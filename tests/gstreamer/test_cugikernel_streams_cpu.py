@@ -238,10 +238,13 @@ class Streams(StandInPipeline):
         return pool, handle_of(stream)
 
     def test_waits_for_the_producers_stream_on_the_device(self):
+        self.assert_waits_for_the_producers_stream('cugikernel')
+
+    def assert_waits_for_the_producers_stream(self, element):
         # Before: the kernel read the frame at once, whatever was pending on
         # the producer's stream.
         producer = self.new_stream()
-        self.start('cugikernel')
+        self.start(element)
         ops = self.run_frames(self.new_pool(CUDA_CAPS, producer))
         work = self.launches(ops)[0]
         self.assertNotEqual(work, handle_of(producer))
@@ -289,12 +292,9 @@ class Streams(StandInPipeline):
         self.assert_waited_after_each_launch(ops, work)
         self.assertEqual(self.outputs, [(work, False)] * FRAMES)
 
-    def test_python_element_runs_on_the_producers_stream(self):
-        producer = self.new_stream()
-        self.start('pycugiinvert')
-        ops = self.run_frames(self.new_pool(CUDA_CAPS, producer))
-        self.assertEqual(self.launches(ops), [handle_of(producer)] * FRAMES, ops)
-        self.assert_waited_after_each_launch(ops, handle_of(producer))
+    def test_python_element_waits_for_the_producers_stream_on_the_device(self):
+        # A CugiGst.Filter in Python orders its work as cugikernel does.
+        self.assert_waits_for_the_producers_stream('pycugiinvert')
 
     def test_python_element_works_on_the_stream_of_its_output(self):
         # Its output comes from the pool cugikernel proposes: the kernel

@@ -44,7 +44,7 @@ class CugiInvert(CugiGst.Filter):
 
     def do_set_info(self, in_info, out_info):
         # Through cugi's kernel cache: a restart loads the compiled kernel.
-        self.kernel = Cugi.Kernel.new_from_source(self.get_context(), SOURCE, 'invert', None)
+        self.kernel = Cugi.Kernel.new_from_source(self.get_cugi_context(), SOURCE, 'invert', None)
         return True
 
     def do_transform_frame(self, src, dst, stream):
