@@ -20,7 +20,8 @@
 #               (it registers without a driver: nothing of CUDA is touched)
 #   gst-c       a program including <cugi/gst/cugi-gst.h>, built with
 #               pkg-config's cugi-gst-1.0, names CugiGstFrame's type
-#   gst-python  gi.repository.CugiGst from PREFIX's CugiGst-1.0 typelib
+#   gst-python  gi.repository.CugiGst from PREFIX's CugiGst-1.0 typelib,
+#               its Frame and Filter (a GstBaseTransform)
 #   gst-vala    a program naming CugiGst.Frame, built with valac --pkg
 #               cugi-gst-1.0
 # Without a GPU the programs still compile a kernel with NVRTC and exit 0.
@@ -100,7 +101,9 @@ C
       /usr/bin/python3 -c 'import gi; gi.require_version("CugiGst", "1.0"); from gi.repository import CugiGst; import sys
 path = gi.Repository.get_default().get_typelib_path("CugiGst"); assert path.startswith(sys.argv[1]), path
 assert CugiGst.Frame.__gtype__.name == "CugiGstFrame", CugiGst.Frame.__gtype__
-print("CugiGst:", path, CugiGst.Frame.__gtype__.name)' "$prefix" ;;
+gi.require_version("GstBase", "1.0"); from gi.repository import GstBase
+assert CugiGst.Filter.__gtype__.is_a(GstBase.BaseTransform.__gtype__), CugiGst.Filter.__mro__
+print("CugiGst:", path, CugiGst.Frame.__gtype__.name, CugiGst.Filter.__gtype__.name)' "$prefix" ;;
     gst-vala)
       cat > "$work/cugi-gst.vala" <<'VALA'
 int main () {
