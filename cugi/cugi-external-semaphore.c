@@ -229,15 +229,32 @@ enter_for_stream (CugiExternalSemaphore  *self,
   return TRUE;
 }
 
-/* The semaphore stays alive until the work enqueued on @stream completes. */
-static void
-track (CugiExternalSemaphore *self,
-       CugiStream            *stream)
+/* The body of signal() (@wait FALSE) and wait(): the call enqueued on
+ * @stream, and the semaphore kept alive until the work there completes. */
+static gboolean
+enqueue (CugiExternalSemaphore  *self,
+         gboolean                wait,
+         guint64                 value,
+         CugiStream             *stream,
+         GError                **error)
 {
-  GPtrArray *resources = cugi_work_resources_new ();
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS signal_params = { .params.fence.value = value };
+  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS wait_params = { .params.fence.value = value };
+  GPtrArray *resources;
+  CugiStream *target;
+  CUstream handle;
 
+  if (!enter_for_stream (self, value, stream, &scope, &target, error))
+    return FALSE;
+  handle = cugi_stream_get_handle (target);
+  if (wait ? !CUGI_CALL (cuWaitExternalSemaphoresAsync, (&self->handle, &wait_params, 1, handle), error)
+           : !CUGI_CALL (cuSignalExternalSemaphoresAsync, (&self->handle, &signal_params, 1, handle), error))
+    return FALSE;
+  resources = cugi_work_resources_new ();
   cugi_work_resources_add (resources, g_object_ref (self), g_object_unref);
-  cugi_work_track (stream, NULL, resources);
+  cugi_work_track (target, NULL, resources);
+  return TRUE;
 }
 
 /**
@@ -264,20 +281,11 @@ cugi_external_semaphore_signal (CugiExternalSemaphore  *self,
                                 CugiStream             *stream,
                                 GError                **error)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS params = { .params.fence.value = value };
-  CugiStream *target;
-
   g_return_val_if_fail (CUGI_IS_EXTERNAL_SEMAPHORE (self), FALSE);
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!enter_for_stream (self, value, stream, &scope, &target, error) ||
-      !CUGI_CALL (cuSignalExternalSemaphoresAsync, (&self->handle, &params, 1, cugi_stream_get_handle (target)),
-                  error))
-    return FALSE;
-  track (self, target);
-  return TRUE;
+  return enqueue (self, FALSE, value, stream, error);
 }
 
 /**
@@ -306,20 +314,11 @@ cugi_external_semaphore_wait (CugiExternalSemaphore  *self,
                               CugiStream             *stream,
                               GError                **error)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS params = { .params.fence.value = value };
-  CugiStream *target;
-
   g_return_val_if_fail (CUGI_IS_EXTERNAL_SEMAPHORE (self), FALSE);
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!enter_for_stream (self, value, stream, &scope, &target, error) ||
-      !CUGI_CALL (cuWaitExternalSemaphoresAsync, (&self->handle, &params, 1, cugi_stream_get_handle (target)),
-                  error))
-    return FALSE;
-  track (self, target);
-  return TRUE;
+  return enqueue (self, TRUE, value, stream, error);
 }
 
 /**
