@@ -522,6 +522,7 @@ transform_mappings (CugiGstFilter *self,
 
   mapping_close (&out);
   mapping_close (&in);
+  cugi_gst_streams_dispatch (priv->streams);
   GST_LOG_OBJECT (self, "frames unmapped");
   if (!ok)
     {

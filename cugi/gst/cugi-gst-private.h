@@ -45,6 +45,7 @@ G_GNUC_INTERNAL CugiGstStreams *cugi_gst_streams_new            (GstCudaContext 
                                                                  CugiContext    *context,
                                                                  GError        **error);
 G_GNUC_INTERNAL void            cugi_gst_streams_free           (CugiGstStreams *self);
+G_GNUC_INTERNAL void            cugi_gst_streams_dispatch       (CugiGstStreams *self);
 G_GNUC_INTERNAL CugiStream     *cugi_gst_streams_get_work       (CugiGstStreams *self);
 G_GNUC_INTERNAL void            cugi_gst_streams_share          (CugiGstStreams *self,
                                                                  GstStructure   *config);

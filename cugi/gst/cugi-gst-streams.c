@@ -21,6 +21,15 @@
  * Built against GStreamer 1.22, whose CUDA memory carries no stream, the
  * element works on a stream cugi makes, the pools carry none, and nothing
  * here waits or marks anything.
+ *
+ * cugi lets go of what a stream's work holds (the frames' planes, pinned
+ * staging) in the main context that was the thread's default when the
+ * stream was made, and no main loop runs on a streaming thread, nor need
+ * one run anywhere in a pipeline's process. So the streams are made in a
+ * main context of their own that the element iterates itself after each
+ * frame (cugi_gst_streams_dispatch()): without it every frame's holds, and
+ * the streams and CUDA context with them, stayed until that main context ran,
+ * which in a process without a main loop was never.
  */
 #include "cugi-gst-private.h"
 
@@ -37,6 +46,7 @@ struct _CugiGstStreams
 {
   CugiContext    *context;
   GstCudaContext *cuda_context;
+  GMainContext   *main_context;   /* the streams', iterated by the element */
   CugiStream     *work;           /* where the element enqueues its work */
 #if GST_CHECK_VERSION (1, 24, 0)
   GstCudaStream  *work_gst;       /* work's GstCudaStream; NULL: a stream of cugi's */
@@ -74,10 +84,12 @@ wrap (CugiGstStreams *self,
       GstCudaStream  *stream,
       GError        **error)
 {
-  CugiStream *wrapped = cugi_stream_new_for_handle (self->context,
-                                                    (guint64) (guintptr) gst_cuda_stream_get_handle (stream),
-                                                    error);
+  CugiStream *wrapped;
 
+  g_main_context_push_thread_default (self->main_context);
+  wrapped = cugi_stream_new_for_handle (self->context, (guint64) (guintptr) gst_cuda_stream_get_handle (stream),
+                                        error);
+  g_main_context_pop_thread_default (self->main_context);
   if (wrapped != NULL)
     g_object_set_data_full (G_OBJECT (wrapped), "gst-cugi-cuda-stream", gst_cuda_stream_ref (stream),
                             (GDestroyNotify) gst_cuda_stream_unref);
@@ -131,6 +143,7 @@ cugi_gst_streams_new (GstCudaContext *cuda_context,
   self = g_new0 (CugiGstStreams, 1);
   self->context = g_object_ref (context);
   self->cuda_context = gst_object_ref (cuda_context);
+  self->main_context = g_main_context_new ();
 #if GST_CHECK_VERSION (1, 24, 0)
   {
     GstCudaStream *own = gst_cuda_stream_new (cuda_context);
@@ -145,11 +158,16 @@ cugi_gst_streams_new (GstCudaContext *cuda_context,
       }
   }
 #endif
-  if (self->work == NULL &&
-      (self->work = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, error)) == NULL)
+  if (self->work == NULL)
     {
-      cugi_gst_streams_free (self);
-      return NULL;
+      g_main_context_push_thread_default (self->main_context);
+      self->work = cugi_stream_new (context, CUGI_STREAM_FLAGS_NON_BLOCKING, 0, error);
+      g_main_context_pop_thread_default (self->main_context);
+      if (self->work == NULL)
+        {
+          cugi_gst_streams_free (self);
+          return NULL;
+        }
     }
   return self;
 }
@@ -168,6 +186,9 @@ cugi_gst_streams_free (CugiGstStreams *self)
 
   if (self->work != NULL && !cugi_stream_synchronize (self->work, &error))
     GST_WARNING ("the work left on the stream failed: %s", error->message);
+  /* What the streams' main context still has for them (their last flush)
+   * runs, and lets go of them. */
+  cugi_gst_streams_dispatch (self);
   g_clear_object (&self->work);
 #if GST_CHECK_VERSION (1, 24, 0)
   g_clear_object (&self->producer);
@@ -175,9 +196,25 @@ cugi_gst_streams_free (CugiGstStreams *self)
   gst_clear_cuda_stream (&self->producer_gst);
   gst_clear_cuda_stream (&self->work_gst);
 #endif
+  g_main_context_unref (self->main_context);
   gst_object_unref (self->cuda_context);
   g_object_unref (self->context);
   g_free (self);
+}
+
+/**
+ * cugi_gst_streams_dispatch:
+ * @self: the streams
+ *
+ * Runs, without blocking, what cugi left for the streams' main context: the
+ * flushes and completions that let go of what finished work held. The
+ * element calls it after each frame, on the streaming thread.
+ */
+void
+cugi_gst_streams_dispatch (CugiGstStreams *self)
+{
+  while (g_main_context_iteration (self->main_context, FALSE))
+    ;
 }
 
 /**

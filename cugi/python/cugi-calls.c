@@ -468,6 +468,11 @@ static PyObject *open_scopes;
 typedef struct
 {
   PyObject_HEAD
+  /* Not a reference: the plan lives in the kernel wrapper's dictionary, and
+   * one of its own made a cycle through PyGObject's toggle reference that
+   * Python's garbage collector cannot see, so that no kernel called from
+   * Python was ever freed, nor its module and context. A weak pointer: a
+   * plan that outlives its kernel launches nothing. */
   CugiKernel *kernel;
   guint n_params;
   gchar *checks;        /* one of TAKES_* per parameter */
@@ -719,7 +724,7 @@ plan_launch_args (Plan              *self,
   GError *error = NULL;
   gboolean launched;
 
-  if (!plan_convert (self, args, block, buffers))
+  if (self->kernel == NULL || !plan_convert (self, args, block, buffers))
     return FALSE;
   /* The buffers stay alive during the launch without the GIL: the caller's
    * arguments hold their wrappers, or the blocks that hold them. */
@@ -868,7 +873,8 @@ plan_new (PyTypeObject *type,
   self = (Plan *) PyType_GenericAlloc (type, 0);
   if (self == NULL)
     return NULL;
-  self->kernel = g_object_ref (kernel);
+  self->kernel = kernel;
+  g_object_add_weak_pointer (G_OBJECT (kernel), (gpointer *) &self->kernel);
   self->n_params = strlen (checks);
   self->checks = g_strdup (checks);
   self->formats = g_strdup (formats);
@@ -891,7 +897,8 @@ plan_dealloc (PyObject *object)
   g_ptr_array_unref (self->spares);
   g_free (self->checks);
   g_free (self->formats);
-  g_object_unref (self->kernel);
+  if (self->kernel != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->kernel), (gpointer *) &self->kernel);
   free_object (object);
   Py_DECREF (type);
 }

@@ -52,6 +52,16 @@ def _boxed_pointer(boxed):
     return ctypes.c_void_p.from_address(id(boxed) + object.__basicsize__).value
 
 
+def reference_count(gobject):
+    """The reference count of the GObject behind the PyGObject wrapper
+    @gobject (GObject's ref_count follows its GTypeInstance's class
+    pointer): for tests of what an element still holds after it stopped."""
+    ctypes.pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    ctypes.pythonapi.PyCapsule_GetPointer.argtypes = (ctypes.py_object, ctypes.c_char_p)
+    address = ctypes.pythonapi.PyCapsule_GetPointer(gobject.__gpointer__, None)
+    return ctypes.c_uint.from_address(address + ctypes.sizeof(ctypes.c_void_p)).value
+
+
 def _stream_handle(memory):
     """The CUstream that the GstCudaMemory at @memory carries, 0 for none."""
     stream = _gstcuda.gst_cuda_memory_get_stream(memory) if HAVE_CUDA_STREAMS else None

@@ -20,6 +20,7 @@ cugi's alone, keeps nvcodec from registering elements on the stand-in in the
 registry of the other tests.
 """
 import atexit
+import gc
 import os
 import shutil
 import sys
@@ -38,7 +39,8 @@ import gi  # noqa: E402
 gi.require_version('Gst', '1.0')
 gi.require_version('GstVideo', '1.0')
 gi.require_version('GstCuda', '1.0')
-from gi.repository import Gst, GstVideo, GstCuda  # noqa: E402
+gi.require_version('CugiGst', '1.0')
+from gi.repository import Gst, GstVideo, GstCuda, CugiGst  # noqa: E402
 
 import cuda_memory_probe  # noqa: E402  (initializes GStreamer)
 import cugi_invert  # noqa: E402
@@ -110,16 +112,21 @@ class StandInPipeline(unittest.TestCase):
         self.addCleanup(pool.set_active, False)
         return pool
 
-    def start(self, elements, in_caps=CUDA_CAPS):
+    def start(self, elements, in_caps=CUDA_CAPS, shared_context=True):
         """Plays `appsrc ! @elements ! fakesink`, where each cugikernel runs
-        SOURCE."""
+        SOURCE, in the test's CUDA context where @shared_context, else in
+        one the elements make."""
         self.pipeline = Gst.parse_launch(
             f'appsrc name=src format=time caps="{in_caps}" ! {elements} ! fakesink name=out')
         for element in self.pipeline.iterate_elements():
             if element.get_factory().get_name() == 'cugikernel':
                 element.set_property('source', SOURCE)
                 element.set_property('kernel-name', 'invert')
-        self.pipeline.set_context(GstCuda.context_new_cuda_context(self.cuda_context))
+        self.made_contexts = []
+        if shared_context:
+            self.pipeline.set_context(GstCuda.context_new_cuda_context(self.cuda_context))
+        else:
+            self.pipeline.get_bus().set_sync_handler(self.keep_cuda_context, self.made_contexts)
         sink = self.pipeline.get_by_name('out')
         sink.set_property('signal-handoffs', True)
         sink.set_property('sync', False)
@@ -214,6 +221,33 @@ class AllVersions(StandInPipeline):
         self.assertEqual(len(self.launches(ops)), FRAMES)
         self.assert_waited_after_each_launch(ops, work)
 
+    def stop(self):
+        self.pipeline.set_state(Gst.State.NULL)
+        self.pipeline = self.source = None
+        gc.collect()
+
+    def test_stopped_elements_let_go_of_the_context(self):
+        # No main loop runs in this process, as in many that run pipelines:
+        # a stopped element kept the CUDA context it made (and its streams)
+        # then, and a GPU test ran out of contexts after some 185 pipelines.
+        for element in ('cugikernel', 'pycugiinvert'):
+            self.start(element, in_caps=SYSTEM_CAPS, shared_context=False)
+            self.run_frames()
+            self.pipeline.get_bus().set_sync_handler(None)
+            made = self.made_contexts
+            self.stop()
+            self.assertEqual(len(made), 1, f'{element} made no CUDA context of its own')
+            self.assertEqual(cuda_memory_probe.reference_count(made[0]), 1,
+                             f'{element} kept its CUDA context after it stopped')
+
+    @staticmethod
+    def keep_cuda_context(bus, message, made):
+        if message.type == Gst.MessageType.HAVE_CONTEXT:
+            structure = message.parse_have_context().get_structure()
+            if structure.has_field('gst.cuda.context'):
+                made.append(structure.get_value('gst.cuda.context'))
+        return Gst.BusSyncReply.PASS
+
     def test_python_element_waits_for_each_frame(self):
         self.start('pycugiinvert')
         ops = self.run_frames(self.new_pool(CUDA_CAPS))
@@ -268,6 +302,22 @@ class Streams(StandInPipeline):
         self.assertFalse([op for op in ops if op[0] in ('record', 'wait', 'sync')], ops)
         # Pushed at once, on the work stream, flagged for consumers.
         self.assertEqual(self.outputs[1:], [(work, True)] * FRAMES)
+
+    def test_holds_do_not_pile_up_without_a_main_loop(self):
+        # The frames are pushed without waiting for the kernel: what cugi
+        # holds for each frame's work is let go of once the work is done,
+        # with no main loop running, not kept for one that never runs.
+        self.start('cugikernel name=k')
+        self.push(self.new_pool(CUDA_CAPS, self.new_stream()))
+        self.wait_for_outputs(1)
+        pool, _work = self.proposed()
+        pool.set_active(True)
+        self.addCleanup(pool.set_active, False)
+        context = CugiGst.Context.new_for_cuda_context(self.cuda_context)
+        self.run_frames(pool)
+        after_some = cuda_memory_probe.reference_count(context)
+        self.run_frames(pool, count=8 * FRAMES)
+        self.assertEqual(cuda_memory_probe.reference_count(context), after_some)
 
     def test_shares_the_stream_of_the_element_downstream(self):
         # As GStreamer's CUDA elements do: the first element takes the

@@ -172,6 +172,22 @@ class KernelCallTest(unittest.TestCase):
             self.assertEqual(self.call(kernel, 1.0, other, self.y, 4),
                              struct.pack('<fQQI', 1.0, other.props.device_pointer, self.y.props.device_pointer, 4))
 
+    def test_called_kernels_are_freed(self):
+        # The plan that calls of one shape launch by lives in the kernel's
+        # wrapper: it held the kernel, a cycle through PyGObject's toggle
+        # reference that the collector cannot break, so no kernel called
+        # twice from Python was freed, nor its module and context (a
+        # GStreamer element in Python kept every pipeline's CUDA context).
+        module = Cugi.Module.new_from_data(Cugi.Context.get_default(), GLib.Bytes.new(IMAGE))
+        kernel = module.get_kernel('_Z5saxpyfPKfPfj')
+        for _ in range(3):
+            self.call(kernel, 1.0, self.x, self.y, 4)
+        finalized = []
+        watch = module.weak_ref(finalized.append, 'module')  # noqa: F841 (GObject's weak reference)
+        del kernel, module
+        gc.collect()
+        self.assertEqual(finalized, ['module'])
+
     def test_calls_take_pool_blocks_as_buffers(self):
         # A Cugi.MemoryBlock passes its address, through the plan (calls of
         # one shape after the first), the general way (a NumPy scalar) and
