@@ -37,21 +37,6 @@
 GST_DEBUG_CATEGORY_STATIC (cugi_gst_filter_debug);
 #define GST_CAT_DEFAULT cugi_gst_filter_debug
 
-/* The formats GstCudaAllocator lays out (gst_cuda_allocator_alloc_internal()
- * in 1.22, gst_cuda_allocator_update_info() from 1.24): CUDA memory is
- * offered in these only. A GstCudaBufferPool for another format, GRAY8 say,
- * aborts the process in 1.22 and fails each allocation later. */
-static const gchar * const cuda_formats[] = {
-  "I420", "YV12", "I420_10LE", "Y42B", "I422_10LE", "I422_12LE", "NV12", "NV21",
-  "P010_10LE", "P016_LE", "Y444", "Y444_16LE", "RGBP", "BGRP", "GBR", "GBRA",
-  "BGRA", "RGBA", "RGBx", "BGRx", "ARGB", "ABGR", "RGB", "BGR", "BGR10A2_LE",
-  "RGB10A2_LE", "YUY2", "UYVY",
-#if GST_CHECK_VERSION (1, 24, 0)
-  "I420_12LE", "P012_LE", "Y444_10LE", "Y444_12LE", "GBR_10LE", "GBR_12LE", "GBR_16LE",
-#endif
-  NULL
-};
-
 /* One side (input or output) of the filter for the current caps: where its
  * frames live and, for system memory, the device planes and pinned staging
  * they go through. */
@@ -95,6 +80,9 @@ typedef struct
 {
   /* Under the object lock. */
   gint            device_id;
+  guint64         frames;             /* since start(), as are the times */
+  GstClockTime    processing_time;    /* in transform(), the waits included */
+  GstClockTime    gpu_wait_time;      /* blocked there until the GPU was done */
 
   /* From start() to stop(). */
   CugiContext    *context;
@@ -117,6 +105,7 @@ enum
   PROP_0,
   PROP_DEVICE_ID,
   PROP_CUGI_CONTEXT,
+  PROP_STATS,
   N_PROPS
 };
 
@@ -493,6 +482,7 @@ transform_mappings (CugiGstFilter *self,
   const Side *written_side = in_place ? &priv->in : &priv->out;
   GstMemory *out_memory = NULL;
   gboolean ok, in_on_work = FALSE, must_wait;
+  GstClockTime begin = gst_util_get_timestamp (), waited = 0;
 
   /* Each step logged (GST_DEBUG=cugigstfilter:6), so that where a frame's
    * time goes can be read off the log's timestamps. */
@@ -514,7 +504,13 @@ transform_mappings (CugiGstFilter *self,
   /* Here the streaming thread may wait: see the top of this file. */
   must_wait = !in_on_work || out_memory == NULL ||
               !cugi_gst_streams_carries_work (priv->streams, out_memory);
-  ok = ok && (!must_wait || cugi_stream_synchronize (stream, &error));
+  if (ok && must_wait)
+    {
+      GstClockTime wait_begin = gst_util_get_timestamp ();
+
+      ok = cugi_stream_synchronize (stream, &error);
+      waited = gst_util_get_timestamp () - wait_begin;
+    }
   GST_LOG_OBJECT (self, must_wait ? "work done" : "work left on the stream");
   if (ok && out_memory != NULL)
     cugi_gst_streams_mark_output (priv->streams, out_memory, must_wait);
@@ -524,6 +520,11 @@ transform_mappings (CugiGstFilter *self,
   mapping_close (&in);
   cugi_gst_streams_dispatch (priv->streams);
   GST_LOG_OBJECT (self, "frames unmapped");
+  GST_OBJECT_LOCK (self);
+  priv->frames++;
+  priv->processing_time += gst_util_get_timestamp () - begin;
+  priv->gpu_wait_time += waited;
+  GST_OBJECT_UNLOCK (self);
   if (!ok)
     {
       /* Only the subclass fails without an error. */
@@ -570,6 +571,8 @@ cugi_gst_filter_start (GstBaseTransform *trans)
 
   GST_OBJECT_LOCK (self);
   device_id = priv->device_id;
+  priv->frames = 0;
+  priv->processing_time = priv->gpu_wait_time = 0;
   GST_OBJECT_UNLOCK (self);
   /* cugi first: it reports a missing driver as an error, where GstCuda's
    * functions would abort in a process whose driver did not load. */
@@ -872,55 +875,6 @@ cugi_gst_filter_decide_allocation (GstBaseTransform *trans,
 
 /* ---- formats --------------------------------------------------------------- */
 
-/* Caps of raw video in @formats (a list of names, "{ RGBA, NV12 }"), with
- * @feature's memory, any size and frame rate. */
-static GstCaps *
-video_caps (const gchar *feature,
-            const gchar *formats)
-{
-  g_autofree gchar *description = g_strdup_printf ("video/x-raw(%s), format=(string)%s, "
-                                                   "width=(int)[1, 2147483647], "
-                                                   "height=(int)[1, 2147483647], "
-                                                   "framerate=(fraction)[0/1, 2147483647/1]",
-                                                   feature, formats);
-
-  return gst_caps_from_string (description);
-}
-
-/* Whether @format is one GstCudaAllocator lays out. */
-static gboolean
-is_cuda_format (const gchar *format)
-{
-  return g_strv_contains (cuda_formats, format);
-}
-
-/* Replaces the class's "sink" and "src" templates with ones for @formats,
- * which were checked. */
-static void
-set_templates (GstElementClass     *element_class,
-               const gchar * const *formats)
-{
-  g_autoptr(GString) all = g_string_new ("{ ");
-  g_autoptr(GString) on_gpu = g_string_new ("{ ");
-  g_autoptr(GstCaps) caps = NULL;
-
-  for (guint i = 0; formats[i] != NULL; i++)
-    {
-      g_string_append_printf (all, "%s%s", all->len > 2 ? ", " : "", formats[i]);
-      if (is_cuda_format (formats[i]))
-        g_string_append_printf (on_gpu, "%s%s", on_gpu->len > 2 ? ", " : "", formats[i]);
-    }
-  g_string_append (all, " }");
-  g_string_append (on_gpu, " }");
-  caps = on_gpu->len > 4 ? video_caps (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, on_gpu->str)
-                         : gst_caps_new_empty ();
-  gst_caps_append (caps, video_caps (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, all->str));
-  gst_element_class_add_pad_template (element_class,
-                                      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template (element_class,
-                                      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-}
-
 /**
  * cugi_gst_filter_class_set_formats:
  * @klass: the class of a #CugiGstFilter subclass
@@ -950,30 +904,9 @@ cugi_gst_filter_class_set_formats (CugiGstFilterClass  *klass,
   g_return_val_if_fail (CUGI_GST_IS_FILTER_CLASS (klass), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (formats == NULL || formats[0] == NULL)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                           _("a filter needs at least one video format"));
-      return FALSE;
-    }
-  for (guint i = 0; formats[i] != NULL; i++)
-    {
-      GstVideoFormat format = gst_video_format_from_string (formats[i]);
-      gsize row_sizes[GST_VIDEO_MAX_PLANES];
-      guint heights[GST_VIDEO_MAX_PLANES];
-      GstVideoInfo info;
-
-      if (format == GST_VIDEO_FORMAT_UNKNOWN || format == GST_VIDEO_FORMAT_ENCODED)
-        {
-          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                       _("“%s” is no raw video format GStreamer knows"), formats[i]);
-          return FALSE;
-        }
-      if (!gst_video_info_set_format (&info, format, 64, 64) ||
-          !cugi_gst_frame_check_layout (&info, row_sizes, heights, error))
-        return FALSE;
-    }
-  set_templates (GST_ELEMENT_CLASS (klass), formats);
+  if (!cugi_gst_formats_check (formats, error))
+    return FALSE;
+  cugi_gst_formats_set_templates (GST_ELEMENT_CLASS (klass), formats);
   return TRUE;
 }
 
@@ -1039,6 +972,8 @@ cugi_gst_filter_get_device_id (CugiGstFilter *self)
   priv = PRIV (self);
   GST_OBJECT_LOCK (self);
   device_id = priv->device_id;
+  priv->frames = 0;
+  priv->processing_time = priv->gpu_wait_time = 0;
   GST_OBJECT_UNLOCK (self);
   return device_id;
 }
@@ -1107,6 +1042,23 @@ cugi_gst_filter_get_out_info (CugiGstFilter *self)
 
 /* ---- GObject --------------------------------------------------------------- */
 
+/* The CugiGstFilter:stats structure. */
+static GstStructure *
+stats_new (CugiGstFilter *self)
+{
+  CugiGstFilterPrivate *priv = PRIV (self);
+  GstStructure *stats;
+
+  GST_OBJECT_LOCK (self);
+  stats = gst_structure_new ("application/x-cugi-filter-stats",
+                             "frames", G_TYPE_UINT64, priv->frames,
+                             "processing-time", G_TYPE_UINT64, priv->processing_time,
+                             "gpu-wait-time", G_TYPE_UINT64, priv->gpu_wait_time,
+                             NULL);
+  GST_OBJECT_UNLOCK (self);
+  return stats;
+}
+
 static void
 cugi_gst_filter_set_property (GObject      *object,
                               guint         prop_id,
@@ -1140,6 +1092,9 @@ cugi_gst_filter_get_property (GObject    *object,
       break;
     case PROP_CUGI_CONTEXT:
       g_value_set_object (value, cugi_gst_filter_get_cugi_context (self));
+      break;
+    case PROP_STATS:
+      g_value_take_boxed (value, stats_new (self));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1190,6 +1145,23 @@ cugi_gst_filter_class_init (CugiGstFilterClass *klass)
   properties[PROP_CUGI_CONTEXT] =
     g_param_spec_object ("cugi-context", NULL, NULL, CUGI_TYPE_CONTEXT,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /**
+   * CugiGstFilter:stats:
+   *
+   * What the filter did since it last started, as a `GstStructure` named
+   * `application/x-cugi-filter-stats`: `frames` (#guint64), the frames it
+   * transformed; `processing-time` (#guint64, nanoseconds), the time the
+   * streaming thread spent transforming them, mapping and copies included;
+   * `gpu-wait-time` (#guint64, nanoseconds), the part of it spent blocked
+   * until the GPU had done a frame's work (see "Where the streaming thread
+   * waits" in the GStreamer guide). Their difference is the host's own time:
+   * what the filter costs the streaming thread beyond the GPU's work.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_STATS] =
+    g_param_spec_boxed ("stats", NULL, NULL, GST_TYPE_STRUCTURE,
+                        G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   element_class->set_context = GST_DEBUG_FUNCPTR (cugi_gst_filter_set_context);
@@ -1208,7 +1180,7 @@ cugi_gst_filter_class_init (CugiGstFilterClass *klass)
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (cugi_gst_filter_transform_ip);
 
   /* Subclasses inherit these until they set their own formats. */
-  set_templates (element_class, cuda_formats);
+  cugi_gst_formats_set_templates (element_class, cugi_gst_formats_cuda ());
 }
 
 static void

@@ -27,6 +27,14 @@ gboolean cugi_gst_ensure_cuda_library (GError **error);
 /* The CUcontext of @context, as the integer cugi hands out. */
 guint64  cugi_gst_context_handle (CugiContext *context);
 
+/* ---- cugi-gst-formats.c: a filter's formats and their memory ---- */
+
+G_GNUC_INTERNAL gboolean             cugi_gst_formats_check         (const gchar * const *formats,
+                                                                     GError             **error);
+G_GNUC_INTERNAL void                 cugi_gst_formats_set_templates (GstElementClass     *element_class,
+                                                                     const gchar * const *formats);
+G_GNUC_INTERNAL const gchar * const *cugi_gst_formats_cuda          (void);
+
 /* ---- cugi-gst-host-allocator.c: GstMemory in cugi's pinned host memory ---- */
 
 #define CUGI_GST_TYPE_HOST_ALLOCATOR (cugi_gst_host_allocator_get_type ())

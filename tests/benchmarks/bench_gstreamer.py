@@ -7,14 +7,16 @@ pad to its output leaving its src pad, measured by pad probes in the
 streaming thread (the probes' own cost is the same for every element):
 
 - cudaupload ! cugikernel(copy) ! fakesink against cudaupload ! identity !
-  fakesink, and the copy kernel's own GPU time (events, same size): the host
-  time cugikernel adds per frame beyond its kernel;
+  fakesink: the host time cugikernel adds per frame beyond identity's and
+  beyond the GPU's work, which its streaming thread waits for (on
+  cudaupload's upload and the kernel; the filter's `stats` property says
+  how long), and the copy kernel's own GPU time (events, same size);
 - system memory in, CUDA memory out (videotestsrc ! cugikernel ! fakesink):
   the upload cugikernel does, as bandwidth, against cugi's pinned upload
   (cugi_buffer_upload_from_host) of the same size in the same process;
 - the Python element (pycugiinvert, a CugiGst.Filter) against cugikernel
-  running the same inversion: host time beyond each one's kernel, and the
-  ratio (goal <= 3);
+  running the same inversion: host time beyond the GPU's work for each, and
+  the ratio (goal <= 3);
 - H.264 decoded on the GPU (nvh264dec, a 1080p stream made here with
   x264enc) with and without cugikernel inverting each NV12 frame on CUDA
   memory: frames a second and the ratio (goal >= 0.98);
@@ -50,11 +52,40 @@ sys.path.insert(0, os.environ.get('CUGI_GST_PYTHON', os.path.join(os.path.dirnam
                                                                   'examples', 'gstreamer', 'python')))
 
 
+class Timed:
+    """An element's per-frame times after warm-up: `spent`, sink pad to src
+    pad (µs, one per frame); `waited`, for a CugiGst.Filter, the mean time
+    (µs) its streaming thread was blocked until the GPU had done a frame
+    (its `stats`), else 0; `fps`, the pipeline's frames a second."""
+
+    def __init__(self, spent, waited, fps):
+        self.spent, self.waited, self.fps = spent, waited, fps
+
+    def median(self):
+        return statistics.median(self.spent)
+
+    def host(self, reference):
+        """The host's own time per frame beyond @reference's (an element
+        that does nothing, in the same pipeline): the time from pad to pad
+        that was not a wait for the GPU."""
+        return self.median() - self.waited - reference.median()
+
+
+def filter_stats(element):
+    """(frames, µs blocked on the GPU) of a CugiGst.Filter's stats so far;
+    (0, 0) for other elements."""
+    if not any(spec.name == 'stats' and spec.value_type == Gst.Structure for spec in element.list_properties()):
+        return 0, 0.0
+    stats = element.get_property('stats')
+    return stats.get_uint64('frames')[1], stats.get_uint64('gpu-wait-time')[1] / 1000
+
+
 def element_times(description):
-    """Per-frame element time (µs, after warm-up) and the pipeline's frames/s."""
+    """The Timed of the element named e in @description."""
     pipeline = Gst.parse_launch(description)
     element = pipeline.get_by_name('e')
     entered, spent = [], []
+    at_warmup = []
 
     def on_sink(pad, info):
         entered.append(time.perf_counter_ns())
@@ -62,6 +93,8 @@ def element_times(description):
 
     def on_src(pad, info):
         spent.append((time.perf_counter_ns() - entered[len(spent)]) / 1000)
+        if len(spent) == WARMUP:
+            at_warmup.append(filter_stats(element))
         return Gst.PadProbeReturn.OK
 
     element.get_static_pad('sink').add_probe(Gst.PadProbeType.BUFFER, on_sink)
@@ -71,10 +104,13 @@ def element_times(description):
     message = pipeline.get_bus().timed_pop_filtered(600 * Gst.SECOND,
                                                     Gst.MessageType.EOS | Gst.MessageType.ERROR)
     elapsed = time.perf_counter() - start
+    frames, waited = filter_stats(element)
     pipeline.set_state(Gst.State.NULL)
     if message is None or message.type == Gst.MessageType.ERROR:
         sys.exit(f'bench-gstreamer: {description}: {message.parse_error() if message else "timeout"}')
-    return spent[WARMUP:], len(spent) / elapsed
+    if frames > WARMUP:
+        waited = (waited - at_warmup[0][1]) / (frames - at_warmup[0][0])
+    return Timed(spent[WARMUP:], waited, len(spent) / elapsed)
 
 
 def kernel_gpu_us(source, name, timestamp=True):
@@ -167,37 +203,35 @@ def main():
 
     source = f'videotestsrc num-buffers={FRAMES} pattern=black ! {CAPS}'
     upload = f'{source} ! cudaupload ! {ON_GPU}'
-    identity, identity_fps = element_times(f'{upload} ! identity name=e ! {ON_GPU} ! fakesink')
-    cuda, cuda_fps = element_times(f'{upload} ! {COPY} ! {ON_GPU} ! fakesink')
-    system, system_fps = element_times(f'{source} ! {COPY} ! {ON_GPU} ! fakesink')
-    c_invert, _fps = element_times(f'{upload} ! {INVERT} ! {ON_GPU} ! fakesink')
-    py_invert, _fps = element_times(f'{upload} ! pycugiinvert name=e ! {ON_GPU} ! fakesink')
+    identity = element_times(f'{upload} ! identity name=e ! {ON_GPU} ! fakesink')
+    cuda = element_times(f'{upload} ! {COPY} ! {ON_GPU} ! fakesink')
+    system = element_times(f'{source} ! {COPY} ! {ON_GPU} ! fakesink')
+    c_invert = element_times(f'{upload} ! {INVERT} ! {ON_GPU} ! fakesink')
+    py_invert = element_times(f'{upload} ! pycugiinvert name=e ! {ON_GPU} ! fakesink')
     kernel_us = kernel_gpu_us(kernel_file('copy.cu'), 'copy')
-    c_invert_kernel_us = kernel_gpu_us(kernel_file('invert.cu'), 'invert')
-    py_invert_kernel_us = kernel_gpu_us(cugi_invert.SOURCE, 'invert', timestamp=False)
     pinned = pinned_upload_gbps()
     decoded = decode_fps()
 
-    identity_us = statistics.median(identity)
-    cuda_us = statistics.median(cuda)
-    system_us = statistics.median(system)
-    beyond = cuda_us - identity_us - kernel_us
-    c_host = statistics.median(c_invert) - identity_us - c_invert_kernel_us
-    py_host = statistics.median(py_invert) - identity_us - py_invert_kernel_us
-    upload_us = system_us - identity_us - kernel_us
+    beyond = cuda.host(identity)
+    c_host, py_host = c_invert.host(identity), py_invert.host(identity)
+    # The path's time beyond identity's, less the copy kernel's: the upload
+    # with everything the element does around it.
+    upload_us = system.median() - identity.median() - kernel_us
     upload_gbps = FRAME_BYTES / (upload_us * 1e-6) / 1e9
 
     print(f'bench-gstreamer: {WIDTH}x{HEIGHT} RGBA, {FRAMES} frames ({WARMUP} warm-up), '
           f'element time = sink pad to src pad, median; GStreamer {Gst.version_string()}')
-    print(f'  identity on CUDA memory      {identity_us:9.1f} us/frame   pipeline {identity_fps:6.1f} frames/s')
-    print(f'  cugikernel copy, CUDA memory {cuda_us:9.1f} us/frame   pipeline {cuda_fps:6.1f} frames/s'
-          f'   (p90 {statistics.quantiles(cuda, n=10)[-1]:.1f})')
-    print(f'  copy kernel on the GPU       {kernel_us:9.1f} us (events)')
+    print(f'  identity on CUDA memory      {identity.median():9.1f} us/frame   pipeline {identity.fps:6.1f} frames/s')
+    print(f'  cugikernel copy, CUDA memory {cuda.median():9.1f} us/frame   pipeline {cuda.fps:6.1f} frames/s'
+          f'   (p90 {statistics.quantiles(cuda.spent, n=10)[-1]:.1f})')
+    print(f'  of which blocked on the GPU  {cuda.waited:9.1f} us/frame (its stats; the copy kernel alone: '
+          f'{kernel_us:.1f} us by events)')
     print(f'  host time beyond the kernel  {beyond:9.1f} us/frame (goal <= 10): '
           f'{"ok" if beyond <= 10 else "MISS"}')
-    print(f'  invert, host time beyond its kernel: cugikernel {c_host:.1f} us, pycugiinvert {py_host:.1f} us; '
+    print(f'  invert, host time beyond the GPU: cugikernel {c_host:.1f} us, pycugiinvert {py_host:.1f} us; '
           f'ratio {py_host / max(c_host, 0.1):.2f} (goal <= 3): {"ok" if py_host <= 3 * max(c_host, 0.1) else "MISS"}')
-    print(f'  cugikernel, system -> CUDA   {system_us:9.1f} us/frame   pipeline {system_fps:6.1f} frames/s')
+    print(f'  cugikernel, system -> CUDA   {system.median():9.1f} us/frame   pipeline {system.fps:6.1f} frames/s'
+          f'   (blocked on the GPU {system.waited:.1f})')
     print(f'  its upload                   {upload_gbps:9.2f} GB/s; cugi pinned upload {pinned:.2f} GB/s; '
           f'ratio {upload_gbps / pinned:.3f} (goal >= 0.95): {"ok" if upload_gbps >= 0.95 * pinned else "MISS"}')
     if decoded is None:

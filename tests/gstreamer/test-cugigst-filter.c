@@ -291,6 +291,28 @@ stand_in_cuda_context (void)
   return gst_cuda_context_new (0);
 }
 
+/* Asserts that CugiGstFilter:stats of @element counts @frames frames, and
+ * time for them where there were any, the GPU's share within it. */
+static void
+assert_stats (GstElement *element,
+              guint64     frames)
+{
+  g_autoptr(GstStructure) stats = NULL;
+  guint64 counted = 0, processing = 0, waiting = 0;
+
+  g_object_get (element, "stats", &stats, NULL);
+  g_assert_cmpstr (gst_structure_get_name (stats), ==, "application/x-cugi-filter-stats");
+  g_assert_true (gst_structure_get_uint64 (stats, "frames", &counted));
+  g_assert_true (gst_structure_get_uint64 (stats, "processing-time", &processing));
+  g_assert_true (gst_structure_get_uint64 (stats, "gpu-wait-time", &waiting));
+  g_assert_cmpuint (counted, ==, frames);
+  g_assert_cmpuint (waiting, <=, processing);
+  if (frames == 0)
+    g_assert_cmpuint (processing, ==, 0);
+  else
+    g_assert_cmpuint (processing, >, 0);
+}
+
 /* ---- tests -------------------------------------------------------------------- */
 
 typedef struct
@@ -340,6 +362,7 @@ test_copy_frames (gconstpointer data)
   g_assert_cmpuint (element->set_info_calls, ==, 1);
   g_assert_cmpuint (element->frames, ==, 3);
   g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR));
+  assert_stats (harness->element, 3);
 
   gst_harness_teardown (harness);
   if (pool != NULL)
@@ -408,6 +431,7 @@ test_passthrough (void)
   output = gst_harness_pull (harness);
   g_assert_true (output == input);
   g_assert_cmpuint (TEST_COPY (harness->element)->frames, ==, 0);
+  assert_stats (harness->element, 0);
   g_clear_pointer (&output, gst_buffer_unref);
   gst_harness_teardown (harness);
 }
