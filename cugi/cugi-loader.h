@@ -12,6 +12,8 @@
 #include <nvrtc.h>
 #include <glib.h>
 
+#include "cugi-nvml.h"
+
 G_BEGIN_DECLS
 
 /* X (entry_point, required): required ones must resolve for the driver to be
@@ -225,6 +227,24 @@ CUresult CUDAAPI cuGraphicsEGLRegisterImage (CUgraphicsResource *resource,
   X (nvrtcAddNameExpression, TRUE) \
   X (nvrtcGetLoweredName, TRUE)
 
+/* NVML, for device telemetry (cugi-device-telemetry.c): every entry point
+ * is there in the drivers cugi supports, so all are required. */
+#define CUGI_NVML_ENTRY_POINTS(X) \
+  X (nvmlInit_v2, TRUE) \
+  X (nvmlErrorString, TRUE) \
+  X (nvmlDeviceGetHandleByPciBusId_v2, TRUE) \
+  X (nvmlDeviceGetTemperature, TRUE) \
+  X (nvmlDeviceGetPowerUsage, TRUE) \
+  X (nvmlDeviceGetClockInfo, TRUE) \
+  X (nvmlDeviceGetUtilizationRates, TRUE) \
+  X (nvmlDeviceGetComputeRunningProcesses_v3, TRUE) \
+  X (nvmlDeviceGetCurrPcieLinkGeneration, TRUE) \
+  X (nvmlDeviceGetCurrPcieLinkWidth, TRUE) \
+  X (nvmlDeviceGetMaxPcieLinkGeneration, TRUE) \
+  X (nvmlDeviceGetMaxPcieLinkWidth, TRUE) \
+  X (nvmlDeviceGetPcieThroughput, TRUE) \
+  X (nvmlDeviceGetNvLinkState, TRUE)
+
 #define CUGI_LOADER_FIELD(entry_point, required) __typeof__ (entry_point) *entry_point;
 
 typedef struct
@@ -237,12 +257,23 @@ typedef struct
   CUGI_NVRTC_ENTRY_POINTS (CUGI_LOADER_FIELD)
 } CugiNvrtcTable;
 
-/* Valid once cugi_loader_load_driver() / cugi_loader_load_nvrtc() returned TRUE. */
+typedef struct
+{
+  CUGI_NVML_ENTRY_POINTS (CUGI_LOADER_FIELD)
+} CugiNvmlTable;
+
+/* Valid once cugi_loader_load_driver() / cugi_loader_load_nvrtc() /
+ * cugi_loader_load_nvml() returned TRUE. */
 extern CugiDriverTable cugi_cuda;
 extern CugiNvrtcTable cugi_nvrtc;
+extern CugiNvmlTable cugi_nvml;
 
 gboolean     cugi_loader_load_driver      (GError **error);
 gboolean     cugi_loader_load_nvrtc       (GError **error);
+/* Loads NVML (libnvidia-ml.so.1, or what CUGI_LIBNVML names) and
+ * initializes it, once per process, as the driver is. */
+gboolean     cugi_loader_load_nvml        (GError **error);
+const char  *cugi_loader_get_nvml_path    (void);
 int          cugi_loader_get_driver_version (void);
 int          cugi_loader_get_nvrtc_version (void);
 const char  *cugi_loader_get_driver_path  (void);
