@@ -244,6 +244,7 @@ print_int_field (const char *label,
   print_field (label, text);
 }
 
+/* The readings are small enough to print as ints. */
 static void
 print_telemetry (DeviceReport *report)
 {
@@ -265,7 +266,6 @@ print_telemetry (DeviceReport *report)
       print_field (_("Telemetry:"), text);
       return;
     }
-  /* Values are small: they print as ints. */
   temperature = values[TELEMETRY_TEMPERATURE] < 0 ? g_strdup (_("not supported"))
     : g_strdup_printf (_("%d °C"), (int) values[TELEMETRY_TEMPERATURE]);
   power = values[TELEMETRY_POWER_USAGE] < 0 ? g_strdup (_("not supported"))

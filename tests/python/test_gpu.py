@@ -510,5 +510,31 @@ class TestStreamOrdered(unittest.TestCase):
         self.assertTrue((rows[:, 60:] == 0xee).all())
 
 
+class TestTelemetry(unittest.TestCase):
+    """Device 0's telemetry through NVML, and a monitor of it."""
+
+    def test_readings(self):
+        dev = Cugi.Device.get(0)
+        self.assertTrue(0 < dev.get_temperature() < 120)
+        self.assertGreater(dev.get_power_usage(), 0)
+        self.assertGreater(dev.get_clock(Cugi.DeviceClock.SM), 0)
+        gpu, memory = dev.get_utilization()
+        self.assertLessEqual(gpu, 100)
+        self.assertLessEqual(memory, 100)
+        generation, width, max_generation, max_width = dev.get_pcie_link()
+        self.assertTrue(1 <= generation <= max_generation)
+        self.assertTrue(1 <= width <= max_width)
+        self.assertLessEqual(len(dev.get_nvlink_states()), 18)
+        processes = dev.get_process_memory().unpack()
+        self.assertIsInstance(processes, dict)
+
+    def test_monitor(self):
+        monitor = Cugi.DeviceMonitor.new(Cugi.Device.get(0), 0)
+        self.assertGreater(monitor.props.temperature, 0)
+        self.assertGreater(monitor.props.memory_clock, 0)
+        self.assertTrue(monitor.update())
+        self.assertIsNone(monitor.props.error)
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)
