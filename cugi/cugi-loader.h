@@ -1,4 +1,4 @@
-/* cugi-loader.h: the one table through which cugi calls libcuda and libnvrtc.
+/* cugi-loader.h: the tables through which cugi calls libcuda, libnvrtc and NVML.
  *
  * Private. Only cugi-loader.c resolves symbols; every other file calls through
  * `cugi_cuda.<entry point>` and `cugi_nvrtc.<entry point>`. The entry points are
