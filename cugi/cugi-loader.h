@@ -58,6 +58,13 @@ G_BEGIN_DECLS
   X (cuCtxDisablePeerAccess, TRUE) \
   X (cuCtxResetPersistingL2Cache, FALSE) \
   X (cuMemGetInfo, TRUE) \
+  X (cuDeviceGetDevResource, FALSE) \
+  X (cuDevSmResourceSplitByCount, FALSE) \
+  X (cuDevResourceGenerateDesc, FALSE) \
+  X (cuGreenCtxCreate, FALSE) \
+  X (cuGreenCtxDestroy, FALSE) \
+  X (cuCtxFromGreenCtx, FALSE) \
+  X (cuCtxGetDevResource, FALSE) \
   X (cuStreamCreateWithPriority, TRUE) \
   X (cuStreamDestroy, TRUE) \
   X (cuStreamQuery, TRUE) \
