@@ -510,6 +510,41 @@ class TestStreamOrdered(unittest.TestCase):
         self.assertTrue((rows[:, 60:] == 0xee).all())
 
 
+SMID = textwrap.dedent('''\
+    extern "C" __global__ void record_smid(unsigned int *out, long long spin)
+    {
+        unsigned int smid;
+        long long start = clock64();
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+        while (clock64() - start < spin)
+            ;
+        if (threadIdx.x == 0)
+            out[blockIdx.x] = smid;
+    }
+''')
+
+
+class TestGreenContext(unittest.TestCase):
+    """A kernel in a 16-SM green context runs on at most its SMs (%smid of
+    each block), one in the primary context on more."""
+
+    def distinct_smids(self, context):
+        kernel = Cugi.Kernel.new_from_source(context, SMID, 'record_smid', None)
+        out = Cugi.Buffer.new(context, 2048 * 4)
+        stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
+        kernel(out, numpy.int64(20000), grid=2048, block=128, stream=stream)
+        stream.synchronize()
+        return len(set(numpy.frombuffer(out.download(0, 2048 * 4).get_data(), dtype=numpy.uint32)))
+
+    def test_kernels_stay_in_partition(self):
+        green = Cugi.Context.new_green(None, 16)
+        sm_count = green.get_sm_count()
+        self.assertGreaterEqual(sm_count, 16)
+        used = self.distinct_smids(green)
+        self.assertTrue(1 <= used <= sm_count, (used, sm_count))
+        self.assertGreater(self.distinct_smids(Cugi.Context.get_default()), sm_count)
+
+
 class TestTelemetry(unittest.TestCase):
     """Device 0's telemetry through NVML, and a monitor of it."""
 
