@@ -114,6 +114,10 @@ CugiContext     *cugi_context_new              (CugiDevice       *device,
                                                 CugiContextFlags  flags,
                                                 GError          **error);
 CUGI_AVAILABLE_IN_0_1
+CugiContext     *cugi_context_new_green        (CugiDevice       *device,
+                                                guint             sm_count,
+                                                GError          **error);
+CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_get_default      (GError          **error);
 CUGI_AVAILABLE_IN_0_1
 CugiContext     *cugi_context_get_current      (GError          **error);
@@ -130,6 +134,9 @@ CUGI_AVAILABLE_IN_0_1
 CugiContextFlags cugi_context_get_flags        (CugiContext      *self);
 CUGI_AVAILABLE_IN_0_1
 guint            cugi_context_get_api_version  (CugiContext      *self);
+CUGI_AVAILABLE_IN_0_1
+guint            cugi_context_get_sm_count     (CugiContext      *self,
+                                                GError          **error);
 
 CUGI_AVAILABLE_IN_0_1
 gboolean         cugi_context_push             (CugiContext      *self,

@@ -12,6 +12,25 @@
 
 G_BEGIN_DECLS
 
+/**
+ * CugiDeviceClock:
+ * @CUGI_DEVICE_CLOCK_GRAPHICS: the graphics clock
+ * @CUGI_DEVICE_CLOCK_SM: the clock of the streaming multiprocessors
+ * @CUGI_DEVICE_CLOCK_MEMORY: the memory clock
+ * @CUGI_DEVICE_CLOCK_VIDEO: the clock of the video encoders and decoders
+ *
+ * The clocks cugi_device_get_clock() reads.
+ *
+ * Since: 0.1
+ */
+typedef enum
+{
+  CUGI_DEVICE_CLOCK_GRAPHICS,
+  CUGI_DEVICE_CLOCK_SM,
+  CUGI_DEVICE_CLOCK_MEMORY,
+  CUGI_DEVICE_CLOCK_VIDEO,
+} CugiDeviceClock;
+
 #define CUGI_TYPE_DEVICE (cugi_device_get_type ())
 CUGI_AVAILABLE_IN_0_1
 G_DECLARE_FINAL_TYPE (CugiDevice, cugi_device, CUGI, DEVICE, GObject)
@@ -64,6 +83,39 @@ gboolean     cugi_device_can_access_peer     (CugiDevice  *self,
                                               GError     **error);
 CUGI_AVAILABLE_IN_0_1
 CugiContext *cugi_device_get_primary_context (CugiDevice  *self,
+                                              GError     **error);
+
+/* Telemetry, through NVML (cugi-device-telemetry.c) */
+CUGI_AVAILABLE_IN_0_1
+guint        cugi_device_get_temperature     (CugiDevice  *self,
+                                              GError     **error);
+CUGI_AVAILABLE_IN_0_1
+guint        cugi_device_get_power_usage     (CugiDevice  *self,
+                                              GError     **error);
+CUGI_AVAILABLE_IN_0_1
+guint        cugi_device_get_clock           (CugiDevice     *self,
+                                              CugiDeviceClock clock,
+                                              GError        **error);
+CUGI_AVAILABLE_IN_0_1
+guint        cugi_device_get_utilization     (CugiDevice  *self,
+                                              guint       *memory_percent,
+                                              GError     **error);
+CUGI_AVAILABLE_IN_0_1
+GVariant    *cugi_device_get_process_memory  (CugiDevice  *self,
+                                              GError     **error);
+CUGI_AVAILABLE_IN_0_1
+guint        cugi_device_get_pcie_link       (CugiDevice  *self,
+                                              guint       *width,
+                                              guint       *max_generation,
+                                              guint       *max_width,
+                                              GError     **error);
+CUGI_AVAILABLE_IN_0_1
+guint        cugi_device_get_pcie_throughput (CugiDevice  *self,
+                                              guint       *receive_kb_per_second,
+                                              GError     **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean    *cugi_device_get_nvlink_states   (CugiDevice  *self,
+                                              guint       *n_links,
                                               GError     **error);
 
 G_END_DECLS

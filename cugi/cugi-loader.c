@@ -34,6 +34,7 @@
 
 CugiDriverTable cugi_cuda;
 CugiNvrtcTable cugi_nvrtc;
+CugiNvmlTable cugi_nvml;
 
 typedef struct
 {
@@ -47,6 +48,7 @@ typedef struct
 
 static CugiLibrary driver_library;
 static CugiLibrary nvrtc_library;
+static CugiLibrary nvml_library;
 /* cugi_loader_get_nvrtc_identity() of the NVRTC loaded, set with it. */
 static char *loaded_nvrtc_identity;
 
@@ -409,6 +411,49 @@ load_nvrtc_once (CugiLibrary *lib)
 }
 
 static gboolean
+load_nvml_once (CugiLibrary *lib)
+{
+  const char *override = g_getenv ("CUGI_LIBNVML");
+  const char *candidates[] = { override != NULL ? override : "libnvidia-ml.so.1", NULL };
+  g_autoptr(GString) tried = g_string_new (NULL);
+  nvmlReturn_t result;
+
+  if (check_override ("CUGI_LIBNVML", tried))
+    lib->module = open_first (candidates, &lib->path, tried);
+  if (lib->module == NULL)
+    {
+      g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,
+                   _("NVML, the NVIDIA management library that device telemetry needs, could not be "
+                     "loaded (%s). It comes with the NVIDIA driver as libnvidia-ml.so.1: install the "
+                     "driver's NVML package, or point CUGI_LIBNVML at libnvidia-ml.so.1."),
+                   tried->str);
+      return FALSE;
+    }
+
+#define RESOLVE_NVML(entry_point, required)                                                     \
+  if (!g_module_symbol (lib->module, #entry_point, (gpointer *) &cugi_nvml.entry_point) &&      \
+      (required))                                                                               \
+    {                                                                                           \
+      g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,                           \
+                   _("%s is not a usable NVML: it lacks %s. Update the NVIDIA driver."),        \
+                   lib->path, #entry_point);                                                    \
+      return FALSE;                                                                             \
+    }
+  CUGI_NVML_ENTRY_POINTS (RESOLVE_NVML)
+#undef RESOLVE_NVML
+
+  result = cugi_nvml.nvmlInit_v2 ();
+  if (result != NVML_SUCCESS)
+    {
+      g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,
+                   _("NVML (%s) failed to initialize: %s (%d). Check the NVIDIA driver with nvidia-smi."),
+                   lib->path, cugi_nvml.nvmlErrorString (result), (int) result);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
 load_library (CugiLibrary *lib,
               gboolean   (*load_once) (CugiLibrary *),
               GError     **error)
@@ -448,6 +493,14 @@ gboolean
 cugi_loader_load_nvrtc (GError **error)
 {
   return load_library (&nvrtc_library, load_nvrtc_once, error);
+}
+
+/* NVML is never shut down: the telemetry of devices that live as long as the
+ * process may be asked for at any time, as the driver is never unloaded. */
+gboolean
+cugi_loader_load_nvml (GError **error)
+{
+  return load_library (&nvml_library, load_nvml_once, error);
 }
 
 /**
@@ -503,6 +556,12 @@ const char *
 cugi_loader_get_nvrtc_path (void)
 {
   return nvrtc_library.loaded ? nvrtc_library.path : NULL;
+}
+
+const char *
+cugi_loader_get_nvml_path (void)
+{
+  return nvml_library.loaded ? nvml_library.path : NULL;
 }
 
 gboolean

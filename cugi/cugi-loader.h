@@ -1,4 +1,4 @@
-/* cugi-loader.h: the one table through which cugi calls libcuda and libnvrtc.
+/* cugi-loader.h: the tables through which cugi calls libcuda, libnvrtc and NVML.
  *
  * Private. Only cugi-loader.c resolves symbols; every other file calls through
  * `cugi_cuda.<entry point>` and `cugi_nvrtc.<entry point>`. The entry points are
@@ -11,6 +11,8 @@
 #include <cudaProfiler.h>
 #include <nvrtc.h>
 #include <glib.h>
+
+#include "cugi-nvml.h"
 
 G_BEGIN_DECLS
 
@@ -56,6 +58,13 @@ G_BEGIN_DECLS
   X (cuCtxDisablePeerAccess, TRUE) \
   X (cuCtxResetPersistingL2Cache, FALSE) \
   X (cuMemGetInfo, TRUE) \
+  X (cuDeviceGetDevResource, FALSE) \
+  X (cuDevSmResourceSplitByCount, FALSE) \
+  X (cuDevResourceGenerateDesc, FALSE) \
+  X (cuGreenCtxCreate, FALSE) \
+  X (cuGreenCtxDestroy, FALSE) \
+  X (cuCtxFromGreenCtx, FALSE) \
+  X (cuCtxGetDevResource, FALSE) \
   X (cuStreamCreateWithPriority, TRUE) \
   X (cuStreamDestroy, TRUE) \
   X (cuStreamQuery, TRUE) \
@@ -225,6 +234,24 @@ CUresult CUDAAPI cuGraphicsEGLRegisterImage (CUgraphicsResource *resource,
   X (nvrtcAddNameExpression, TRUE) \
   X (nvrtcGetLoweredName, TRUE)
 
+/* NVML, for device telemetry (cugi-device-telemetry.c): every entry point
+ * is there in the drivers cugi supports, so all are required. */
+#define CUGI_NVML_ENTRY_POINTS(X) \
+  X (nvmlInit_v2, TRUE) \
+  X (nvmlErrorString, TRUE) \
+  X (nvmlDeviceGetHandleByPciBusId_v2, TRUE) \
+  X (nvmlDeviceGetTemperature, TRUE) \
+  X (nvmlDeviceGetPowerUsage, TRUE) \
+  X (nvmlDeviceGetClockInfo, TRUE) \
+  X (nvmlDeviceGetUtilizationRates, TRUE) \
+  X (nvmlDeviceGetComputeRunningProcesses_v3, TRUE) \
+  X (nvmlDeviceGetCurrPcieLinkGeneration, TRUE) \
+  X (nvmlDeviceGetCurrPcieLinkWidth, TRUE) \
+  X (nvmlDeviceGetMaxPcieLinkGeneration, TRUE) \
+  X (nvmlDeviceGetMaxPcieLinkWidth, TRUE) \
+  X (nvmlDeviceGetPcieThroughput, TRUE) \
+  X (nvmlDeviceGetNvLinkState, TRUE)
+
 #define CUGI_LOADER_FIELD(entry_point, required) __typeof__ (entry_point) *entry_point;
 
 typedef struct
@@ -237,12 +264,23 @@ typedef struct
   CUGI_NVRTC_ENTRY_POINTS (CUGI_LOADER_FIELD)
 } CugiNvrtcTable;
 
-/* Valid once cugi_loader_load_driver() / cugi_loader_load_nvrtc() returned TRUE. */
+typedef struct
+{
+  CUGI_NVML_ENTRY_POINTS (CUGI_LOADER_FIELD)
+} CugiNvmlTable;
+
+/* Valid once cugi_loader_load_driver() / cugi_loader_load_nvrtc() /
+ * cugi_loader_load_nvml() returned TRUE. */
 extern CugiDriverTable cugi_cuda;
 extern CugiNvrtcTable cugi_nvrtc;
+extern CugiNvmlTable cugi_nvml;
 
 gboolean     cugi_loader_load_driver      (GError **error);
 gboolean     cugi_loader_load_nvrtc       (GError **error);
+/* Loads NVML (libnvidia-ml.so.1, or what CUGI_LIBNVML names) and
+ * initializes it, once per process, as the driver is. */
+gboolean     cugi_loader_load_nvml        (GError **error);
+const char  *cugi_loader_get_nvml_path    (void);
 int          cugi_loader_get_driver_version (void);
 int          cugi_loader_get_nvrtc_version (void);
 const char  *cugi_loader_get_driver_path  (void);

@@ -11,6 +11,7 @@
 #include "cugi-init.h"
 #include "cugi-device.h"
 #include "cugi-context.h"
+#include "cugi-device-monitor.h"
 #include "cugi-stream.h"
 #include "cugi-event.h"
 #include "cugi-buffer.h"

@@ -6,7 +6,9 @@
  * context stack, limits, cache configuration and peer access. Device handles
  * are ordinal + 100, so that code mixing the two up fails. Everything else
  * answers CUDA_ERROR_NOT_SUPPORTED. FAKE_CUDA_DEVICE_COUNT sets the number of
- * devices (2 unless set). */
+ * devices (2 unless set). Green contexts are contexts with a share of the
+ * 132 SMs, split off in multiples of 8 as on Hopper; their CUgreenCtx and
+ * converted CUcontext are the same pointer. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,9 @@
 #define MAX_STACK 64
 #define MAX_PEERS 8
 #define HANDLE_BASE 100
+#define SM_COUNT 132
+#define SM_GRANULARITY 8
+#define MAX_DESCRIPTIONS 256
 
 typedef struct
 {
@@ -30,6 +35,8 @@ typedef struct
   size_t       limits[CU_LIMIT_PERSISTING_L2_CACHE_SIZE + 1];
   CUfunc_cache cache_config;
   CUcontext    peers[MAX_PEERS];
+  unsigned int sm_count;   /* a green context's share, else SM_COUNT */
+  int          green;
 } FakeContext;
 
 typedef struct
@@ -72,6 +79,7 @@ context_new (CUdevice device, int primary, unsigned int flags)
   context->device = device;
   context->primary = primary;
   context->flags = flags;
+  context->sm_count = SM_COUNT;
   memcpy (context->limits, default_limits, sizeof default_limits);
   pthread_mutex_lock (&lock);
   contexts[n_contexts++] = context;
@@ -302,7 +310,8 @@ fake_cuCtxDestroy (CUcontext handle)
 
   if (result != CUDA_SUCCESS)
     return result;
-  if (context->primary)
+  /* Green contexts go with cuGreenCtxDestroy. */
+  if (context->primary || context->green)
     return CUDA_ERROR_INVALID_CONTEXT;
   context->destroyed = 1;
   /* Current on this thread: popped, as the driver does. */
@@ -508,6 +517,144 @@ fake_cuMemGetInfo (size_t *free_bytes, size_t *total_bytes)
   return CUDA_SUCCESS;
 }
 
+/* ---- green contexts ------------------------------------------------------ */
+
+/* The SM counts of the resource descriptions made, which live as long as the
+ * process (the driver's are not freed either). */
+static unsigned int descriptions[MAX_DESCRIPTIONS];
+static int n_descriptions;
+
+static void
+set_sm_resource (CUdevResource *resource, unsigned int sm_count)
+{
+  memset (resource, 0, sizeof *resource);
+  resource->type = CU_DEV_RESOURCE_TYPE_SM;
+  resource->sm.smCount = sm_count;
+  resource->sm.minSmPartitionSize = SM_GRANULARITY;
+  resource->sm.smCoscheduledAlignment = 2;
+}
+
+static CUresult
+fake_cuDeviceGetDevResource (CUdevice device, CUdevResource *resource, CUdevResourceType type)
+{
+  if (ordinal_of (device) < 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  if (resource == NULL || type != CU_DEV_RESOURCE_TYPE_SM)
+    return CUDA_ERROR_INVALID_VALUE;
+  set_sm_resource (resource, SM_COUNT);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuDevSmResourceSplitByCount (CUdevResource *result, unsigned int *n_groups, const CUdevResource *input,
+                                  CUdevResource *remaining, unsigned int flags, unsigned int min_count)
+{
+  unsigned int count = (min_count + SM_GRANULARITY - 1) / SM_GRANULARITY * SM_GRANULARITY;
+
+  if (result == NULL || n_groups == NULL || *n_groups != 1 || input == NULL ||
+      input->type != CU_DEV_RESOURCE_TYPE_SM || flags != 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (count == 0)
+    count = SM_GRANULARITY;
+  if (count > input->sm.smCount)
+    return CUDA_ERROR_INVALID_RESOURCE_CONFIGURATION;
+  set_sm_resource (result, count);
+  if (remaining != NULL)
+    set_sm_resource (remaining, input->sm.smCount - count);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuDevResourceGenerateDesc (CUdevResourceDesc *description, CUdevResource *resources, unsigned int n)
+{
+  CUresult result = CUDA_SUCCESS;
+
+  if (description == NULL || resources == NULL || n != 1 || resources[0].type != CU_DEV_RESOURCE_TYPE_SM)
+    return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock (&lock);
+  if (n_descriptions == MAX_DESCRIPTIONS)
+    result = CUDA_ERROR_OUT_OF_MEMORY;
+  else
+    {
+      descriptions[n_descriptions] = resources[0].sm.smCount;
+      *description = (CUdevResourceDesc) &descriptions[n_descriptions++];
+    }
+  pthread_mutex_unlock (&lock);
+  return result;
+}
+
+static CUresult
+fake_cuGreenCtxCreate (CUgreenCtx *green, CUdevResourceDesc description, CUdevice device, unsigned int flags)
+{
+  unsigned int *sm_count = (unsigned int *) description;
+  FakeContext *context;
+
+  if (ordinal_of (device) < 0)
+    return CUDA_ERROR_INVALID_DEVICE;
+  if (green == NULL || sm_count < descriptions || sm_count >= descriptions + n_descriptions ||
+      flags & ~CU_GREEN_CTX_DEFAULT_STREAM)
+    return CUDA_ERROR_INVALID_VALUE;
+  context = context_new (device, 0, CU_CTX_MAP_HOST);
+  context->sm_count = *sm_count;
+  context->green = 1;
+  *green = (CUgreenCtx) context;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuCtxFromGreenCtx (CUcontext *handle, CUgreenCtx green)
+{
+  CUresult result = check_context ((CUcontext) green);
+
+  if (result != CUDA_SUCCESS)
+    return result;
+  if (!((FakeContext *) green)->green)
+    return CUDA_ERROR_INVALID_VALUE;
+  *handle = (CUcontext) green;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuGreenCtxDestroy (CUgreenCtx green)
+{
+  FakeContext *context = (FakeContext *) green;
+  CUresult result = check_context ((CUcontext) green);
+
+  if (result != CUDA_SUCCESS)
+    return result;
+  if (!context->green)
+    return CUDA_ERROR_INVALID_VALUE;
+  /* What cuCtxDestroy does to a context made with cuCtxCreate. */
+  context->green = 0;
+  return fake_cuCtxDestroy ((CUcontext) green);
+}
+
+static CUresult
+fake_cuCtxGetDevResource (CUcontext handle, CUdevResource *resource, CUdevResourceType type)
+{
+  CUresult result = check_context (handle);
+
+  if (result != CUDA_SUCCESS)
+    return result;
+  if (resource == NULL || type != CU_DEV_RESOURCE_TYPE_SM)
+    return CUDA_ERROR_INVALID_VALUE;
+  set_sm_resource (resource, ((FakeContext *) handle)->sm_count);
+  return CUDA_SUCCESS;
+}
+
+/* Counts the green contexts not destroyed yet, for tests. */
+EXPORT int
+fake_cuda_devices_live_green_contexts (void)
+{
+  int live = 0;
+
+  pthread_mutex_lock (&lock);
+  for (int i = 0; i < n_contexts; i++)
+    live += contexts[i]->green && !contexts[i]->destroyed;
+  pthread_mutex_unlock (&lock);
+  return live;
+}
+
 static CUresult
 fake_not_supported (void)
 {
@@ -549,6 +696,13 @@ static const struct
   ENTRY (cuCtxEnablePeerAccess)
   ENTRY (cuCtxDisablePeerAccess)
   ENTRY (cuMemGetInfo)
+  ENTRY (cuDeviceGetDevResource)
+  ENTRY (cuDevSmResourceSplitByCount)
+  ENTRY (cuDevResourceGenerateDesc)
+  ENTRY (cuGreenCtxCreate)
+  ENTRY (cuCtxFromGreenCtx)
+  ENTRY (cuGreenCtxDestroy)
+  ENTRY (cuCtxGetDevResource)
 #undef ENTRY
 };
 

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include "cugi-private.h"
+#include <unistd.h>
+
 #include "cugi-test-utils.h"
 
 static CugiDevice *
@@ -449,6 +451,76 @@ test_cugi_info (void)
   }
 }
 
+/* Telemetry through NVML (on the stand-in driver, through the stand-in
+ * NVML): every reading in its range, the link no faster than its maximum,
+ * this process, which holds the primary context, using memory where
+ * NVML sees this process's id (not in every container), and a monitor. */
+static void
+test_telemetry (void)
+{
+  g_autoptr(CugiDevice) dev = cugi_device_get (0, NULL);
+  g_autoptr(CugiContext) context = cugi_device_get_primary_context (dev, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) processes = NULL;
+  g_autoptr(CugiDeviceMonitor) monitor = NULL;
+  g_autofree gboolean *links = NULL;
+  guint memory_percent = 101, width = 0, max_generation = 0, max_width = 0, n_links = 99;
+  guint generation;
+  guint64 used = 0;
+
+  g_assert_nonnull (context);
+  g_assert_cmpuint (cugi_device_get_temperature (dev, &error), >, 0);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_device_get_temperature (dev, NULL), <, 120);
+  g_assert_cmpuint (cugi_device_get_power_usage (dev, &error), >, 0);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_device_get_clock (dev, CUGI_DEVICE_CLOCK_SM, &error), >, 0);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_device_get_clock (dev, CUGI_DEVICE_CLOCK_MEMORY, &error), >, 0);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_device_get_utilization (dev, &memory_percent, &error), <=, 100);
+  g_assert_no_error (error);
+  g_assert_cmpuint (memory_percent, <=, 100);
+
+  generation = cugi_device_get_pcie_link (dev, &width, &max_generation, &max_width, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (generation, >=, 1);
+  g_assert_cmpuint (generation, <=, max_generation);
+  g_assert_cmpuint (width, >=, 1);
+  g_assert_cmpuint (width, <=, max_width);
+  cugi_device_get_pcie_throughput (dev, NULL, &error);
+  g_assert_no_error (error);
+
+  links = cugi_device_get_nvlink_states (dev, &n_links, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n_links, <=, 18);
+  g_assert_true ((links == NULL) == (n_links == 0));
+
+  processes = cugi_device_get_process_memory (dev, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (g_variant_get_type_string (processes), ==, "a{ut}");
+  {
+    GVariantIter iter;
+    guint32 pid;
+    guint64 bytes;
+
+    g_variant_iter_init (&iter, processes);
+    while (g_variant_iter_next (&iter, "{ut}", &pid, &bytes))
+      if (pid == (guint32) getpid ())
+        used = bytes;
+    if (used == 0)
+      g_test_message ("NVML does not list this process (pid %d): in a container, it may not", (int) getpid ());
+    else
+      g_assert_cmpuint (used, >, 0);
+  }
+
+  monitor = cugi_device_monitor_new (dev, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cugi_device_monitor_get_temperature (monitor), >, 0);
+  g_assert_cmpuint (cugi_device_monitor_get_sm_clock (monitor), >, 0);
+  g_assert_null (cugi_device_monitor_get_error (monitor));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -471,5 +543,6 @@ main (int argc, char **argv)
   g_test_add_func ("/device/peer", test_peer);
   g_test_add_func ("/device/primary-context", test_primary_context);
   g_test_add_func ("/device/cugi-info", test_cugi_info);
+  g_test_add_func ("/device/telemetry", test_telemetry);
   return g_test_run ();
 }

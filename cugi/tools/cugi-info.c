@@ -17,11 +17,42 @@ typedef enum
   PEER_UNKNOWN,
 } PeerAccess;
 
+/* The telemetry readings cugi-info shows, through NVML. */
+typedef enum
+{
+  TELEMETRY_TEMPERATURE,
+  TELEMETRY_POWER_USAGE,
+  TELEMETRY_SM_CLOCK,
+  TELEMETRY_MEMORY_CLOCK,
+  TELEMETRY_GPU_UTILIZATION,
+  TELEMETRY_MEMORY_UTILIZATION,
+  TELEMETRY_PCIE_GENERATION,
+  TELEMETRY_PCIE_WIDTH,
+  TELEMETRY_PCIE_MAX_GENERATION,
+  TELEMETRY_PCIE_MAX_WIDTH,
+  TELEMETRY_PCIE_TRANSMIT,
+  TELEMETRY_PCIE_RECEIVE,
+  N_TELEMETRY
+} TelemetryReading;
+
+/* Their keys in --json. */
+static const char * const telemetry_keys[N_TELEMETRY] = {
+  "temperature", "power_usage_mw", "sm_clock_mhz", "memory_clock_mhz", "gpu_utilization",
+  "memory_utilization", "pcie_generation", "pcie_width", "pcie_max_generation", "pcie_max_width",
+  "pcie_transmit_kb_per_s", "pcie_receive_kb_per_s",
+};
+
 typedef struct
 {
   CugiDevice *device;
   guint64     free_memory;
   char       *free_memory_error; /* NULL when free_memory is known */
+  char       *telemetry_error;   /* NVML cannot be had: no telemetry below */
+  gint64      telemetry[N_TELEMETRY]; /* -1 where the device does not tell */
+  gboolean    nvlink_known;
+  gboolean   *nvlink;
+  guint       n_nvlink;
+  GVariant   *processes;         /* a{ut}, or NULL where not known */
 } DeviceReport;
 
 typedef struct
@@ -41,6 +72,9 @@ device_report_free (gpointer data)
 
   g_object_unref (report->device);
   g_free (report->free_memory_error);
+  g_free (report->telemetry_error);
+  g_free (report->nvlink);
+  g_clear_pointer (&report->processes, g_variant_unref);
   g_free (report);
 }
 
@@ -75,6 +109,59 @@ device_attribute (DeviceReport *report,
 
   g_object_get (report->device, property, &value, NULL);
   return value;
+}
+
+/* @value, or -1 where @error says the device does not tell it. */
+static gint64
+telemetry_value (guint    value,
+                 GError **error)
+{
+  gint64 result = *error == NULL ? (gint64) value : -1;
+
+  g_clear_error (error);
+  return result;
+}
+
+static void
+gather_telemetry (DeviceReport *report)
+{
+  CugiDevice *device = report->device;
+  gint64 *values = report->telemetry;
+  g_autoptr(GError) error = NULL;
+  guint memory_percent = 0, width = 0, max_generation = 0, max_width = 0, receive = 0;
+  guint temperature = cugi_device_get_temperature (device, &error);
+
+  /* Without NVML, or a device NVML does not know, nothing else can work. */
+  if (error != NULL && !g_error_matches (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED))
+    {
+      report->telemetry_error = g_strdup (error->message);
+      return;
+    }
+  values[TELEMETRY_TEMPERATURE] = telemetry_value (temperature, &error);
+  values[TELEMETRY_POWER_USAGE] = telemetry_value (cugi_device_get_power_usage (device, &error), &error);
+  values[TELEMETRY_SM_CLOCK] = telemetry_value (cugi_device_get_clock (device, CUGI_DEVICE_CLOCK_SM, &error),
+                                                &error);
+  values[TELEMETRY_MEMORY_CLOCK] =
+    telemetry_value (cugi_device_get_clock (device, CUGI_DEVICE_CLOCK_MEMORY, &error), &error);
+  values[TELEMETRY_GPU_UTILIZATION] = cugi_device_get_utilization (device, &memory_percent, &error);
+  values[TELEMETRY_MEMORY_UTILIZATION] = memory_percent;
+  if (telemetry_value (0, &error) < 0)
+    values[TELEMETRY_GPU_UTILIZATION] = values[TELEMETRY_MEMORY_UTILIZATION] = -1;
+  values[TELEMETRY_PCIE_GENERATION] = cugi_device_get_pcie_link (device, &width, &max_generation, &max_width, &error);
+  values[TELEMETRY_PCIE_WIDTH] = width;
+  values[TELEMETRY_PCIE_MAX_GENERATION] = max_generation;
+  values[TELEMETRY_PCIE_MAX_WIDTH] = max_width;
+  if (telemetry_value (0, &error) < 0)
+    for (int i = TELEMETRY_PCIE_GENERATION; i <= TELEMETRY_PCIE_MAX_WIDTH; i++)
+      values[i] = -1;
+  values[TELEMETRY_PCIE_TRANSMIT] = cugi_device_get_pcie_throughput (device, &receive, &error);
+  values[TELEMETRY_PCIE_RECEIVE] = receive;
+  if (telemetry_value (0, &error) < 0)
+    values[TELEMETRY_PCIE_TRANSMIT] = values[TELEMETRY_PCIE_RECEIVE] = -1;
+  report->nvlink = cugi_device_get_nvlink_states (device, &report->n_nvlink, &error);
+  report->nvlink_known = telemetry_value (0, &error) == 0;
+  report->processes = cugi_device_get_process_memory (device, &error);
+  g_clear_error (&error);
 }
 
 /* Fills in everything but the versions; FALSE with @error set when the
@@ -113,6 +200,7 @@ gather_devices (Report  *report,
       device_report->free_memory = cugi_device_get_memory_info (device_report->device, NULL, &memory_error);
       if (memory_error != NULL)
         device_report->free_memory_error = g_strdup (memory_error->message);
+      gather_telemetry (device_report);
       g_ptr_array_add (report->devices, device_report);
     }
   g_list_free (devices);
@@ -154,6 +242,82 @@ print_int_field (const char *label,
   g_autofree char *text = g_strdup_printf ("%d", value);
 
   print_field (label, text);
+}
+
+/* The readings are small enough to print as ints. */
+static void
+print_telemetry (DeviceReport *report)
+{
+  const gint64 *values = report->telemetry;
+  g_autofree char *temperature = NULL;
+  g_autofree char *power = NULL;
+  g_autofree char *clocks = NULL;
+  g_autofree char *utilization = NULL;
+  g_autofree char *pcie = NULL;
+  g_autofree char *throughput = NULL;
+  g_autofree char *nvlink = NULL;
+  g_autoptr(GString) processes = g_string_new (NULL);
+  guint active = 0;
+
+  if (report->telemetry_error != NULL)
+    {
+      g_autofree char *text = g_strdup_printf (_("not available: %s"), report->telemetry_error);
+
+      print_field (_("Telemetry:"), text);
+      return;
+    }
+  temperature = values[TELEMETRY_TEMPERATURE] < 0 ? g_strdup (_("not supported"))
+    : g_strdup_printf (_("%d °C"), (int) values[TELEMETRY_TEMPERATURE]);
+  power = values[TELEMETRY_POWER_USAGE] < 0 ? g_strdup (_("not supported"))
+    : g_strdup_printf (_("%.1f W"), values[TELEMETRY_POWER_USAGE] / 1000.0);
+  /* TRANSLATORS: the clocks of the multiprocessors and of memory */
+  clocks = values[TELEMETRY_SM_CLOCK] < 0 || values[TELEMETRY_MEMORY_CLOCK] < 0 ? g_strdup (_("not supported"))
+    : g_strdup_printf (_("SM %d MHz, memory %d MHz"),
+                            (int) values[TELEMETRY_SM_CLOCK], (int) values[TELEMETRY_MEMORY_CLOCK]);
+  utilization = values[TELEMETRY_GPU_UTILIZATION] < 0 ? g_strdup (_("not supported"))
+    : g_strdup_printf (_("%d %% (memory %d %%)"), (int) values[TELEMETRY_GPU_UTILIZATION],
+                       (int) values[TELEMETRY_MEMORY_UTILIZATION]);
+  pcie = values[TELEMETRY_PCIE_GENERATION] < 0 ? g_strdup (_("not supported"))
+    /* TRANSLATORS: a PCIe link: its generation and lanes now, then the most possible */
+    : g_strdup_printf (_("Gen %d x%d (max Gen %d x%d)"),
+                       (int) values[TELEMETRY_PCIE_GENERATION], (int) values[TELEMETRY_PCIE_WIDTH],
+                       (int) values[TELEMETRY_PCIE_MAX_GENERATION], (int) values[TELEMETRY_PCIE_MAX_WIDTH]);
+  throughput = values[TELEMETRY_PCIE_TRANSMIT] < 0 ? g_strdup (_("not supported"))
+    : g_strdup_printf (_("sent %d KB/s, received %d KB/s"),
+                       (int) values[TELEMETRY_PCIE_TRANSMIT], (int) values[TELEMETRY_PCIE_RECEIVE]);
+  for (guint i = 0; i < report->n_nvlink; i++)
+    active += report->nvlink[i] ? 1 : 0;
+  nvlink = !report->nvlink_known ? g_strdup (_("not supported"))
+    : report->n_nvlink == 0 ? g_strdup (_("none"))
+    /* TRANSLATORS: NVLink links: 17 of 18 active */
+    : g_strdup_printf (_("%u of %u active"), active, report->n_nvlink);
+  if (report->processes != NULL)
+    {
+      GVariantIter iter;
+      guint32 pid;
+      guint64 used;
+
+      g_variant_iter_init (&iter, report->processes);
+      while (g_variant_iter_next (&iter, "{ut}", &pid, &used))
+        {
+          g_autofree char *size = g_format_size_full (used, G_FORMAT_SIZE_IEC_UNITS);
+
+          g_string_append_printf (processes, processes->len > 0 ? ", %u: %s" : "%u: %s", pid, size);
+        }
+      if (processes->len == 0)
+        g_string_append (processes, _("none"));
+    }
+  else
+    g_string_append (processes, _("not supported"));
+
+  print_field (_("Temperature:"), temperature);
+  print_field (_("Power:"), power);
+  print_field (_("Clocks now:"), clocks);
+  print_field (_("Utilization:"), utilization);
+  print_field (_("PCIe link:"), pcie);
+  print_field (_("PCIe throughput:"), throughput);
+  print_field (_("NVLink links:"), nvlink);
+  print_field (_("Processes (memory):"), processes->str);
 }
 
 static void
@@ -199,6 +363,7 @@ print_device (DeviceReport *report)
   print_field (_("L2 cache:"), l2);
   print_field (_("Clock:"), clock);
   print_field (_("PCI bus id:"), cugi_device_get_pci_bus_id (device));
+  print_telemetry (report);
 }
 
 static void
@@ -409,6 +574,53 @@ json_literal (JsonWriter *writer,
 }
 
 static void
+json_telemetry (JsonWriter   *writer,
+                DeviceReport *report)
+{
+  if (report->telemetry_error != NULL)
+    {
+      json_literal (writer, "telemetry", "null");
+      json_string (writer, "telemetry_error", report->telemetry_error);
+      return;
+    }
+  json_open (writer, "telemetry", '{', FALSE);
+  for (int i = 0; i < N_TELEMETRY; i++)
+    if (report->telemetry[i] >= 0)
+      json_int (writer, telemetry_keys[i], report->telemetry[i]);
+    else
+      json_literal (writer, telemetry_keys[i], "null");
+  if (report->nvlink_known)
+    {
+      json_open (writer, "nvlink_active", '[', TRUE);
+      for (guint i = 0; i < report->n_nvlink; i++)
+        json_literal (writer, NULL, report->nvlink[i] ? "true" : "false");
+      json_close (writer, ']');
+    }
+  else
+    json_literal (writer, "nvlink_active", "null");
+  if (report->processes != NULL)
+    {
+      GVariantIter iter;
+      guint32 pid;
+      guint64 used;
+
+      json_open (writer, "processes", '[', FALSE);
+      g_variant_iter_init (&iter, report->processes);
+      while (g_variant_iter_next (&iter, "{ut}", &pid, &used))
+        {
+          json_open (writer, NULL, '{', TRUE);
+          json_int (writer, "pid", pid);
+          json_int (writer, "used_memory", (gint64) used);
+          json_close (writer, '}');
+        }
+      json_close (writer, ']');
+    }
+  else
+    json_literal (writer, "processes", "null");
+  json_close (writer, '}');
+}
+
+static void
 json_device (JsonWriter   *writer,
              DeviceReport *report)
 {
@@ -448,6 +660,7 @@ json_device (JsonWriter   *writer,
 
       json_int (writer, key, device_attribute (report, int_properties[i]));
     }
+  json_telemetry (writer, report);
   json_close (writer, '}');
 }
 

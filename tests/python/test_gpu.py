@@ -510,5 +510,66 @@ class TestStreamOrdered(unittest.TestCase):
         self.assertTrue((rows[:, 60:] == 0xee).all())
 
 
+SMID = textwrap.dedent('''\
+    extern "C" __global__ void record_smid(unsigned int *out, long long spin)
+    {
+        unsigned int smid;
+        long long start = clock64();
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+        while (clock64() - start < spin)
+            ;
+        if (threadIdx.x == 0)
+            out[blockIdx.x] = smid;
+    }
+''')
+
+
+class TestGreenContext(unittest.TestCase):
+    """A kernel in a 16-SM green context runs on at most its SMs (%smid of
+    each block), one in the primary context on more."""
+
+    def distinct_smids(self, context):
+        kernel = Cugi.Kernel.new_from_source(context, SMID, 'record_smid', None)
+        out = Cugi.Buffer.new(context, 2048 * 4)
+        stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
+        kernel(out, numpy.int64(20000), grid=2048, block=128, stream=stream)
+        stream.synchronize()
+        return len(set(numpy.frombuffer(out.download(0, 2048 * 4).get_data(), dtype=numpy.uint32)))
+
+    def test_kernels_stay_in_partition(self):
+        green = Cugi.Context.new_green(None, 16)
+        sm_count = green.get_sm_count()
+        self.assertGreaterEqual(sm_count, 16)
+        used = self.distinct_smids(green)
+        self.assertTrue(1 <= used <= sm_count, (used, sm_count))
+        self.assertGreater(self.distinct_smids(Cugi.Context.get_default()), sm_count)
+
+
+class TestTelemetry(unittest.TestCase):
+    """Device 0's telemetry through NVML, and a monitor of it."""
+
+    def test_readings(self):
+        dev = Cugi.Device.get(0)
+        self.assertTrue(0 < dev.get_temperature() < 120)
+        self.assertGreater(dev.get_power_usage(), 0)
+        self.assertGreater(dev.get_clock(Cugi.DeviceClock.SM), 0)
+        gpu, memory = dev.get_utilization()
+        self.assertLessEqual(gpu, 100)
+        self.assertLessEqual(memory, 100)
+        generation, width, max_generation, max_width = dev.get_pcie_link()
+        self.assertTrue(1 <= generation <= max_generation)
+        self.assertTrue(1 <= width <= max_width)
+        self.assertLessEqual(len(dev.get_nvlink_states()), 18)
+        processes = dev.get_process_memory().unpack()
+        self.assertIsInstance(processes, dict)
+
+    def test_monitor(self):
+        monitor = Cugi.DeviceMonitor.new(Cugi.Device.get(0), 0)
+        self.assertGreater(monitor.props.temperature, 0)
+        self.assertGreater(monitor.props.memory_clock, 0)
+        self.assertTrue(monitor.update())
+        self.assertIsNone(monitor.props.error)
+
+
 if __name__ == '__main__':
     unittest.main(verbosity=2)

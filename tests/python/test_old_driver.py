@@ -72,6 +72,9 @@ class NoInteropTest(unittest.TestCase):
                           Cugi.ExternalSemaphoreType.OPAQUE_FD, fd)
         self.assert_lacks('cuMemGetHandleForAddressRange', Cugi.Buffer.new(None, 64).export_dma_buf)
         os.close(fd)
+        # Green contexts came with CUDA 12.4; every context still has its SMs.
+        self.assert_lacks('cuGreenCtxCreate', Cugi.Context.new_green, None, 8)
+        self.assertEqual(Cugi.Context.get_default().get_sm_count(), 132)
         # What the driver has still works.
         self.assertEqual(Cugi.Buffer.new(None, 64).props.size, 64)
 
