@@ -10,8 +10,8 @@
  * libvulkan.so.1 is loaded at run time, as cugi loads the driver: the test
  * links no Vulkan library, only its headers. Skips, with the reason, where
  * there is no GPU, no Vulkan loader or no Vulkan driver for the CUDA device
- * (on a machine whose ICD is not where the loader looks, VK_ICD_FILENAMES or
- * VK_DRIVER_FILES names its JSON file). */
+ * (VK_DRIVER_FILES or VK_ICD_FILENAMES names an ICD's JSON file where the
+ * loader does not look; without either the test names the GPU machine's). */
 #include "config.h"
 
 #include <string.h>
@@ -27,6 +27,7 @@
 #define WIDTH 64
 #define HEIGHT 32
 /* How long the host waits for a Vulkan semaphore or fence before failing. */
+#define NVIDIA_ICD "/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json"
 #define TIMEOUT_NS (30 * G_GUINT64_CONSTANT (1000000000))
 
 /* The Vulkan entry points the test calls, by level. */
@@ -224,6 +225,14 @@ vulkan_setup (void)
   VkResult result;
 
   g_assert_no_error (error);
+  /* The GPU machine keeps NVIDIA's ICD where the loader does not look; a
+   * choice in the environment wins. */
+  if (g_getenv ("VK_DRIVER_FILES") == NULL && g_getenv ("VK_ICD_FILENAMES") == NULL &&
+      g_file_test (NVIDIA_ICD, G_FILE_TEST_EXISTS))
+    {
+      g_setenv ("VK_DRIVER_FILES", NVIDIA_ICD, TRUE);
+      g_setenv ("VK_ICD_FILENAMES", NVIDIA_ICD, TRUE);
+    }
   vk.module = g_module_open ("libvulkan.so.1", G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
   if (vk.module == NULL)
     cugi_test_skip_all ("no Vulkan loader: %s", g_module_error ());
