@@ -26,8 +26,9 @@
 #define N_WORDS 4096
 #define WIDTH 64
 #define HEIGHT 32
-/* How long the host waits for a Vulkan semaphore or fence before failing. */
+/* Where the GPU machine keeps NVIDIA's Vulkan driver manifest. */
 #define NVIDIA_ICD "/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json"
+/* How long the host waits for a Vulkan semaphore before failing. */
 #define TIMEOUT_NS (30 * G_GUINT64_CONSTANT (1000000000))
 
 /* The Vulkan entry points the test calls, by level. */
