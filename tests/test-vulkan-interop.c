@@ -418,6 +418,20 @@ assert_pattern (VulkanBuffer *host_visible,
   vk.vkUnmapMemory (vk.device, host_visible->memory);
 }
 
+/* Vulkan copies @src into the host-visible @host, which must then hold the
+ * pattern of @seed. */
+static void
+assert_copied_pattern (VulkanBuffer *src,
+                       VulkanBuffer *host,
+                       guint32       seed)
+{
+  begin_commands ();
+  record_copy (src, host, N_WORDS * 4);
+  submit_commands (VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
+  VK_CHECK (vk.vkQueueWaitIdle (vk.queue));
+  assert_pattern (host, seed);
+}
+
 static void
 launch_pattern (CugiKernel *kernel,
                 CugiBuffer *words,
@@ -455,11 +469,7 @@ test_buffer (void)
 
   launch_pattern (pattern, words, 0x1234, NULL);
   cugi_test_synchronize (NULL);
-  begin_commands ();
-  record_copy (&shared, &host, N_WORDS * 4);
-  submit_commands (VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
-  VK_CHECK (vk.vkQueueWaitIdle (vk.queue));
-  assert_pattern (&host, 0x1234);
+  assert_copied_pattern (&shared, &host, 0x1234);
 
   begin_commands ();
   vk.vkCmdFillBuffer (vk.commands, shared.buffer, 0, N_WORDS * 4, 0xc0ffee11);
@@ -854,11 +864,7 @@ test_dma_buf_into_vulkan (void)
     }
   VK_CHECK (vk.vkBindBufferMemory (vk.device, imported.buffer, imported.memory, offset));
   vulkan_buffer_init (&host, N_WORDS * 4, 0);
-  begin_commands ();
-  record_copy (&imported, &host, N_WORDS * 4);
-  submit_commands (VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
-  VK_CHECK (vk.vkQueueWaitIdle (vk.queue));
-  assert_pattern (&host, 0xd1);
+  assert_copied_pattern (&imported, &host, 0xd1);
 
   vulkan_buffer_clear (&host);
   vulkan_buffer_clear (&imported);
@@ -900,11 +906,7 @@ test_dma_buf_from_vulkan (void)
       g_assert_no_error (error);
       launch_pattern (pattern, words, 0xd2, NULL);
       cugi_test_synchronize (NULL);
-      begin_commands ();
-      record_copy (&shared, &host, N_WORDS * 4);
-      submit_commands (VK_NULL_HANDLE, 0, VK_NULL_HANDLE, 0);
-      VK_CHECK (vk.vkQueueWaitIdle (vk.queue));
-      assert_pattern (&host, 0xd2);
+      assert_copied_pattern (&shared, &host, 0xd2);
       g_clear_object (&words);
       g_clear_object (&memory);
     }
