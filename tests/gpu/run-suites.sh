@@ -6,7 +6,8 @@
 #
 # PACK is debian12 (.gpu), debian13 (.gpu13), debian12-gtk (.gpu-gtk) or
 # debian13-gtk (.gpu13-gtk). PARTs, each a meson test run of its own:
-#   gpu        the `gpu` suite but its GStreamer test
+#   gpu        the `gpu` suite but its GStreamer and GTK tests (GTK's need a
+#              GTK pack: they run in its `gtk` part)
 #   gstreamer  the `gstreamer` suite (gstreamer-cpu and gstreamer-gpu, with
 #              nvcodec's cudaupload/cudadownload)
 #   gtk        the `gtk` suite (headless under Xvfb, and the render checks)
@@ -51,7 +52,7 @@ status=0 skipped=0
 for part in $parts; do
   echo "== $part"
   case $part in
-    gpu) args=(--suite gpu --no-suite gstreamer) ;;
+    gpu) args=(--suite gpu --no-suite gstreamer --no-suite gtk) ;;
     gstreamer) args=(--suite gstreamer) ;;
     gtk) args=(--suite gtk) ;;
     check) OUT=$out/gtk-check timeout "${PART_TIMEOUT:-540}" bash examples/gtk/gpu-check.sh "$build" \
