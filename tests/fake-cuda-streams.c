@@ -54,6 +54,7 @@
 
 #include "fake-cuda-arrays.h"
 #include "fake-cuda-graphics.h"
+#include "fake-cuda-vmm.h"
 
 #define EXPORT __attribute__((visibility ("default")))
 
@@ -1745,6 +1746,8 @@ fake_cuDeviceGetAttribute (int *value, CUdevice_attribute attribute, CUdevice de
     *value = !__atomic_load_n (&read_only_unsupported, __ATOMIC_ACQUIRE);
   if (result == CUDA_SUCCESS && attribute == CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)
     *value = fake_cuda_graphics_dma_buf_supported ();
+  if (result == CUDA_SUCCESS)
+    fake_cuda_vmm_device_attribute (attribute, value);
   return result;
 }
 
@@ -1952,8 +1955,10 @@ cuGetProcAddress_v2 (const char *symbol, void **pfn, int version, cuuint64_t fla
         return CUDA_SUCCESS;
       }
   /* Arrays, textures and surfaces (fake-cuda-arrays.c); graphics
-   * interoperability, external memory and semaphores (fake-cuda-graphics.c). */
-  if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphics_lookup (symbol)) != NULL)
+   * interoperability, external memory and semaphores (fake-cuda-graphics.c);
+   * virtual memory (fake-cuda-vmm.c). */
+  if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphics_lookup (symbol)) != NULL ||
+      (*pfn = fake_cuda_vmm_lookup (symbol)) != NULL)
     {
       if (status != NULL)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
