@@ -1391,17 +1391,26 @@ fake_cuPointerGetAttributes (unsigned int n_attributes, CUpointer_attribute *att
 }
 
 /* CUDA_ERROR_INVALID_VALUE unless @size bytes from @address lie in one
- * allocation (pinned host memory is mapped at its own address). */
+ * allocation (pinned host memory is mapped at its own address), or in
+ * allocations one right after the other, as mappings of a reserved range
+ * are (fake-cuda-vmm.c). */
 static CUresult
 check_device_range (CUdeviceptr address, size_t size)
 {
   Allocation *allocation;
   unsigned char *start = (unsigned char *) (uintptr_t) address;
-  int fits;
+  int fits = 0;
 
   pthread_mutex_lock (&lock);
-  allocation = allocation_find (start);
-  fits = allocation != NULL && size <= allocation->size - (size_t) (start - allocation->start);
+  while ((allocation = allocation_find (start)) != NULL)
+    {
+      size_t left = allocation->size - (size_t) (start - allocation->start);
+
+      if ((fits = size <= left))
+        break;
+      start += left;
+      size -= left;
+    }
   pthread_mutex_unlock (&lock);
   return fits ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
