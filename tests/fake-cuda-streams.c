@@ -310,9 +310,12 @@ static CUresult
 fake_cuMemPoolExportToShareableHandle (void *handle, CUmemoryPool pool, CUmemAllocationHandleType type,
                                        unsigned long long flags)
 {
-  struct FakePoolSource source = { getpid (), (FakePool *) pool };
+  struct FakePoolSource source;
   int fd;
 
+  memset (&source, 0, sizeof source);  /* written whole, padding included */
+  source.pid = getpid ();
+  source.pool = (FakePool *) pool;
   if (handle == NULL || pool == NULL || !source.pool->exportable || source.pool->imported || flags != 0 ||
       type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
     return CUDA_ERROR_INVALID_VALUE;
