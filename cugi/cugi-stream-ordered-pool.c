@@ -499,6 +499,21 @@ require_sharing (GError **error)
          CUGI_REQUIRE_ENTRY_POINT (cuMemPoolImportPointer, error);
 }
 
+/* INVALID_STATE unless @self is a pool of this process made exportable. */
+static gboolean
+check_exportable (CugiStreamOrderedPool  *self,
+                  GError                **error)
+{
+  if (!check_pool (self, error))
+    return FALSE;
+  if (self->exportable && !self->imported)
+    return TRUE;
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                       _("The pool cannot be exported: make it with "
+                         "cugi_stream_ordered_pool_new_exportable()"));
+  return FALSE;
+}
+
 /**
  * cugi_stream_ordered_pool_new_exportable:
  * @device: (nullable): the device whose memory the pool holds, or %NULL for
@@ -564,15 +579,8 @@ cugi_stream_ordered_pool_export_fd (CugiStreamOrderedPool  *self,
   g_return_val_if_fail (CUGI_IS_STREAM_ORDERED_POOL (self), -1);
   g_return_val_if_fail (error == NULL || *error == NULL, -1);
 
-  if (!check_pool (self, error))
+  if (!check_exportable (self, error))
     return -1;
-  if (!self->exportable || self->imported)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The pool cannot be exported: make it with "
-                             "cugi_stream_ordered_pool_new_exportable()"));
-      return -1;
-    }
   if (!CUGI_CALL (cuMemPoolExportToShareableHandle,
                   (&fd, self->handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), error))
     return -1;
@@ -653,15 +661,8 @@ cugi_stream_ordered_pool_export_buffer (CugiStreamOrderedPool  *self,
   g_return_val_if_fail (CUGI_IS_BUFFER (buffer), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!check_pool (self, error) || !cugi_buffer_check_usable (buffer, error))
+  if (!check_exportable (self, error) || !cugi_buffer_check_usable (buffer, error))
     return NULL;
-  if (!self->exportable || self->imported)
-    {
-      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("The pool cannot be exported: make it with "
-                             "cugi_stream_ordered_pool_new_exportable()"));
-      return NULL;
-    }
   if (buffer->memory != BUFFER_MEMORY_STREAM_ORDERED || buffer->release_data != self || buffer->size == 0)
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
