@@ -51,6 +51,10 @@ CugiBuffer *cugi_buffer_new_owning       (CugiContext  *context,
                                           CUdeviceptr   address,
                                           gsize         size,
                                           BufferMemory  memory);
+/* Grows (or shrinks) @self over memory that its owner mapped in place (a
+ * CugiGrowableBuffer's), and notifies CugiBuffer:size. */
+void        cugi_buffer_set_size         (CugiBuffer   *self,
+                                          gsize         size);
 /* The error for a buffer that cannot be used any more, if it cannot. */
 gboolean    cugi_buffer_check_usable     (CugiBuffer  *self,
                                           GError     **error);

@@ -162,6 +162,14 @@ cugi_buffer_new_owning (CugiContext  *context,
   return self;
 }
 
+void
+cugi_buffer_set_size (CugiBuffer *self,
+                      gsize       size)
+{
+  self->size = size;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SIZE]);
+}
+
 gboolean
 cugi_buffer_check_usable (CugiBuffer  *self,
                           GError     **error)
@@ -452,12 +460,14 @@ cugi_buffer_class_init (CugiBufferClass *klass)
    * CugiBuffer:size:
    *
    * The size of the buffer in bytes (for a pitched buffer, pitch × height).
+   * Only the buffer of a #CugiGrowableBuffer changes size, when it grows,
+   * and notifies it then.
    *
    * Since: 0.1
    */
   properties[PROP_SIZE] =
     g_param_spec_uint64 ("size", NULL, NULL, 0, G_MAXUINT64, 0,
-                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * CugiBuffer:device-pointer:

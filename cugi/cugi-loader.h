@@ -148,6 +148,22 @@ G_BEGIN_DECLS
   X (cuMemPoolGetAttribute, FALSE) \
   X (cuMemPoolSetAttribute, FALSE) \
   X (cuMemPoolTrimTo, FALSE) \
+  X (cuMemPoolExportToShareableHandle, FALSE) \
+  X (cuMemPoolImportFromShareableHandle, FALSE) \
+  X (cuMemPoolExportPointer, FALSE) \
+  X (cuMemPoolImportPointer, FALSE) \
+  X (cuMemGetAllocationGranularity, FALSE) \
+  X (cuMemAddressReserve, FALSE) \
+  X (cuMemAddressFree, FALSE) \
+  X (cuMemCreate, FALSE) \
+  X (cuMemRelease, FALSE) \
+  X (cuMemGetAllocationPropertiesFromHandle, FALSE) \
+  X (cuMemExportToShareableHandle, FALSE) \
+  X (cuMemImportFromShareableHandle, FALSE) \
+  X (cuMemMap, FALSE) \
+  X (cuMemUnmap, FALSE) \
+  X (cuMemSetAccess, FALSE) \
+  X (cuMemGetAccess, FALSE) \
   X (cuStreamAttachMemAsync, FALSE) \
   X (cuModuleLoadDataEx, TRUE) \
   X (cuLinkCreate, TRUE) \

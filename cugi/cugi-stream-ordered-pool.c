@@ -2,12 +2,16 @@
  * stream order (CUmemoryPool) */
 #include "config.h"
 
+#include <string.h>
+#include <unistd.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "cugi-context-private.h"
 #include "cugi-stream-private.h"
 #include "cugi-private.h"
 #include "cugi-memory-private.h"
+#include "cugi-buffer-private.h"
 #include "cugi-stream-ordered-pool.h"
 
 /**
@@ -44,6 +48,20 @@
  *   }
  * ]|
  *
+ * ## Sharing with other processes
+ *
+ * A pool made with cugi_stream_ordered_pool_new_exportable() gives a file
+ * descriptor (cugi_stream_ordered_pool_export_fd()) that another process
+ * imports (cugi_stream_ordered_pool_new_from_fd()); each buffer allocated
+ * from it gives bytes (cugi_stream_ordered_pool_export_buffer()) that the
+ * other process opens from the imported pool as a buffer of the same memory
+ * (cugi_stream_ordered_pool_import_buffer()). Work in the two processes is
+ * ordered with an event of %CUGI_EVENT_FLAGS_INTERPROCESS
+ * (cugi_event_get_ipc_handle()): the exporter records it after writing, the
+ * importer's stream waits for it before reading. The importer frees its
+ * buffer before the exporter frees the memory: the exporter's buffer must
+ * stay alive until the other side is done.
+ *
  * Since: 0.1
  */
 
@@ -54,6 +72,8 @@ struct _CugiStreamOrderedPool
   CugiDevice   *device;
   CUmemoryPool  handle;
   gboolean      is_default;  /* the device's: never destroyed */
+  gboolean      exportable;  /* made for POSIX file descriptors */
+  gboolean      imported;    /* another process's: its buffers are imported, never allocated */
 };
 
 G_DEFINE_FINAL_TYPE (CugiStreamOrderedPool, cugi_stream_ordered_pool, G_TYPE_OBJECT)
@@ -63,6 +83,8 @@ enum
   PROP_0,
   PROP_DEVICE,
   PROP_IS_DEFAULT,
+  PROP_IS_EXPORTABLE,
+  PROP_IS_IMPORTED,
   N_PROPS
 };
 
@@ -100,6 +122,12 @@ cugi_stream_ordered_pool_get_property (GObject    *object,
     case PROP_IS_DEFAULT:
       g_value_set_boolean (value, self->is_default);
       break;
+    case PROP_IS_EXPORTABLE:
+      g_value_set_boolean (value, self->exportable);
+      break;
+    case PROP_IS_IMPORTED:
+      g_value_set_boolean (value, self->imported);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -136,6 +164,31 @@ cugi_stream_ordered_pool_class_init (CugiStreamOrderedPoolClass *klass)
    */
   properties[PROP_IS_DEFAULT] =
     g_param_spec_boolean ("is-default", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiStreamOrderedPool:is-exportable:
+   *
+   * Whether the pool can be shared with other processes
+   * (cugi_stream_ordered_pool_new_exportable()).
+   *
+   * Since: 0.1
+   */
+  properties[PROP_IS_EXPORTABLE] =
+    g_param_spec_boolean ("is-exportable", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * CugiStreamOrderedPool:is-imported:
+   *
+   * Whether the pool is another process's
+   * (cugi_stream_ordered_pool_new_from_fd()), which opens that process's
+   * buffers and allocates none.
+   *
+   * Since: 0.1
+   */
+  properties[PROP_IS_IMPORTED] =
+    g_param_spec_boolean ("is-imported", NULL, NULL, FALSE,
                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -178,6 +231,31 @@ pool_new (CugiDevice   *device,
   self->device = device;
   self->handle = handle;
   self->is_default = is_default;
+  return self;
+}
+
+/* A pool of @device's memory of its own (cuMemPoolCreate), shared through
+ * @handle_types. */
+static CugiStreamOrderedPool *
+pool_create (CugiDevice                 *device,
+             CUmemAllocationHandleType   handle_types,
+             GError                    **error)
+{
+  g_autoptr(CugiDevice) resolved = NULL;
+  CugiStreamOrderedPool *self;
+  CUmemPoolProps props = { 0 };
+  CUmemoryPool handle = NULL;
+
+  if ((resolved = resolve_device (device, error)) == NULL)
+    return NULL;
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.handleTypes = handle_types;
+  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  props.location.id = cugi_device_get_handle (resolved);
+  if (!CUGI_CALL (cuMemPoolCreate, (&handle, &props), error))
+    return NULL;
+  self = pool_new (g_steal_pointer (&resolved), handle, FALSE);
+  self->exportable = handle_types != CU_MEM_HANDLE_TYPE_NONE;
   return self;
 }
 
@@ -234,22 +312,10 @@ CugiStreamOrderedPool *
 cugi_stream_ordered_pool_new (CugiDevice  *device,
                               GError     **error)
 {
-  g_autoptr(CugiDevice) resolved = NULL;
-  CUmemPoolProps props = { 0 };
-  CUmemoryPool handle = NULL;
-
   g_return_val_if_fail (device == NULL || CUGI_IS_DEVICE (device), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if ((resolved = resolve_device (device, error)) == NULL)
-    return NULL;
-  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-  props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
-  props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  props.location.id = cugi_device_get_handle (resolved);
-  if (!CUGI_CALL (cuMemPoolCreate, (&handle, &props), error))
-    return NULL;
-  return pool_new (g_steal_pointer (&resolved), handle, FALSE);
+  return pool_create (device, CU_MEM_HANDLE_TYPE_NONE, error);
 }
 
 /**
@@ -286,6 +352,40 @@ cugi_stream_ordered_pool_is_default (CugiStreamOrderedPool *self)
   return self->is_default;
 }
 
+/**
+ * cugi_stream_ordered_pool_is_exportable:
+ * @self: a #CugiStreamOrderedPool
+ *
+ * Returns: whether @self can be shared with other processes
+ *   (#CugiStreamOrderedPool:is-exportable)
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_stream_ordered_pool_is_exportable (CugiStreamOrderedPool *self)
+{
+  g_return_val_if_fail (CUGI_IS_STREAM_ORDERED_POOL (self), FALSE);
+
+  return self->exportable;
+}
+
+/**
+ * cugi_stream_ordered_pool_is_imported:
+ * @self: a #CugiStreamOrderedPool
+ *
+ * Returns: whether @self is another process's pool
+ *   (#CugiStreamOrderedPool:is-imported)
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_stream_ordered_pool_is_imported (CugiStreamOrderedPool *self)
+{
+  g_return_val_if_fail (CUGI_IS_STREAM_ORDERED_POOL (self), FALSE);
+
+  return self->imported;
+}
+
 /* INVALID_STATE for a pool made with g_object_new(), which has none. */
 static gboolean
 check_pool (CugiStreamOrderedPool  *self,
@@ -297,6 +397,29 @@ check_pool (CugiStreamOrderedPool  *self,
                        _("The pool has no driver pool: make it with cugi_stream_ordered_pool_new() "
                          "or cugi_stream_ordered_pool_get_default()"));
   return FALSE;
+}
+
+/* The context of @stream (a new reference), which must be on the pool's
+ * device. */
+static CugiContext *
+resolve_stream_context (CugiStreamOrderedPool  *self,
+                        CugiStream             *stream,
+                        GError                **error)
+{
+  g_autoptr(CugiContext) context =
+    cugi_context_resolve (stream != NULL ? cugi_stream_get_context (stream) : NULL, error);
+
+  if (context == NULL)
+    return NULL;
+  if (cugi_device_get_handle (cugi_context_get_device (context)) != cugi_device_get_handle (self->device))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("The stream is on cuda:%d, the pool holds memory of cuda:%d"),
+                   cugi_device_get_ordinal (cugi_context_get_device (context)),
+                   cugi_device_get_ordinal (self->device));
+      return NULL;
+    }
+  return g_steal_pointer (&context);
 }
 
 /**
@@ -337,18 +460,15 @@ cugi_stream_ordered_pool_allocate (CugiStreamOrderedPool  *self,
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!check_pool (self, error) ||
-      (context = cugi_context_resolve (stream != NULL ? cugi_stream_get_context (stream) : NULL,
-                                       error)) == NULL)
-    return NULL;
-  if (cugi_device_get_handle (cugi_context_get_device (context)) != cugi_device_get_handle (self->device))
+  if (self->imported)
     {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("The stream is on cuda:%d, the pool holds memory of cuda:%d"),
-                   cugi_device_get_ordinal (cugi_context_get_device (context)),
-                   cugi_device_get_ordinal (self->device));
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("An imported pool allocates nothing: open the exporter’s buffers with "
+                             "cugi_stream_ordered_pool_import_buffer()"));
       return NULL;
     }
+  if (!check_pool (self, error) || (context = resolve_stream_context (self, stream, error)) == NULL)
+    return NULL;
   if (size == 0)
     return cugi_buffer_new_on_stream (stream, 0, error);
   target = cugi_stream_resolve (stream, context);
@@ -357,6 +477,274 @@ cugi_stream_ordered_pool_allocate (CugiStreamOrderedPool  *self,
                   error))
     return NULL;
   return cugi_buffer_new_stream_ordered (target, address, size, g_object_ref (self), g_object_unref);
+}
+
+/* ---- sharing with other processes ----------------------------------------- */
+
+/* What cugi_stream_ordered_pool_export_buffer() gives: the driver's export
+ * data, then the buffer's size, which the driver's data does not tell the
+ * importer. */
+typedef struct
+{
+  CUmemPoolPtrExportData data;
+  guint64                size;
+} SharedBuffer;
+
+static gboolean
+require_sharing (GError **error)
+{
+  return CUGI_REQUIRE_ENTRY_POINT (cuMemPoolExportToShareableHandle, error) &&
+         CUGI_REQUIRE_ENTRY_POINT (cuMemPoolImportFromShareableHandle, error) &&
+         CUGI_REQUIRE_ENTRY_POINT (cuMemPoolExportPointer, error) &&
+         CUGI_REQUIRE_ENTRY_POINT (cuMemPoolImportPointer, error);
+}
+
+/* INVALID_STATE unless @self is a pool of this process made exportable. */
+static gboolean
+check_exportable (CugiStreamOrderedPool  *self,
+                  GError                **error)
+{
+  if (!check_pool (self, error))
+    return FALSE;
+  if (self->exportable && !self->imported)
+    return TRUE;
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                       _("The pool cannot be exported: make it with "
+                         "cugi_stream_ordered_pool_new_exportable()"));
+  return FALSE;
+}
+
+/**
+ * cugi_stream_ordered_pool_new_exportable:
+ * @device: (nullable): the device whose memory the pool holds, or %NULL for
+ *   the default device
+ * @error: return location for a #GError
+ *
+ * cugi_stream_ordered_pool_new(), with a pool that other processes can
+ * share (`cuMemPoolCreate` with POSIX file descriptors as its handle type):
+ * see cugi_stream_ordered_pool_export_fd().
+ *
+ * Returns: (transfer full): the new pool, or %NULL with @error set
+ *   (%CUGI_ERROR_NOT_SUPPORTED where the device cannot share pools through
+ *   file descriptors)
+ *
+ * Since: 0.1
+ */
+CugiStreamOrderedPool *
+cugi_stream_ordered_pool_new_exportable (CugiDevice  *device,
+                                         GError     **error)
+{
+  g_autoptr(CugiDevice) resolved = NULL;
+  gint handle_types;
+
+  g_return_val_if_fail (device == NULL || CUGI_IS_DEVICE (device), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if ((resolved = resolve_device (device, error)) == NULL || !require_sharing (error) ||
+      (handle_types = cugi_device_get_attribute (resolved, CUGI_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES,
+                                                 error)) < 0)
+    return NULL;
+  if (!(handle_types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                   _("cuda:%d cannot share stream-ordered pools through file descriptors"),
+                   cugi_device_get_ordinal (resolved));
+      return NULL;
+    }
+  return pool_create (resolved, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, error);
+}
+
+/**
+ * cugi_stream_ordered_pool_export_fd:
+ * @self: a pool made with cugi_stream_ordered_pool_new_exportable()
+ * @error: return location for a #GError
+ *
+ * A file descriptor of the pool (`cuMemPoolExportToShareableHandle`), for
+ * another process to import with cugi_stream_ordered_pool_new_from_fd().
+ * The caller owns it: hand it to a child with
+ * g_subprocess_launcher_take_fd(), or send it over a UNIX socket and close
+ * it.
+ *
+ * Returns: the file descriptor, or -1 with @error set
+ *   (%CUGI_ERROR_INVALID_STATE for a pool that is not exportable)
+ *
+ * Since: 0.1
+ */
+gint
+cugi_stream_ordered_pool_export_fd (CugiStreamOrderedPool  *self,
+                                    GError                **error)
+{
+  int fd = -1;
+
+  g_return_val_if_fail (CUGI_IS_STREAM_ORDERED_POOL (self), -1);
+  g_return_val_if_fail (error == NULL || *error == NULL, -1);
+
+  if (!check_exportable (self, error))
+    return -1;
+  if (!CUGI_CALL (cuMemPoolExportToShareableHandle,
+                  (&fd, self->handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), error))
+    return -1;
+  return fd;
+}
+
+/**
+ * cugi_stream_ordered_pool_new_from_fd:
+ * @device: (nullable): the device the pool is on, as this process numbers
+ *   devices, or %NULL for the default device
+ * @fd: a file descriptor from cugi_stream_ordered_pool_export_fd() in
+ *   another process; the caller keeps it
+ * @error: return location for a #GError
+ *
+ * Imports another process's pool (`cuMemPoolImportFromShareableHandle`),
+ * from which cugi_stream_ordered_pool_import_buffer() opens the buffers
+ * that process exports. An imported pool allocates nothing.
+ *
+ * Returns: (transfer full): the imported pool, or %NULL with @error set
+ *   (%CUGI_ERROR_INVALID_ARGUMENT for a negative or closed @fd)
+ *
+ * Since: 0.1
+ */
+CugiStreamOrderedPool *
+cugi_stream_ordered_pool_new_from_fd (CugiDevice  *device,
+                                      gint         fd,
+                                      GError     **error)
+{
+  g_autoptr(CugiDevice) resolved = NULL;
+  CugiStreamOrderedPool *self;
+  CUmemoryPool handle = NULL;
+  gboolean imported;
+  int duplicate;
+
+  g_return_val_if_fail (device == NULL || CUGI_IS_DEVICE (device), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if ((resolved = resolve_device (device, error)) == NULL || !require_sharing (error) ||
+      (duplicate = cugi_dup_fd (fd, error)) < 0)
+    return NULL;
+  /* The driver keeps no descriptor: the duplicate only checks @fd. */
+  imported = CUGI_CALL (cuMemPoolImportFromShareableHandle,
+                        (&handle, GINT_TO_POINTER (duplicate), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+                        error);
+  close (duplicate);
+  if (!imported)
+    return NULL;
+  self = pool_new (g_steal_pointer (&resolved), handle, FALSE);
+  self->imported = TRUE;
+  return self;
+}
+
+/**
+ * cugi_stream_ordered_pool_export_buffer:
+ * @self: a pool made with cugi_stream_ordered_pool_new_exportable()
+ * @buffer: a buffer allocated from @self (not a view of one)
+ * @error: return location for a #GError
+ *
+ * What another process that imported @self needs to open @buffer
+ * (`cuMemPoolExportPointer`): bytes to send it any way, for
+ * cugi_stream_ordered_pool_import_buffer(). @buffer must stay alive until
+ * the other process has freed its buffer.
+ *
+ * Returns: (transfer full): the bytes, or %NULL with @error set
+ *   (%CUGI_ERROR_INVALID_ARGUMENT for a buffer of another pool)
+ *
+ * Since: 0.1
+ */
+GBytes *
+cugi_stream_ordered_pool_export_buffer (CugiStreamOrderedPool  *self,
+                                        CugiBuffer             *buffer,
+                                        GError                **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  SharedBuffer shared;
+
+  g_return_val_if_fail (CUGI_IS_STREAM_ORDERED_POOL (self), NULL);
+  g_return_val_if_fail (CUGI_IS_BUFFER (buffer), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_exportable (self, error) || !cugi_buffer_check_usable (buffer, error))
+    return NULL;
+  if (buffer->memory != BUFFER_MEMORY_STREAM_ORDERED || buffer->release_data != self || buffer->size == 0)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The buffer was not allocated from this pool"));
+      return NULL;
+    }
+  memset (&shared, 0, sizeof shared);
+  shared.size = buffer->size;
+  if (!cugi_context_enter (buffer->ownership.binding.context, &scope, error) ||
+      !CUGI_CALL (cuMemPoolExportPointer, (&shared.data, buffer->address), error))
+    return NULL;
+  return g_bytes_new (&shared, sizeof shared);
+}
+
+/**
+ * cugi_stream_ordered_pool_import_buffer:
+ * @self: a pool imported with cugi_stream_ordered_pool_new_from_fd()
+ * @exported: what cugi_stream_ordered_pool_export_buffer() gave the
+ *   exporting process
+ * @stream: (nullable): the stream to free the buffer on, or %NULL for the
+ *   legacy default stream of the default context; its context must be on
+ *   the pool's device
+ * @error: return location for a #GError
+ *
+ * Opens a buffer of the exporting process (`cuMemPoolImportPointer`): the
+ * same memory, of the same size. Its contents are the exporter's once its
+ * work is ordered before this process's (an IPC event the exporter
+ * recorded, made to wait for with cugi_stream_wait_event()). The buffer
+ * keeps @self alive and is freed in stream order on @stream, which must
+ * happen before the exporter frees its own.
+ *
+ * Returns: (transfer full): the buffer, or %NULL with @error set
+ *   (%CUGI_ERROR_INVALID_ARGUMENT for bytes of the wrong size)
+ *
+ * Since: 0.1
+ */
+CugiBuffer *
+cugi_stream_ordered_pool_import_buffer (CugiStreamOrderedPool  *self,
+                                        GBytes                 *exported,
+                                        CugiStream             *stream,
+                                        GError                **error)
+{
+  g_autoptr(CugiContext) context = NULL;
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  SharedBuffer shared;
+  CUdeviceptr address = 0;
+  CugiStream *target;
+
+  g_return_val_if_fail (CUGI_IS_STREAM_ORDERED_POOL (self), NULL);
+  g_return_val_if_fail (exported != NULL, NULL);
+  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_pool (self, error))
+    return NULL;
+  if (!self->imported)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                           _("Buffers are imported from a pool of another process: import it with "
+                             "cugi_stream_ordered_pool_new_from_fd()"));
+      return NULL;
+    }
+  if (g_bytes_get_size (exported) != sizeof shared)
+    {
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   _("The exported buffer is %zu bytes, not %zu"), g_bytes_get_size (exported), sizeof shared);
+      return NULL;
+    }
+  memcpy (&shared, g_bytes_get_data (exported, NULL), sizeof shared);
+  if (shared.size == 0 || shared.size > G_MAXSIZE)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The exported buffer’s size is not one of a buffer"));
+      return NULL;
+    }
+  if ((context = resolve_stream_context (self, stream, error)) == NULL)
+    return NULL;
+  target = cugi_stream_resolve (stream, context);
+  if (!cugi_context_enter (context, &scope, error) ||
+      !CUGI_CALL (cuMemPoolImportPointer, (&address, self->handle, &shared.data), error))
+    return NULL;
+  return cugi_buffer_new_stream_ordered (target, address, shared.size, g_object_ref (self), g_object_unref);
 }
 
 /* ---- attributes ----------------------------------------------------------- */

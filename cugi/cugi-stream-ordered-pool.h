@@ -23,6 +23,29 @@ CUGI_AVAILABLE_IN_0_1
 CugiStreamOrderedPool *cugi_stream_ordered_pool_new         (CugiDevice             *device,
                                                              GError                **error);
 CUGI_AVAILABLE_IN_0_1
+CugiStreamOrderedPool *cugi_stream_ordered_pool_new_exportable (CugiDevice          *device,
+                                                                GError             **error);
+CUGI_AVAILABLE_IN_0_1
+CugiStreamOrderedPool *cugi_stream_ordered_pool_new_from_fd  (CugiDevice            *device,
+                                                              gint                   fd,
+                                                              GError               **error);
+CUGI_AVAILABLE_IN_0_1
+gint         cugi_stream_ordered_pool_export_fd             (CugiStreamOrderedPool  *self,
+                                                             GError                **error);
+CUGI_AVAILABLE_IN_0_1
+GBytes      *cugi_stream_ordered_pool_export_buffer         (CugiStreamOrderedPool  *self,
+                                                             CugiBuffer             *buffer,
+                                                             GError                **error);
+CUGI_AVAILABLE_IN_0_1
+CugiBuffer  *cugi_stream_ordered_pool_import_buffer         (CugiStreamOrderedPool  *self,
+                                                             GBytes                 *exported,
+                                                             CugiStream             *stream,
+                                                             GError                **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_stream_ordered_pool_is_exportable         (CugiStreamOrderedPool  *self);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_stream_ordered_pool_is_imported           (CugiStreamOrderedPool  *self);
+CUGI_AVAILABLE_IN_0_1
 CugiDevice  *cugi_stream_ordered_pool_get_device            (CugiStreamOrderedPool  *self);
 CUGI_AVAILABLE_IN_0_1
 gboolean     cugi_stream_ordered_pool_is_default            (CugiStreamOrderedPool  *self);

@@ -35,5 +35,8 @@ typedef struct _CugiSurface        CugiSurface;
 typedef struct _CugiGraphicsResource  CugiGraphicsResource;
 typedef struct _CugiExternalMemory    CugiExternalMemory;
 typedef struct _CugiExternalSemaphore CugiExternalSemaphore;
+typedef struct _CugiPhysicalMemory    CugiPhysicalMemory;
+typedef struct _CugiVirtualRange      CugiVirtualRange;
+typedef struct _CugiGrowableBuffer    CugiGrowableBuffer;
 
 G_END_DECLS

@@ -35,12 +35,16 @@
  * used and reserved bytes as CUDA's do (memory freed is kept reserved until
  * a trim), and a 2D memset of bytes writes its rows as memsets do.
  *
+ * Exportable pools share as fake_cuMemPoolExportToShareableHandle() says:
+ * within this process only. Virtual memory is fake-cuda-vmm.c's.
+ *
  * Mapped GL buffers and imported memory are another's memory in the table
  * (fake-cuda-graphics.c adds and removes them), which a free forgets
  * instead of freeing.
  *
  * FAKE_CUDA_MISSING names entry points the stand-in lacks, as an older
  * driver would (see is_missing()). */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -49,11 +53,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cuda.h>
 
 #include "fake-cuda-arrays.h"
 #include "fake-cuda-graphics.h"
+#include "fake-cuda-vmm.h"
 
 #define EXPORT __attribute__((visibility ("default")))
 
@@ -186,6 +193,9 @@ typedef struct
   cuuint64_t used, used_high;
   cuuint64_t reserved, reserved_high;  /* used, and freed but not trimmed */
   int destroyed;                       /* freed with its last block, as the driver does */
+  int exportable;                      /* made for POSIX file descriptors */
+  int imported;                        /* cuMemPoolImportFromShareableHandle'd */
+  struct FakePoolSource *source;       /* imported: the exporter's, in this process (else NULL) */
 } FakePool;
 
 /* What precedes each block's memory. */
@@ -253,11 +263,146 @@ fake_cuDeviceGetDefaultMemPool (CUmemoryPool *pool, CUdevice device)
 static CUresult
 fake_cuMemPoolCreate (CUmemoryPool *pool, const CUmemPoolProps *props)
 {
+  FakePool *created;
+
   if (props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-      props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+      props->location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+      (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE &&
+       props->handleTypes != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
     return CUDA_ERROR_INVALID_VALUE;
-  *pool = (CUmemoryPool) calloc (1, sizeof (FakePool));
+  created = calloc (1, sizeof (FakePool));
+  created->exportable = props->handleTypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  *pool = (CUmemoryPool) created;
   return CUDA_SUCCESS;
+}
+
+/* Sharing pools: an exported pool's file descriptor is a memfd that names
+ * the pool and this process; an import of it in this process knows the
+ * pool, one in another process knows none and imports no pointers (the GPU
+ * tests share between processes). An imported pointer is the exporter's
+ * address: its free (the first free of that address after the import, as
+ * importers free before exporters) forgets it instead of freeing. */
+struct FakePoolSource
+{
+  pid_t     pid;
+  FakePool *pool;
+};
+
+typedef struct
+{
+  unsigned int magic;
+  FakePool    *pool;
+  CUdeviceptr  address;
+} FakePointerExport;
+
+#define FAKE_POINTER_MAGIC 0x66616b65u
+
+typedef struct FakeImport FakeImport;
+struct FakeImport
+{
+  FakeImport  *next;
+  CUdeviceptr  address;
+};
+
+static FakeImport *imported_pointers;
+
+static CUresult
+fake_cuMemPoolExportToShareableHandle (void *handle, CUmemoryPool pool, CUmemAllocationHandleType type,
+                                       unsigned long long flags)
+{
+  struct FakePoolSource source;
+  int fd;
+
+  memset (&source, 0, sizeof source);  /* written whole, padding included */
+  source.pid = getpid ();
+  source.pool = (FakePool *) pool;
+  if (handle == NULL || pool == NULL || !source.pool->exportable || source.pool->imported || flags != 0 ||
+      type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+    return CUDA_ERROR_INVALID_VALUE;
+  if ((fd = memfd_create ("fake-cuda-pool", MFD_CLOEXEC)) < 0)
+    return CUDA_ERROR_OPERATING_SYSTEM;
+  if (write (fd, &source, sizeof source) != (ssize_t) sizeof source)
+    {
+      close (fd);
+      return CUDA_ERROR_OPERATING_SYSTEM;
+    }
+  *(int *) handle = fd;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemPoolImportFromShareableHandle (CUmemoryPool *pool, void *handle, CUmemAllocationHandleType type,
+                                         unsigned long long flags)
+{
+  struct FakePoolSource source;
+  FakePool *imported;
+
+  if (pool == NULL || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags != 0 ||
+      pread ((int) (intptr_t) handle, &source, sizeof source, 0) != (ssize_t) sizeof source)
+    return CUDA_ERROR_INVALID_VALUE;
+  imported = calloc (1, sizeof *imported);
+  imported->imported = 1;
+  if (source.pid == getpid ())
+    {
+      imported->source = malloc (sizeof source);
+      *imported->source = source;
+    }
+  *pool = (CUmemoryPool) imported;
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemPoolExportPointer (CUmemPoolPtrExportData *data, CUdeviceptr address)
+{
+  FakePointerExport export = { FAKE_POINTER_MAGIC, NULL, address };
+  FakeBlock *block = (FakeBlock *) (uintptr_t) address - 1;
+
+  if (data == NULL || address == 0 || !block->pool->exportable)
+    return CUDA_ERROR_INVALID_VALUE;
+  export.pool = block->pool;
+  memset (data, 0, sizeof *data);
+  memcpy (data, &export, sizeof export);
+  return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemPoolImportPointer (CUdeviceptr *address, CUmemoryPool pool, CUmemPoolPtrExportData *data)
+{
+  FakePool *imported = (FakePool *) pool;
+  FakePointerExport export;
+  FakeImport *import;
+
+  if (address == NULL || imported == NULL || data == NULL || !imported->imported)
+    return CUDA_ERROR_INVALID_VALUE;
+  memcpy (&export, data, sizeof export);
+  if (export.magic != FAKE_POINTER_MAGIC)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (imported->source == NULL || imported->source->pool != export.pool)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  import = calloc (1, sizeof *import);
+  import->address = export.address;
+  pthread_mutex_lock (&lock);
+  import->next = imported_pointers;
+  imported_pointers = import;
+  pthread_mutex_unlock (&lock);
+  *address = export.address;
+  return CUDA_SUCCESS;
+}
+
+/* Called with the lock held: forgets an import of @address, if any. */
+static int
+forget_import (CUdeviceptr address)
+{
+  for (FakeImport **link = &imported_pointers; *link != NULL; link = &(*link)->next)
+    if ((*link)->address == address)
+      {
+        FakeImport *import = *link;
+
+        *link = import->next;
+        free (import);
+        return 1;
+      }
+  return 0;
 }
 
 static CUresult
@@ -267,6 +412,8 @@ fake_cuMemPoolDestroy (CUmemoryPool pool)
 
   if (pool == NULL || pool == (CUmemoryPool) &default_pool)
     return CUDA_ERROR_INVALID_VALUE;
+  free (fake->source);
+  fake->source = NULL;
   /* Blocks still allocated, or freed on a stream that has not got there,
    * keep it until the last is freed. */
   pthread_mutex_lock (&lock);
@@ -762,10 +909,15 @@ fake_cuMemFreeAsync (CUdeviceptr address, CUstream handle)
 
   if (failed)
     return CUDA_ERROR_ILLEGAL_ADDRESS;
+  pthread_mutex_lock (&lock);
+  if (forget_import (address))
+    {
+      pthread_mutex_unlock (&lock);
+      return CUDA_SUCCESS;
+    }
   op = calloc (1, sizeof *op);
   op->kind = OP_FREE;
   op->start = (unsigned char *) (uintptr_t) address;
-  pthread_mutex_lock (&lock);
   push (handle, op);
   pthread_mutex_unlock (&lock);
   return CUDA_SUCCESS;
@@ -1242,17 +1394,26 @@ fake_cuPointerGetAttributes (unsigned int n_attributes, CUpointer_attribute *att
 }
 
 /* CUDA_ERROR_INVALID_VALUE unless @size bytes from @address lie in one
- * allocation (pinned host memory is mapped at its own address). */
+ * allocation (pinned host memory is mapped at its own address), or in
+ * allocations one right after the other, as mappings of a reserved range
+ * are (fake-cuda-vmm.c). */
 static CUresult
 check_device_range (CUdeviceptr address, size_t size)
 {
   Allocation *allocation;
   unsigned char *start = (unsigned char *) (uintptr_t) address;
-  int fits;
+  int fits = 0;
 
   pthread_mutex_lock (&lock);
-  allocation = allocation_find (start);
-  fits = allocation != NULL && size <= allocation->size - (size_t) (start - allocation->start);
+  while ((allocation = allocation_find (start)) != NULL)
+    {
+      size_t left = allocation->size - (size_t) (start - allocation->start);
+
+      if ((fits = size <= left))
+        break;
+      start += left;
+      size -= left;
+    }
   pthread_mutex_unlock (&lock);
   return fits ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
@@ -1745,6 +1906,8 @@ fake_cuDeviceGetAttribute (int *value, CUdevice_attribute attribute, CUdevice de
     *value = !__atomic_load_n (&read_only_unsupported, __ATOMIC_ACQUIRE);
   if (result == CUDA_SUCCESS && attribute == CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED)
     *value = fake_cuda_graphics_dma_buf_supported ();
+  if (result == CUDA_SUCCESS)
+    fake_cuda_vmm_device_attribute (attribute, value);
   return result;
 }
 
@@ -1854,6 +2017,10 @@ static const struct
   ENTRY (cuMemPoolGetAttribute)
   ENTRY (cuMemPoolSetAttribute)
   ENTRY (cuMemPoolTrimTo)
+  ENTRY (cuMemPoolExportToShareableHandle)
+  ENTRY (cuMemPoolImportFromShareableHandle)
+  ENTRY (cuMemPoolExportPointer)
+  ENTRY (cuMemPoolImportPointer)
   ENTRY (cuMemAllocAsync)
   ENTRY (cuMemAllocFromPoolAsync)
   ENTRY (cuMemFreeAsync)
@@ -1952,8 +2119,10 @@ cuGetProcAddress_v2 (const char *symbol, void **pfn, int version, cuuint64_t fla
         return CUDA_SUCCESS;
       }
   /* Arrays, textures and surfaces (fake-cuda-arrays.c); graphics
-   * interoperability, external memory and semaphores (fake-cuda-graphics.c). */
-  if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphics_lookup (symbol)) != NULL)
+   * interoperability, external memory and semaphores (fake-cuda-graphics.c);
+   * virtual memory (fake-cuda-vmm.c). */
+  if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphics_lookup (symbol)) != NULL ||
+      (*pfn = fake_cuda_vmm_lookup (symbol)) != NULL)
     {
       if (status != NULL)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
