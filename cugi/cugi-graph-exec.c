@@ -39,7 +39,7 @@ struct _CugiGraphExec
   CUcontext    context_handle;
 
   GMutex       lock;            /* guards the three below */
-  GHashTable  *node_resources;  /* kernel node index → buffers of its new args */
+  GHashTable  *node_resources;  /* kernel CUgraphNode → buffers of its new args */
   /* What a launch must keep alive: the graph's resources and those of
    * changed nodes. Immutable: a change makes a new one. */
   GPtrArray   *resources;
@@ -440,6 +440,39 @@ cugi_graph_exec_upload (CugiGraphExec *self,
   return TRUE;
 }
 
+/* Takes @args into the kernel node @node (the instantiated graph's) of @self,
+ * with the rest of @params, checked against @kernel (nullable: a kernel cugi
+ * did not launch is checked by the driver alone). */
+static gboolean
+set_kernel_params (CugiGraphExec           *self,
+                   CUgraphNode              node,
+                   CUDA_KERNEL_NODE_PARAMS *params,
+                   CugiKernel              *kernel,
+                   CugiKernelArgs          *args,
+                   GError                 **error)
+{
+  GPtrArray *buffers;
+
+  if ((kernel != NULL && !cugi_kernel_check_args (kernel, args, error)) ||
+      !cugi_kernel_args_resolve (args, error))
+    return FALSE;
+
+  params->kernelParams = args->params;
+  params->extra = NULL;
+  if (!CUGI_CALL (cuGraphExecKernelNodeSetParams, (self->handle, node, params), error))
+    return FALSE;
+
+  buffers = cugi_kernel_args_share_buffers (args);
+  g_mutex_lock (&self->lock);
+  if (buffers != NULL)
+    g_hash_table_replace (self->node_resources, node, buffers);
+  else
+    g_hash_table_remove (self->node_resources, node);
+  g_mutex_unlock (&self->lock);
+  change_resources (self);
+  return TRUE;
+}
+
 /**
  * cugi_graph_exec_set_kernel_args:
  * @self: an executable graph
@@ -469,7 +502,6 @@ cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
   CUDA_KERNEL_NODE_PARAMS params;
   CugiKernel *kernel;
   CUgraphNode node, current_node;
-  GPtrArray *buffers;
 
   g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
   g_return_val_if_fail (args != NULL, FALSE);
@@ -486,23 +518,145 @@ cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
     return FALSE;
 
   kernel = cugi_graph_lookup_kernel (graph, params.func);
-  if ((kernel != NULL && !cugi_kernel_check_args (kernel, args, error)) ||
-      !cugi_kernel_args_resolve (args, error))
-    return FALSE;
+  return set_kernel_params (self, node, &params, kernel, args, error);
+}
 
-  params.kernelParams = args->params;
-  params.extra = NULL;
-  if (!CUGI_CALL (cuGraphExecKernelNodeSetParams, (self->handle, node, &params), error))
-    return FALSE;
+/* INVALID_ARGUMENT unless @node is a node of the graph @self was made from,
+ * of @type (any type for -1). */
+static gboolean
+check_node (CugiGraphExec *self,
+            CugiGraphNode *node,
+            int            type,
+            GError       **error)
+{
+  CugiGraph *graph = cugi_graph_node_get_graph (node);
 
-  buffers = cugi_kernel_args_share_buffers (args);
-  g_mutex_lock (&self->lock);
-  if (buffers != NULL)
-    g_hash_table_replace (self->node_resources, GUINT_TO_POINTER (kernel_node_index), buffers);
-  else
-    g_hash_table_remove (self->node_resources, GUINT_TO_POINTER (kernel_node_index));
-  g_mutex_unlock (&self->lock);
-  change_resources (self);
+  if (graph == NULL || cugi_graph_get_root (graph) != self->instantiated)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The node is not one of the graph the executable graph was made from"));
+      return FALSE;
+    }
+  if (type >= 0 && cugi_graph_node_get_node_type (node) != (CugiGraphNodeType) type)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The node is not a kernel node"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * cugi_graph_exec_set_kernel_node_args:
+ * @self: an executable graph
+ * @node: a kernel node of the graph @self was made from
+ *   (cugi_graph_add_kernel_node())
+ * @args: the new arguments
+ * @error: return location for a #GError
+ *
+ * Gives @node new arguments for the launches of @self to come, checked
+ * against the kernel's parameters as cugi_kernel_launch() checks them; the
+ * grid and block stay. A node that is not a kernel node, or not one of the
+ * graph @self was made from, is a %CUGI_ERROR_INVALID_ARGUMENT error.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_graph_exec_set_kernel_node_args (CugiGraphExec  *self,
+                                      CugiGraphNode  *node,
+                                      CugiKernelArgs *args,
+                                      GError        **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUDA_KERNEL_NODE_PARAMS params;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_GRAPH_NODE (node), FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!enter (self, &scope, error) ||
+      !check_node (self, node, CUGI_GRAPH_NODE_TYPE_KERNEL, error) ||
+      !CUGI_CALL (cuGraphKernelNodeGetParams, (cugi_graph_node_get_handle (node), &params), error))
+    return FALSE;
+  return set_kernel_params (self, cugi_graph_node_get_handle (node), &params,
+                            cugi_graph_node_get_kernel (node), args, error);
+}
+
+/**
+ * cugi_graph_exec_set_node_enabled:
+ * @self: an executable graph
+ * @node: a kernel, memset or copy node of the graph @self was made from
+ * @enabled: whether the launches of @self to come run @node
+ * @error: return location for a #GError
+ *
+ * Switches @node off, so that the launches of @self to come skip it (the
+ * nodes after it still wait for those before it), or on again.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_graph_exec_set_node_enabled (CugiGraphExec *self,
+                                  CugiGraphNode *node,
+                                  gboolean       enabled,
+                                  GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiGraphNodeType type;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_GRAPH_NODE (node), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!cugi_graph_require (cugi_cuda.cuGraphNodeSetEnabled, "cuGraphNodeSetEnabled", error) ||
+      !enter (self, &scope, error) || !check_node (self, node, -1, error))
+    return FALSE;
+  type = cugi_graph_node_get_node_type (node);
+  if (type != CUGI_GRAPH_NODE_TYPE_KERNEL && type != CUGI_GRAPH_NODE_TYPE_MEMSET &&
+      type != CUGI_GRAPH_NODE_TYPE_MEMCPY)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("Only kernel, memset and copy nodes can be switched off and on"));
+      return FALSE;
+    }
+  return CUGI_CALL (cuGraphNodeSetEnabled, (self->handle, cugi_graph_node_get_handle (node), enabled ? 1 : 0),
+                    error);
+}
+
+/**
+ * cugi_graph_exec_get_node_enabled:
+ * @self: an executable graph
+ * @node: a kernel, memset or copy node of the graph @self was made from
+ * @enabled: (out): whether the launches of @self run @node
+ * @error: return location for a #GError
+ *
+ * Returns: %TRUE when @enabled was set
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_graph_exec_get_node_enabled (CugiGraphExec *self,
+                                  CugiGraphNode *node,
+                                  gboolean      *enabled,
+                                  GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  unsigned int value = 0;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_GRAPH_NODE (node), FALSE);
+  g_return_val_if_fail (enabled != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!cugi_graph_require (cugi_cuda.cuGraphNodeGetEnabled, "cuGraphNodeGetEnabled", error) ||
+      !enter (self, &scope, error) || !check_node (self, node, -1, error) ||
+      !CUGI_CALL (cuGraphNodeGetEnabled, (self->handle, cugi_graph_node_get_handle (node), &value), error))
+    return FALSE;
+  *enabled = value != 0;
   return TRUE;
 }
 
