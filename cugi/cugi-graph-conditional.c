@@ -19,35 +19,32 @@ G_STATIC_ASSERT (sizeof (guint64) == sizeof (CUgraphConditionalHandle));
  * @default_value: the value each launch starts with, when @set_default
  * @set_default: whether each launch of the graph sets the condition to
  *   @default_value first; otherwise it keeps the value the last launch left
- * @condition: (out): the condition's handle
  * @error: return location for a #GError
  *
  * Makes a condition for a conditional node of @self
  * (cugi_graph_add_conditional_node()), which kernels of the graph set with
- * `cudaGraphSetConditional (handle, value)`: pass @condition to them with
+ * `cudaGraphSetConditional (handle, value)`: pass the handle to them with
  * cugi_kernel_args_add_condition(), for a `cudaGraphConditionalHandle` (an
  * `unsigned long long`) parameter. Compile such kernels with `-rdc=true`
  * and link them with the device runtime (cugi_linker_add_device_runtime());
  * with NVRTC, declare the function as
  * `extern "C" __device__ void cudaGraphSetConditional (unsigned long long handle, unsigned int value);`.
  *
- * Returns: %TRUE when @condition was made
+ * Returns: the condition's handle, never 0; 0 with @error set on failure
  *
  * Since: 0.1
  */
-gboolean
+guint64
 cugi_graph_create_condition (CugiGraph *self,
                              guint      default_value,
                              gboolean   set_default,
-                             guint64   *condition,
                              GError   **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   CUgraphConditionalHandle handle = 0;
 
-  g_return_val_if_fail (CUGI_IS_GRAPH (self), FALSE);
-  g_return_val_if_fail (condition != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  g_return_val_if_fail (CUGI_IS_GRAPH (self), 0);
+  g_return_val_if_fail (error == NULL || *error == NULL, 0);
 
   if (!cugi_graph_check (self, error) ||
       !cugi_graph_require (cugi_cuda.cuGraphConditionalHandleCreate, "cuGraphConditionalHandleCreate", error) ||
@@ -55,9 +52,8 @@ cugi_graph_create_condition (CugiGraph *self,
       !CUGI_CALL (cuGraphConditionalHandleCreate,
                   (&handle, cugi_graph_get_handle (self), cugi_context_get_handle (cugi_graph_get_context (self)),
                    default_value, set_default ? CU_GRAPH_COND_ASSIGN_DEFAULT : 0), error))
-    return FALSE;
-  *condition = handle;
-  return TRUE;
+    return 0;
+  return handle;
 }
 
 /* INVALID_ARGUMENT unless @n_bodies suits @type. */

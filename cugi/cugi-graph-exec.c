@@ -631,17 +631,16 @@ cugi_graph_exec_set_node_enabled (CugiGraphExec *self,
  * cugi_graph_exec_get_node_enabled:
  * @self: an executable graph
  * @node: a kernel, memset or copy node of the graph @self was made from
- * @enabled: (out): whether the launches of @self run @node
  * @error: return location for a #GError
  *
- * Returns: %TRUE when @enabled was set
+ * Returns: whether the launches of @self run @node; %FALSE with @error set
+ *   on failure
  *
  * Since: 0.1
  */
 gboolean
 cugi_graph_exec_get_node_enabled (CugiGraphExec *self,
                                   CugiGraphNode *node,
-                                  gboolean      *enabled,
                                   GError       **error)
 {
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
@@ -649,15 +648,13 @@ cugi_graph_exec_get_node_enabled (CugiGraphExec *self,
 
   g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
   g_return_val_if_fail (CUGI_IS_GRAPH_NODE (node), FALSE);
-  g_return_val_if_fail (enabled != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!cugi_graph_require (cugi_cuda.cuGraphNodeGetEnabled, "cuGraphNodeGetEnabled", error) ||
       !enter (self, &scope, error) || !check_node (self, node, -1, error) ||
       !CUGI_CALL (cuGraphNodeGetEnabled, (self->handle, cugi_graph_node_get_handle (node), &value), error))
     return FALSE;
-  *enabled = value != 0;
-  return TRUE;
+  return value != 0;
 }
 
 static const char *

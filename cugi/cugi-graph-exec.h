@@ -44,7 +44,6 @@ gboolean   cugi_graph_exec_set_node_enabled (CugiGraphExec  *self,
 CUGI_AVAILABLE_IN_0_1
 gboolean   cugi_graph_exec_get_node_enabled (CugiGraphExec  *self,
                                              CugiGraphNode  *node,
-                                             gboolean       *enabled,
                                              GError        **error);
 CUGI_AVAILABLE_IN_0_1
 gboolean   cugi_graph_exec_update          (CugiGraphExec  *self,

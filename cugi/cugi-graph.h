@@ -141,10 +141,9 @@ CugiGraphNode *cugi_graph_add_free_node         (CugiGraph         *self,
                                                  CugiGraphNode     *allocation,
                                                  GError           **error);
 CUGI_AVAILABLE_IN_0_1
-gboolean       cugi_graph_create_condition      (CugiGraph         *self,
+guint64        cugi_graph_create_condition      (CugiGraph         *self,
                                                  guint              default_value,
                                                  gboolean           set_default,
-                                                 guint64           *condition,
                                                  GError           **error);
 CUGI_AVAILABLE_IN_0_1
 CugiGraphNode *cugi_graph_add_conditional_node  (CugiGraph         *self,
