@@ -335,8 +335,9 @@ cugi_graph_new (CugiContext *context,
   g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!cugi_graph_require (cugi_cuda.cuGraphCreate, "cuGraphCreate", error) ||
-      (resolved = cugi_context_resolve (context, error)) == NULL ||
+  /* Resolved first: that loads the driver, whose table the check reads. */
+  if ((resolved = cugi_context_resolve (context, error)) == NULL ||
+      !cugi_graph_require (cugi_cuda.cuGraphCreate, "cuGraphCreate", error) ||
       !cugi_context_enter (resolved, &scope, error) ||
       !CUGI_CALL (cuGraphCreate, (&handle, 0), error))
     return NULL;
