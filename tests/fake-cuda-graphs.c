@@ -196,21 +196,26 @@ fake_cuGraphAddEmptyNode (CUgraphNode *node, CUgraph graph, const CUgraphNode *d
 }
 
 static CUresult
-fake_cuGraphAddEventRecordNode (CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
-                                size_t n_dependencies, CUevent event)
+add_event_node (CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies, size_t n_dependencies,
+                CUevent event, CUgraphNodeType type)
 {
   if (event == NULL)
     return CUDA_ERROR_INVALID_VALUE;
-  return add_node (node, graph, dependencies, n_dependencies, nothing (CU_GRAPH_NODE_TYPE_EVENT_RECORD));
+  return add_node (node, graph, dependencies, n_dependencies, nothing (type));
+}
+
+static CUresult
+fake_cuGraphAddEventRecordNode (CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
+                                size_t n_dependencies, CUevent event)
+{
+  return add_event_node (node, graph, dependencies, n_dependencies, event, CU_GRAPH_NODE_TYPE_EVENT_RECORD);
 }
 
 static CUresult
 fake_cuGraphAddEventWaitNode (CUgraphNode *node, CUgraph graph, const CUgraphNode *dependencies,
                               size_t n_dependencies, CUevent event)
 {
-  if (event == NULL)
-    return CUDA_ERROR_INVALID_VALUE;
-  return add_node (node, graph, dependencies, n_dependencies, nothing (CU_GRAPH_NODE_TYPE_WAIT_EVENT));
+  return add_event_node (node, graph, dependencies, n_dependencies, event, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
 }
 
 static CUresult
@@ -229,8 +234,9 @@ can_be_disabled (const Op *op)
          (op->kind == OP_NOTHING && op->node_type == CU_GRAPH_NODE_TYPE_KERNEL);
 }
 
+/* Sets (@set non-NULL) or reads (@get non-NULL) whether @node of @exec runs. */
 static CUresult
-fake_cuGraphNodeSetEnabled (CUgraphExec exec, CUgraphNode node, unsigned int enabled)
+node_enabled (CUgraphExec exec, CUgraphNode node, const unsigned int *set, unsigned int *get)
 {
   CUresult result = CUDA_ERROR_INVALID_VALUE;
   Op *op;
@@ -239,7 +245,10 @@ fake_cuGraphNodeSetEnabled (CUgraphExec exec, CUgraphNode node, unsigned int ena
   op = exec_node (exec, node);
   if (op != NULL && can_be_disabled (op))
     {
-      op->disabled = !enabled;
+      if (set != NULL)
+        op->disabled = !*set;
+      if (get != NULL)
+        *get = !op->disabled;
       result = CUDA_SUCCESS;
     }
   fake_cuda_streams_unlock ();
@@ -247,20 +256,15 @@ fake_cuGraphNodeSetEnabled (CUgraphExec exec, CUgraphNode node, unsigned int ena
 }
 
 static CUresult
+fake_cuGraphNodeSetEnabled (CUgraphExec exec, CUgraphNode node, unsigned int enabled)
+{
+  return node_enabled (exec, node, &enabled, NULL);
+}
+
+static CUresult
 fake_cuGraphNodeGetEnabled (CUgraphExec exec, CUgraphNode node, unsigned int *enabled)
 {
-  CUresult result = CUDA_ERROR_INVALID_VALUE;
-  Op *op;
-
-  fake_cuda_streams_lock ();
-  op = exec_node (exec, node);
-  if (op != NULL && can_be_disabled (op))
-    {
-      *enabled = !op->disabled;
-      result = CUDA_SUCCESS;
-    }
-  fake_cuda_streams_unlock ();
-  return result;
+  return node_enabled (exec, node, NULL, enabled);
 }
 
 static const struct
