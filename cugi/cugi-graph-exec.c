@@ -34,12 +34,20 @@ struct _CugiGraphExec
   CugiGraph   *instantiated;
   CugiGraph   *graph;           /* the latest: node parameters, kernels */
   CUgraphExec  handle;
+  /* The binding's CUDA context, for launches to compare with the current
+   * one without a call. */
+  CUcontext    context_handle;
 
-  GMutex       lock;            /* guards the two below */
-  GHashTable  *node_resources;  /* kernel node index → buffers of its new args */
+  GMutex       lock;            /* guards the three below */
+  GHashTable  *node_resources;  /* kernel CUgraphNode → buffers of its new args */
   /* What a launch must keep alive: the graph's resources and those of
    * changed nodes. Immutable: a change makes a new one. */
   GPtrArray   *resources;
+  /* The stream of the launches since resources was made (cugi_stream_pin()),
+   * as argument lists pin theirs: launches there need no tracking of their
+   * own, and resources go to it when they change. Atomic; NULL before a
+   * launch. */
+  CugiStream  *pinned_stream;
 };
 
 G_DEFINE_FINAL_TYPE (CugiGraphExec, cugi_graph_exec, G_TYPE_OBJECT)
@@ -68,6 +76,9 @@ cugi_graph_exec_finalize (GObject *object)
         cugi_cuda.cuGraphExecDestroy (self->handle);
     }
   g_clear_pointer (&self->node_resources, g_hash_table_unref);
+  /* Launches in flight keep what they use until they have completed. */
+  if (self->pinned_stream != NULL)
+    cugi_stream_unpin (g_steal_pointer (&self->pinned_stream), g_steal_pointer (&self->resources));
   g_clear_pointer (&self->resources, g_ptr_array_unref);
   g_clear_object (&self->graph);
   g_clear_object (&self->instantiated);
@@ -126,11 +137,17 @@ cugi_graph_exec_init (CugiGraphExec *self)
                                                 (GDestroyNotify) g_ptr_array_unref);
 }
 
-/* Makes the resources of launches to come; called with the lock held. */
-static void
-rebuild_resources (CugiGraphExec *self)
+/* Makes the resources of launches to come; called with the lock held. The
+ * launches enqueued so far on the pinned stream may use the old resources
+ * or, when they came after the driver took the change, the new ones: what
+ * they keep alive (transfer full, for cugi_stream_unpin() on @pinned) is
+ * returned, and the pin let go, so that the next launch pins the new ones. */
+static GPtrArray *
+rebuild_resources (CugiGraphExec *self,
+                   CugiStream   **pinned)
 {
   GPtrArray *resources = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *in_flight = NULL;
   GHashTableIter iter;
   gpointer node_resources;
 
@@ -138,8 +155,31 @@ rebuild_resources (CugiGraphExec *self)
   g_hash_table_iter_init (&iter, self->node_resources);
   while (g_hash_table_iter_next (&iter, NULL, &node_resources))
     g_ptr_array_add (resources, g_ptr_array_ref (node_resources));
+  *pinned = g_atomic_pointer_exchange (&self->pinned_stream, NULL);
+  if (*pinned != NULL)
+    {
+      in_flight = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+      g_ptr_array_add (in_flight, g_steal_pointer (&self->resources));
+      g_ptr_array_add (in_flight, g_ptr_array_ref (resources));
+    }
   g_clear_pointer (&self->resources, g_ptr_array_unref);
   self->resources = resources;
+  return in_flight;
+}
+
+/* Takes the resources of launches to come after a change of nodes, and
+ * hands those of the launches so far to their stream. */
+static void
+change_resources (CugiGraphExec *self)
+{
+  CugiStream *pinned = NULL;
+  GPtrArray *in_flight;
+
+  g_mutex_lock (&self->lock);
+  in_flight = rebuild_resources (self, &pinned);
+  g_mutex_unlock (&self->lock);
+  if (pinned != NULL)
+    cugi_stream_unpin (pinned, in_flight);
 }
 
 static CugiGraphExec *
@@ -160,7 +200,8 @@ graph_exec_new (CugiGraph *graph,
   self->instantiated = g_object_ref (graph);
   self->graph = g_object_ref (graph);
   self->handle = handle;
-  rebuild_resources (self);
+  self->context_handle = cugi_context_get_handle (context);
+  change_resources (self);
   return g_steal_pointer (&self);
 }
 
@@ -245,6 +286,84 @@ resolve_stream (CugiGraphExec *self,
   return cugi_stream_resolve (stream, self->binding.context);
 }
 
+/* Hands the resources of the launches so far to the stream they went to,
+ * for that work to complete, and pins @stream for those to come. */
+static void
+move_pin (CugiGraphExec *self,
+          CugiStream    *stream)
+{
+  CugiStream *previous = NULL;
+  GPtrArray *handed_over = NULL;
+
+  g_mutex_lock (&self->lock);
+  if (self->pinned_stream != stream)
+    {
+      previous = self->pinned_stream;
+      if (previous != NULL)
+        handed_over = g_ptr_array_ref (self->resources);
+      g_atomic_pointer_set (&self->pinned_stream, cugi_stream_pin (stream));
+    }
+  g_mutex_unlock (&self->lock);
+
+  if (previous != NULL)
+    cugi_stream_unpin (previous, handed_over);
+}
+
+/* What a launch uses must outlive it. Outside captures, @self keeps its
+ * resources itself, pinned to the stream of its launches, so that launching
+ * again and again on one stream costs a read or two; otherwise
+ * cugi_work_track() decides where they go. The launch is enqueued: if
+ * another thread moves the pin away after the read, the stream it hands the
+ * resources to has this launch to do. */
+static inline void
+track_launch (CugiGraphExec *self,
+              CugiStream    *stream)
+{
+  GPtrArray *resources;
+
+  if (G_LIKELY (!cugi_work_has_captures ()))
+    {
+      if (G_UNLIKELY (g_atomic_pointer_get (&self->pinned_stream) != stream))
+        move_pin (self, stream);
+      cugi_stream_track_pinned_work (stream);
+      return;
+    }
+  g_mutex_lock (&self->lock);
+  resources = g_ptr_array_ref (self->resources);
+  g_mutex_unlock (&self->lock);
+  cugi_work_track (stream, NULL, resources);
+}
+
+/* A launch on @stream, checked, its context current. */
+static G_ALWAYS_INLINE inline gboolean
+launch_current (CugiGraphExec *self,
+                CugiStream    *stream,
+                GError       **error)
+{
+  CUresult result = cugi_cuda.cuGraphLaunch (self->handle, cugi_stream_get_handle (stream));
+
+  /* cugi_check_result() for failures only, away from the launch path. */
+  if (G_UNLIKELY (result != CUDA_SUCCESS))
+    return cugi_check_result (result, "cuGraphLaunch", error);
+  track_launch (self, stream);
+  return TRUE;
+}
+
+/* Any other launch: the checks with their messages, and the context pushed
+ * for the launch and popped after it when it is not current. */
+static G_GNUC_NO_INLINE gboolean
+launch_entering (CugiGraphExec *self,
+                 CugiStream    *stream,
+                 GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiStream *target;
+
+  return enter (self, &scope, error) &&
+         (target = resolve_stream (self, stream, error)) != NULL &&
+         launch_current (self, target, error);
+}
+
 /**
  * cugi_graph_exec_launch:
  * @self: an executable graph
@@ -259,29 +378,26 @@ resolve_stream (CugiGraphExec *self,
  *
  * Since: 0.1
  */
-gboolean
+CUGI_LAUNCH_PATH gboolean
 cugi_graph_exec_launch (CugiGraphExec *self,
                         CugiStream    *stream,
                         GError       **error)
 {
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CugiStream *target;
-  GPtrArray *resources;
+  CUcontext current = NULL;
 
   g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!enter (self, &scope, error) ||
-      (target = resolve_stream (self, stream, error)) == NULL ||
-      !CUGI_CALL (cuGraphLaunch, (self->handle, cugi_stream_get_handle (target)), error))
-    return FALSE;
-
-  g_mutex_lock (&self->lock);
-  resources = g_ptr_array_ref (self->resources);
-  g_mutex_unlock (&self->lock);
-  cugi_work_track (target, NULL, resources);
-  return TRUE;
+  /* The common case needs no context scope, whose cleanup is a call: a
+   * stream of the graph's own context wrapper, neither reset, the context
+   * current. */
+  if (G_LIKELY (stream != NULL && self->handle != NULL && stream->binding.context == self->binding.context &&
+                cugi_context_binding_is_current (&self->binding) &&
+                cugi_context_binding_is_current (&stream->binding) &&
+                cugi_cuda.cuCtxGetCurrent (&current) == CUDA_SUCCESS && current == self->context_handle))
+    return launch_current (self, stream, error);
+  return launch_entering (self, stream, error);
 }
 
 /**
@@ -324,6 +440,39 @@ cugi_graph_exec_upload (CugiGraphExec *self,
   return TRUE;
 }
 
+/* Takes @args into the kernel node @node (the instantiated graph's) of @self,
+ * with the rest of @params, checked against @kernel (nullable: a kernel cugi
+ * did not launch is checked by the driver alone). */
+static gboolean
+set_kernel_params (CugiGraphExec           *self,
+                   CUgraphNode              node,
+                   CUDA_KERNEL_NODE_PARAMS *params,
+                   CugiKernel              *kernel,
+                   CugiKernelArgs          *args,
+                   GError                 **error)
+{
+  GPtrArray *buffers;
+
+  if ((kernel != NULL && !cugi_kernel_check_args (kernel, args, error)) ||
+      !cugi_kernel_args_resolve (args, error))
+    return FALSE;
+
+  params->kernelParams = args->params;
+  params->extra = NULL;
+  if (!CUGI_CALL (cuGraphExecKernelNodeSetParams, (self->handle, node, params), error))
+    return FALSE;
+
+  buffers = cugi_kernel_args_share_buffers (args);
+  g_mutex_lock (&self->lock);
+  if (buffers != NULL)
+    g_hash_table_replace (self->node_resources, node, buffers);
+  else
+    g_hash_table_remove (self->node_resources, node);
+  g_mutex_unlock (&self->lock);
+  change_resources (self);
+  return TRUE;
+}
+
 /**
  * cugi_graph_exec_set_kernel_args:
  * @self: an executable graph
@@ -353,7 +502,6 @@ cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
   CUDA_KERNEL_NODE_PARAMS params;
   CugiKernel *kernel;
   CUgraphNode node, current_node;
-  GPtrArray *buffers;
 
   g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
   g_return_val_if_fail (args != NULL, FALSE);
@@ -370,24 +518,143 @@ cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
     return FALSE;
 
   kernel = cugi_graph_lookup_kernel (graph, params.func);
-  if ((kernel != NULL && !cugi_kernel_check_args (kernel, args, error)) ||
-      !cugi_kernel_args_resolve (args, error))
-    return FALSE;
+  return set_kernel_params (self, node, &params, kernel, args, error);
+}
 
-  params.kernelParams = args->params;
-  params.extra = NULL;
-  if (!CUGI_CALL (cuGraphExecKernelNodeSetParams, (self->handle, node, &params), error))
-    return FALSE;
+/* INVALID_ARGUMENT unless @node is a node of the graph @self was made from,
+ * of @type (any type for -1). */
+static gboolean
+check_node (CugiGraphExec *self,
+            CugiGraphNode *node,
+            int            type,
+            GError       **error)
+{
+  CugiGraph *graph = cugi_graph_node_get_graph (node);
 
-  buffers = cugi_kernel_args_share_buffers (args);
-  g_mutex_lock (&self->lock);
-  if (buffers != NULL)
-    g_hash_table_replace (self->node_resources, GUINT_TO_POINTER (kernel_node_index), buffers);
-  else
-    g_hash_table_remove (self->node_resources, GUINT_TO_POINTER (kernel_node_index));
-  rebuild_resources (self);
-  g_mutex_unlock (&self->lock);
+  if (graph == NULL || cugi_graph_get_root (graph) != self->instantiated)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The node is not one of the graph the executable graph was made from"));
+      return FALSE;
+    }
+  if (type >= 0 && cugi_graph_node_get_node_type (node) != (CugiGraphNodeType) type)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("The node is not a kernel node"));
+      return FALSE;
+    }
   return TRUE;
+}
+
+/**
+ * cugi_graph_exec_set_kernel_node_args:
+ * @self: an executable graph
+ * @node: a kernel node of the graph @self was made from
+ *   (cugi_graph_add_kernel_node())
+ * @args: the new arguments
+ * @error: return location for a #GError
+ *
+ * Gives @node new arguments for the launches of @self to come, checked
+ * against the kernel's parameters as cugi_kernel_launch() checks them; the
+ * grid and block stay. A node that is not a kernel node, or not one of the
+ * graph @self was made from, is a %CUGI_ERROR_INVALID_ARGUMENT error.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_graph_exec_set_kernel_node_args (CugiGraphExec  *self,
+                                      CugiGraphNode  *node,
+                                      CugiKernelArgs *args,
+                                      GError        **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CUDA_KERNEL_NODE_PARAMS params;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_GRAPH_NODE (node), FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!enter (self, &scope, error) ||
+      !check_node (self, node, CUGI_GRAPH_NODE_TYPE_KERNEL, error) ||
+      !CUGI_CALL (cuGraphKernelNodeGetParams, (cugi_graph_node_get_handle (node), &params), error))
+    return FALSE;
+  return set_kernel_params (self, cugi_graph_node_get_handle (node), &params,
+                            cugi_graph_node_get_kernel (node), args, error);
+}
+
+/**
+ * cugi_graph_exec_set_node_enabled:
+ * @self: an executable graph
+ * @node: a kernel, memset or copy node of the graph @self was made from
+ * @enabled: whether the launches of @self to come run @node
+ * @error: return location for a #GError
+ *
+ * Switches @node off, so that the launches of @self to come skip it (the
+ * nodes after it still wait for those before it), or on again.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_graph_exec_set_node_enabled (CugiGraphExec *self,
+                                  CugiGraphNode *node,
+                                  gboolean       enabled,
+                                  GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  CugiGraphNodeType type;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_GRAPH_NODE (node), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!cugi_graph_require (cugi_cuda.cuGraphNodeSetEnabled, "cuGraphNodeSetEnabled", error) ||
+      !enter (self, &scope, error) || !check_node (self, node, -1, error))
+    return FALSE;
+  type = cugi_graph_node_get_node_type (node);
+  if (type != CUGI_GRAPH_NODE_TYPE_KERNEL && type != CUGI_GRAPH_NODE_TYPE_MEMSET &&
+      type != CUGI_GRAPH_NODE_TYPE_MEMCPY)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                           _("Only kernel, memset and copy nodes can be switched off and on"));
+      return FALSE;
+    }
+  return CUGI_CALL (cuGraphNodeSetEnabled, (self->handle, cugi_graph_node_get_handle (node), enabled ? 1 : 0),
+                    error);
+}
+
+/**
+ * cugi_graph_exec_get_node_enabled:
+ * @self: an executable graph
+ * @node: a kernel, memset or copy node of the graph @self was made from
+ * @error: return location for a #GError
+ *
+ * Returns: whether the launches of @self run @node; %FALSE with @error set
+ *   on failure
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_graph_exec_get_node_enabled (CugiGraphExec *self,
+                                  CugiGraphNode *node,
+                                  GError       **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  unsigned int value = 0;
+
+  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
+  g_return_val_if_fail (CUGI_IS_GRAPH_NODE (node), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!cugi_graph_require (cugi_cuda.cuGraphNodeGetEnabled, "cuGraphNodeGetEnabled", error) ||
+      !enter (self, &scope, error) || !check_node (self, node, -1, error) ||
+      !CUGI_CALL (cuGraphNodeGetEnabled, (self->handle, cugi_graph_node_get_handle (node), &value), error))
+    return FALSE;
+  return value != 0;
 }
 
 static const char *
@@ -466,8 +733,8 @@ cugi_graph_exec_update (CugiGraphExec *self,
   g_mutex_lock (&self->lock);
   g_set_object (&self->graph, graph);
   g_hash_table_remove_all (self->node_resources);
-  rebuild_resources (self);
   g_mutex_unlock (&self->lock);
+  change_resources (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_GRAPH]);
   return TRUE;
 }

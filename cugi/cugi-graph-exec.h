@@ -32,6 +32,20 @@ gboolean   cugi_graph_exec_set_kernel_args (CugiGraphExec  *self,
                                             CugiKernelArgs *args,
                                             GError        **error);
 CUGI_AVAILABLE_IN_0_1
+gboolean   cugi_graph_exec_set_kernel_node_args (CugiGraphExec  *self,
+                                                 CugiGraphNode  *node,
+                                                 CugiKernelArgs *args,
+                                                 GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean   cugi_graph_exec_set_node_enabled (CugiGraphExec  *self,
+                                             CugiGraphNode  *node,
+                                             gboolean        enabled,
+                                             GError        **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean   cugi_graph_exec_get_node_enabled (CugiGraphExec  *self,
+                                             CugiGraphNode  *node,
+                                             GError        **error);
+CUGI_AVAILABLE_IN_0_1
 gboolean   cugi_graph_exec_update          (CugiGraphExec  *self,
                                             CugiGraph      *graph,
                                             GError        **error);

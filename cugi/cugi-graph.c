@@ -13,7 +13,9 @@
  * CugiGraph:
  *
  * A CUDA graph: work recorded once and replayed at the cost of a single
- * launch. cugi records graphs by stream capture:
+ * launch. cugi records graphs by stream capture, or builds them node by
+ * node (cugi_graph_new(), then cugi_graph_add_kernel_node() and the other
+ * `cugi_graph_add_*_node()` functions; see #CugiGraphNode). By capture:
  *
  * |[<!-- language="C" -->
  * cugi_graph_capture_begin (stream, CUGI_CAPTURE_MODE_GLOBAL, &error);
@@ -44,6 +46,10 @@ struct _CugiGraph
   guint        node_count;
   GArray      *kernel_nodes;  /* CUgraphNode, in the driver's order */
   CugiCapturedWork *work;     /* what the launches use, and the kernels */
+  /* For a body of a conditional node, which the driver owns: the graph it
+   * is part of, which keeps what the body's nodes use (owned); NULL for a
+   * graph of its own. */
+  CugiGraph   *root;
 };
 
 G_DEFINE_FINAL_TYPE (CugiGraph, cugi_graph, G_TYPE_OBJECT)
@@ -71,7 +77,7 @@ cugi_graph_finalize (GObject *object)
   CugiGraph *self = CUGI_GRAPH (object);
 
   /* After a reset of the context the graph is gone already. */
-  if (self->handle != NULL && cugi_context_binding_is_current (&self->binding))
+  if (self->handle != NULL && self->root == NULL && cugi_context_binding_is_current (&self->binding))
     {
       g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
 
@@ -81,6 +87,7 @@ cugi_graph_finalize (GObject *object)
     }
   g_clear_pointer (&self->kernel_nodes, g_array_unref);
   g_clear_pointer (&self->work, cugi_captured_work_free);
+  g_clear_object (&self->root);
   cugi_context_binding_clear (&self->binding);
 
   G_OBJECT_CLASS (cugi_graph_parent_class)->finalize (object);
@@ -121,7 +128,7 @@ cugi_graph_class_init (CugiGraphClass *klass)
   /**
    * CugiGraph:context:
    *
-   * The context the graph was captured in.
+   * The context the graph was captured or made in.
    *
    * Since: 0.1
    */
@@ -133,13 +140,15 @@ cugi_graph_class_init (CugiGraphClass *klass)
    * CugiGraph:node-count:
    *
    * The number of nodes of the graph: kernel launches, copies, memsets,
-   * event records and waits, host functions.
+   * event records and waits, host functions, child graphs, allocations and
+   * frees, conditional nodes. Nodes of child graphs and conditional bodies
+   * are counted there.
    *
    * Since: 0.1
    */
   properties[PROP_NODE_COUNT] =
     g_param_spec_uint ("node-count", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
   /**
    * CugiGraph:kernel-node-count:
@@ -151,7 +160,7 @@ cugi_graph_class_init (CugiGraphClass *klass)
    */
   properties[PROP_KERNEL_NODE_COUNT] =
     g_param_spec_uint ("kernel-node-count", NULL, NULL, 0, G_MAXUINT, 0,
-                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+                       G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -162,7 +171,22 @@ cugi_graph_init (CugiGraph *self)
   self->kernel_nodes = g_array_new (FALSE, FALSE, sizeof (CUgraphNode));
 }
 
-/* Lists the nodes once: a captured graph does not change. */
+/* Takes @handle and @work. */
+static CugiGraph *
+graph_new (CugiContext      *context,
+           CUgraph           handle,
+           CugiCapturedWork *work)
+{
+  CugiGraph *graph = g_object_new (CUGI_TYPE_GRAPH, NULL);
+
+  cugi_context_binding_init (&graph->binding, context, CUGI_CONTEXT_BINDING_NONE);
+  graph->handle = handle;
+  graph->work = work;
+  return graph;
+}
+
+/* Lists the nodes of a captured graph once; nodes added later are noted as
+ * they are (cugi_graph_note_node()). */
 static gboolean
 read_nodes (CugiGraph *self,
             GError   **error)
@@ -281,20 +305,50 @@ cugi_graph_capture_end (CugiStream *stream,
       !CUGI_CALL (cuStreamEndCapture, (cugi_stream_get_handle (stream), &recorded), error))
     return NULL;
 
-  graph = g_object_new (CUGI_TYPE_GRAPH, NULL);
-  cugi_context_binding_init (&graph->binding, context, CUGI_CONTEXT_BINDING_NONE);
-  graph->handle = recorded;
-  graph->work = g_steal_pointer (&work);
+  graph = graph_new (context, recorded, g_steal_pointer (&work));
   if (!read_nodes (graph, error))
     return NULL;
   return g_steal_pointer (&graph);
 }
 
 /**
+ * cugi_graph_new:
+ * @context: (nullable): a context, or %NULL for the default one
+ * @error: return location for a #GError
+ *
+ * Makes an empty graph, to be built node by node: cugi_graph_add_kernel_node()
+ * and the other `cugi_graph_add_*_node()` functions add work to it, each
+ * after the nodes it depends on.
+ *
+ * Returns: (transfer full): the graph, or %NULL with @error set
+ *
+ * Since: 0.1
+ */
+CugiGraph *
+cugi_graph_new (CugiContext *context,
+                GError     **error)
+{
+  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
+  g_autoptr(CugiContext) resolved = NULL;
+  CUgraph handle = NULL;
+
+  g_return_val_if_fail (context == NULL || CUGI_IS_CONTEXT (context), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* Resolved first: that loads the driver, whose table the check reads. */
+  if ((resolved = cugi_context_resolve (context, error)) == NULL ||
+      !cugi_graph_require (cugi_cuda.cuGraphCreate, "cuGraphCreate", error) ||
+      !cugi_context_enter (resolved, &scope, error) ||
+      !CUGI_CALL (cuGraphCreate, (&handle, 0), error))
+    return NULL;
+  return graph_new (resolved, handle, cugi_captured_work_new (0));
+}
+
+/**
  * cugi_graph_get_context:
  * @self: a graph
  *
- * Returns: (transfer none): the context @self was captured in
+ * Returns: (transfer none): the context @self was captured or made in
  *
  * Since: 0.1
  */
@@ -346,7 +400,7 @@ cugi_graph_check (CugiGraph *self,
   if (self->handle == NULL)
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
-                           _("This graph was not made by cugi_graph_capture_end()"));
+                           _("This graph was not made by cugi_graph_capture_end() or cugi_graph_new()"));
       return FALSE;
     }
   return cugi_context_binding_check (&self->binding, N_("The graph is gone: its context was reset since"), error);
@@ -361,7 +415,65 @@ cugi_graph_get_handle (CugiGraph *self)
 GPtrArray *
 cugi_graph_get_resources (CugiGraph *self)
 {
-  return self->work->resources;
+  return cugi_graph_get_root (self)->work->resources;
+}
+
+CugiGraph *
+cugi_graph_get_root (CugiGraph *self)
+{
+  return self->root != NULL ? self->root : self;
+}
+
+CugiGraph *
+cugi_graph_new_body (CugiGraph *parent,
+                     CUgraph    handle)
+{
+  CugiGraph *body = graph_new (parent->binding.context, handle, NULL);
+
+  body->root = g_object_ref (cugi_graph_get_root (parent));
+  return body;
+}
+
+void
+cugi_graph_keep (CugiGraph *self,
+                 GPtrArray *resources)
+{
+  g_ptr_array_add (cugi_graph_get_root (self)->work->resources, resources);
+}
+
+void
+cugi_graph_keep_kernel (CugiGraph  *self,
+                        CugiKernel *kernel)
+{
+  GHashTable *kernels = cugi_graph_get_root (self)->work->kernels;
+
+  if (!g_hash_table_contains (kernels, kernel))
+    g_hash_table_add (kernels, g_object_ref (kernel));
+}
+
+void
+cugi_graph_note_node (CugiGraph      *self,
+                      CUgraphNode     node,
+                      CUgraphNodeType type)
+{
+  self->node_count++;
+  if (type == CU_GRAPH_NODE_TYPE_KERNEL)
+    g_array_append_val (self->kernel_nodes, node);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_NODE_COUNT]);
+  if (type == CU_GRAPH_NODE_TYPE_KERNEL)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_KERNEL_NODE_COUNT]);
+}
+
+gboolean
+cugi_graph_require (gpointer    entry_point,
+                    const char *name,
+                    GError    **error)
+{
+  if (entry_point != NULL)
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+               _("This NVIDIA driver cannot build graphs node by node (no %s)"), name);
+  return FALSE;
 }
 
 gboolean
@@ -392,7 +504,7 @@ cugi_graph_lookup_kernel (CugiGraph  *self,
   gpointer kernel;
 
   /* Few kernels, looked up only when arguments change. */
-  g_hash_table_iter_init (&iter, self->work->kernels);
+  g_hash_table_iter_init (&iter, cugi_graph_get_root (self)->work->kernels);
   while (g_hash_table_iter_next (&iter, &kernel, NULL))
     if (cugi_kernel_get_function (kernel) == function)
       return kernel;

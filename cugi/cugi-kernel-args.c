@@ -528,6 +528,31 @@ cugi_kernel_args_add_pointer (CugiKernelArgs *self,
   commit (self, arg);
 }
 
+/**
+ * cugi_kernel_args_add_condition:
+ * @self: an argument list
+ * @condition: a condition made by cugi_graph_create_condition()
+ *
+ * Adds a graph's condition, for a `cudaGraphConditionalHandle` parameter
+ * (an `unsigned long long`), which the kernel sets with
+ * `cudaGraphSetConditional()`. Launches check it as they check textures:
+ * only a 64-bit integer parameter takes it.
+ *
+ * Since: 0.1
+ */
+void
+cugi_kernel_args_add_condition (CugiKernelArgs *self,
+                                guint64         condition)
+{
+  CugiKernelArg *arg;
+
+  g_return_if_fail (self != NULL);
+
+  arg = append (self, CUGI_ARG_CONDITION, sizeof (guint64));
+  value_of (self, arg)->u64 = condition;
+  commit (self, arg);
+}
+
 /* A texture or surface: its handle, and the object kept alive. */
 static void
 add_object_handle (CugiKernelArgs *self,
@@ -792,6 +817,8 @@ cugi_arg_type_to_string (CugiArgType type)
       return "CugiTexture";
     case CUGI_ARG_SURFACE:
       return "CugiSurface";
+    case CUGI_ARG_CONDITION:
+      return "graph condition";
     case CUGI_ARG_END:
     default:
       return "nothing";

@@ -29,6 +29,8 @@ G_BEGIN_DECLS
  *   `cudaTextureObject_t` parameter
  * @CUGI_ARG_SURFACE: a #CugiSurface, passed as its handle to a
  *   `cudaSurfaceObject_t` parameter
+ * @CUGI_ARG_CONDITION: a graph's condition (cugi_graph_create_condition()),
+ *   passed to a `cudaGraphConditionalHandle` parameter
  *
  * The type of one kernel argument: what a #CugiKernelArgs records for each
  * argument, and the tags of cugi_kernel_launch_with().
@@ -49,6 +51,7 @@ typedef enum
   CUGI_ARG_POINTER,
   CUGI_ARG_TEXTURE,
   CUGI_ARG_SURFACE,
+  CUGI_ARG_CONDITION,
 } CugiArgType;
 
 #define CUGI_TYPE_KERNEL_ARGS (cugi_kernel_args_get_type ())
@@ -100,6 +103,10 @@ void            cugi_kernel_args_add_texture (CugiKernelArgs *self,
 CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_surface (CugiKernelArgs *self,
                                               CugiSurface    *surface);
+
+CUGI_AVAILABLE_IN_0_1
+void            cugi_kernel_args_add_condition (CugiKernelArgs *self,
+                                                guint64         condition);
 
 CUGI_AVAILABLE_IN_0_1
 guint           cugi_kernel_args_get_n_args  (CugiKernelArgs *self);

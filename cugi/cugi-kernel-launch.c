@@ -158,6 +158,16 @@ cugi_kernel_check_args (CugiKernel     *self,
   return cugi_kernel_signature_check (self->signature, args, error);
 }
 
+gboolean
+cugi_kernel_check_launch (CugiKernel       *self,
+                          CugiLaunchConfig *config,
+                          CugiKernelArgs   *args,
+                          GError          **error)
+{
+  return cugi_kernel_check_usable (self, error) && check_config (self, config, error) &&
+         cugi_kernel_check_args (self, args, error) && cugi_kernel_args_resolve (args, error);
+}
+
 /* ---- launches ------------------------------------------------------------- */
 
 /* Cooperative and cluster launches, through cuLaunchKernelEx. Out of line:
@@ -605,6 +615,9 @@ cugi_kernel_launch_with_valist (CugiKernel       *self,
           break;
         case CUGI_ARG_POINTER:
           cugi_kernel_args_add_pointer (kernel_args, va_arg (args, guint64));
+          break;
+        case CUGI_ARG_CONDITION:
+          cugi_kernel_args_add_condition (kernel_args, va_arg (args, guint64));
           break;
         case CUGI_ARG_END:
         default:

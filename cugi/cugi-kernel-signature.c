@@ -156,8 +156,9 @@ param_accepts (CugiParamType param,
 {
   if (arg == CUGI_ARG_BYTES || param == CUGI_PARAM_TYPE_OTHER)
     return TRUE;
-  /* cudaTextureObject_t and cudaSurfaceObject_t are unsigned long long. */
-  if (arg == CUGI_ARG_TEXTURE || arg == CUGI_ARG_SURFACE)
+  /* cudaTextureObject_t, cudaSurfaceObject_t and cudaGraphConditionalHandle
+   * are unsigned long long. */
+  if (arg == CUGI_ARG_TEXTURE || arg == CUGI_ARG_SURFACE || arg == CUGI_ARG_CONDITION)
     return param == CUGI_PARAM_TYPE_UINT64 || param == CUGI_PARAM_TYPE_INT64;
   if (param == CUGI_PARAM_TYPE_POINTER)
     return arg == CUGI_ARG_BUFFER || arg == CUGI_ARG_POINTER;

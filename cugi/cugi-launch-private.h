@@ -273,6 +273,13 @@ CugiContext *cugi_kernel_get_context        (CugiKernel     *self);
 gboolean     cugi_kernel_check_args         (CugiKernel     *self,
                                              CugiKernelArgs *args,
                                              GError        **error);
+/* cugi-kernel-launch.c: every check of a launch of @self with @config and
+ * @args, as cugi_kernel_launch() makes them, and the buffers' addresses
+ * resolved in @args, for work that launches later (a graph's kernel node). */
+gboolean     cugi_kernel_check_launch       (CugiKernel       *self,
+                                             CugiLaunchConfig *config,
+                                             CugiKernelArgs   *args,
+                                             GError          **error);
 
 /* cugi-occupancy-model.c: PyCUDA's OccupancyRecord calculation, refined to
  * match the driver's (per-partition register files, allocation units). */

@@ -197,6 +197,21 @@ G_BEGIN_DECLS
   X (cuGraphKernelNodeGetParams, TRUE) \
   X (cuGraphExecKernelNodeSetParams, TRUE) \
   X (cuGraphExecUpdate, TRUE) \
+  X (cuGraphCreate, FALSE) \
+  X (cuGraphAddKernelNode, FALSE) \
+  X (cuGraphAddMemsetNode, FALSE) \
+  X (cuGraphAddMemcpyNode, FALSE) \
+  X (cuGraphAddHostNode, FALSE) \
+  X (cuGraphAddEventRecordNode, FALSE) \
+  X (cuGraphAddEventWaitNode, FALSE) \
+  X (cuGraphAddChildGraphNode, FALSE) \
+  X (cuGraphAddEmptyNode, FALSE) \
+  X (cuGraphAddMemAllocNode, FALSE) \
+  X (cuGraphAddMemFreeNode, FALSE) \
+  X (cuGraphAddNode, FALSE) \
+  X (cuGraphConditionalHandleCreate, FALSE) \
+  X (cuGraphNodeSetEnabled, FALSE) \
+  X (cuGraphNodeGetEnabled, FALSE) \
   X (cuProfilerStart, FALSE) \
   X (cuProfilerStop, FALSE) \
   X (cuGraphicsGLRegisterBuffer, FALSE) \

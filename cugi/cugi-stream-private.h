@@ -279,6 +279,9 @@ typedef struct
   GHashTable *kernels;     /* (element-type CugiKernel): a set, owning them */
 } CugiCapturedWork;
 
+/* Empty: for the capture @capture_id, or 0 for a graph built node by node. */
+CugiCapturedWork *cugi_captured_work_new (cuuint64_t capture_id);
+
 /* Registers the capture just begun on @stream, so that the work enqueued
  * in it is recorded there. Keyed by the driver's capture id rather than by
  * stream: work on another stream that joined the capture (through an event

@@ -27,6 +27,7 @@ typedef struct _CugiKernelArgs     CugiKernelArgs;
 typedef struct _CugiOccupancy      CugiOccupancy;
 typedef struct _CugiGraph          CugiGraph;
 typedef struct _CugiGraphExec      CugiGraphExec;
+typedef struct _CugiGraphNode      CugiGraphNode;
 typedef struct _CugiJitOptions     CugiJitOptions;
 typedef struct _CugiLinker         CugiLinker;
 typedef struct _CugiArray          CugiArray;

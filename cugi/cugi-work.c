@@ -22,8 +22,8 @@ static GHashTable *captures;  /* &CugiCapturedWork.capture_id → CugiCapturedWo
 /* Read on every launch: while it is 0, no launch needs to look further. */
 static gint n_captures;
 
-static CugiCapturedWork *
-captured_work_new (cuuint64_t capture_id)
+CugiCapturedWork *
+cugi_captured_work_new (cuuint64_t capture_id)
 {
   CugiCapturedWork *self = g_new0 (CugiCapturedWork, 1);
 
@@ -80,7 +80,7 @@ cugi_work_begin_capture (CugiStream *stream,
   if (!get_capture_id (stream, &id, error))
     return FALSE;
 
-  capture = captured_work_new (id);
+  capture = cugi_captured_work_new (id);
   cugi_stream_set_capture_probe (cugi_work_has_captures);
   g_mutex_lock (&captures_lock);
   if (captures == NULL)
@@ -105,7 +105,7 @@ cugi_work_end_capture (CugiStream *stream,
   if (captures != NULL && g_hash_table_steal_extended (captures, &id, NULL, (gpointer *) &capture))
     g_atomic_int_add (&n_captures, -1);
   g_mutex_unlock (&captures_lock);
-  return capture != NULL ? capture : captured_work_new (id);
+  return capture != NULL ? capture : cugi_captured_work_new (id);
 }
 
 void

@@ -41,5 +41,6 @@
 #include "cugi-profiler.h"
 #include "cugi-graph.h"
 #include "cugi-graph-exec.h"
+#include "cugi-graph-node.h"
 
 #undef __CUGI_INSIDE__

@@ -61,53 +61,9 @@
 #include "fake-cuda-arrays.h"
 #include "fake-cuda-graphics.h"
 #include "fake-cuda-vmm.h"
+#include "fake-cuda-streams.h"
 
 #define EXPORT __attribute__((visibility ("default")))
-
-typedef struct FakeEvent FakeEvent;
-
-struct FakeEvent
-{
-  FakeEvent     *next_live;       /* in live_events while the handle is */
-  int            refs;            /* the handle's, and one per queued operation */
-  unsigned int   flags;
-  unsigned long  recorded;        /* recordings made */
-  unsigned long  completed;       /* recordings the stream got past */
-  double         completed_at_ms; /* when the last one completed */
-};
-
-typedef enum
-{
-  OP_HOST_FUNC,
-  OP_RECORD,
-  OP_WAIT,
-  OP_MEMSET,
-  OP_COPY,
-  OP_FREE,
-  OP_WRITE_VALUE,
-} OpKind;
-
-typedef struct Op
-{
-  OpKind         kind;
-  CUhostFn       fn;
-  void          *data;
-  FakeEvent     *event;
-  unsigned long  recording;  /* RECORD: the one it completes; WAIT: the one it waits for */
-  unsigned char *start;      /* MEMSET, COPY, WRITE_VALUE: what it writes; FREE: the block's memory */
-  const unsigned char *source;  /* COPY: what it reads */
-  unsigned char  value;
-  uint32_t       value32;    /* WRITE_VALUE */
-  size_t         count;
-  struct Op     *next;
-} Op;
-
-/* A captured graph, or an executable graph: operations in order. */
-typedef struct
-{
-  Op *head;
-  Op *tail;
-} FakeGraph;
 
 typedef struct FakeStream FakeStream;
 
@@ -157,8 +113,20 @@ event_unref (FakeEvent *event)
     free (event);
 }
 
+void
+fake_cuda_streams_lock (void)
+{
+  pthread_mutex_lock (&lock);
+}
+
+void
+fake_cuda_streams_unlock (void)
+{
+  pthread_mutex_unlock (&lock);
+}
+
 /* Called with the lock held. */
-static void
+void
 graph_append (FakeGraph *graph,
               Op        *op)
 {
@@ -823,6 +791,11 @@ fake_cuGraphGetNodes (CUgraph handle, CUgraphNode *nodes, size_t *count)
 static CUresult
 fake_cuGraphNodeGetType (CUgraphNode node, CUgraphNodeType *type)
 {
+  if (((Op *) node)->kind == OP_NOTHING)
+    {
+      *type = ((Op *) node)->node_type;
+      return CUDA_SUCCESS;
+    }
   switch (((Op *) node)->kind)
     {
     case OP_HOST_FUNC: *type = CU_GRAPH_NODE_TYPE_HOST; break;
@@ -832,6 +805,7 @@ fake_cuGraphNodeGetType (CUgraphNode node, CUgraphNodeType *type)
     case OP_COPY: *type = CU_GRAPH_NODE_TYPE_MEMCPY; break;
     case OP_FREE: *type = CU_GRAPH_NODE_TYPE_MEM_FREE; break;
     case OP_WRITE_VALUE: *type = CU_GRAPH_NODE_TYPE_BATCH_MEM_OP; break;
+    case OP_NOTHING: break;
     }
   return CUDA_SUCCESS;
 }
@@ -857,6 +831,7 @@ fake_cuGraphInstantiateWithFlags (CUgraphExec *exec, CUgraph graph, unsigned lon
     {
       Op *node = op_copy (op);
 
+      node->origin = op;
       if (node->event != NULL)
         node->event->refs++;
       graph_append (copy, node);
@@ -879,7 +854,8 @@ fake_cuGraphLaunch (CUgraphExec exec, CUstream handle)
     return CUDA_ERROR_ILLEGAL_ADDRESS;
   pthread_mutex_lock (&lock);
   for (const Op *op = ((FakeGraph *) exec)->head; op != NULL; op = op->next)
-    push (handle, op_copy (op));
+    if (!op->disabled)
+      push (handle, op_copy (op));
   pthread_mutex_unlock (&lock);
   return CUDA_SUCCESS;
 }
@@ -2120,9 +2096,10 @@ cuGetProcAddress_v2 (const char *symbol, void **pfn, int version, cuuint64_t fla
       }
   /* Arrays, textures and surfaces (fake-cuda-arrays.c); graphics
    * interoperability, external memory and semaphores (fake-cuda-graphics.c);
-   * virtual memory (fake-cuda-vmm.c). */
+   * virtual memory (fake-cuda-vmm.c); graphs built node by node
+   * (fake-cuda-graphs.c). */
   if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphics_lookup (symbol)) != NULL ||
-      (*pfn = fake_cuda_vmm_lookup (symbol)) != NULL)
+      (*pfn = fake_cuda_vmm_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphs_lookup (symbol)) != NULL)
     {
       if (status != NULL)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
