@@ -74,9 +74,9 @@ class Timed:
 def filter_stats(element):
     """(frames, µs blocked on the GPU) of a CugiGst.Filter's stats so far;
     (0, 0) for other elements."""
-    if not any(spec.name == 'stats' and spec.value_type == Gst.Structure for spec in element.list_properties()):
+    stats = element.get_property('stats') if element.find_property('stats') else None
+    if not isinstance(stats, Gst.Structure):
         return 0, 0.0
-    stats = element.get_property('stats')
     return stats.get_uint64('frames')[1], stats.get_uint64('gpu-wait-time')[1] / 1000
 
 
