@@ -642,6 +642,9 @@ test_gpu_pool_two_processes (void)
   stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   event = cugi_test_event_new (CUGI_EVENT_FLAGS_INTERPROCESS | CUGI_EVENT_FLAGS_DISABLE_TIMING);
   kernel = cugi_test_kernel_new (fill_source, "fill");
+  /* The pool is shared before its allocations are. */
+  fd = cugi_stream_ordered_pool_export_fd (pool, &error);
+  g_assert_no_error (error);
   buffer = cugi_stream_ordered_pool_allocate (pool, stream, n * sizeof (guint32), &error);
   g_assert_no_error (error);
   {
@@ -663,8 +666,6 @@ test_gpu_pool_two_processes (void)
   exported_hex = g_base64_encode (g_bytes_get_data (exported, NULL), g_bytes_get_size (exported));
   event_hex = g_base64_encode (g_bytes_get_data (event_handle, NULL), g_bytes_get_size (event_handle));
 
-  fd = cugi_stream_ordered_pool_export_fd (pool, &error);
-  g_assert_no_error (error);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_subprocess_launcher_take_fd (launcher, fd, 3);
   child = g_subprocess_launcher_spawn (launcher, &error, program, "--child-read-pool", exported_hex, event_hex,

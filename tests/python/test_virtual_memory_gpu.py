@@ -82,6 +82,7 @@ class SharingTest(unittest.TestCase):
     def test_child_opens_pool_buffer_after_event(self):
         n = 1 << 20
         pool = Cugi.StreamOrderedPool.new_exportable(None)
+        pool_fd = pool.export_fd()   # the pool is shared before its allocations are
         stream = Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0)
         event = Cugi.Event.new(None, Cugi.EventFlags.INTERPROCESS | Cugi.EventFlags.DISABLE_TIMING)
         buffer = pool.allocate(stream, n * 4)
@@ -89,7 +90,7 @@ class SharingTest(unittest.TestCase):
         event.record(stream)
         exported = base64.b64encode(pool.export_buffer(buffer).get_data()).decode()
         handle = base64.b64encode(event.get_ipc_handle().get_data()).decode()
-        status, out = run_child(pool.export_fd(), 'pool', exported, handle)
+        status, out = run_child(pool_fd, 'pool', exported, handle)
         self.assertEqual((status, out), (0, f'{n} {int(expected(n).astype(numpy.uint64).sum())}'))
         stream.synchronize()
 
