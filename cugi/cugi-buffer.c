@@ -140,9 +140,10 @@ release_memory (gpointer   owner,
         return TRUE;
       if (!cugi_context_enter (self->ownership.binding.context, &scope, error))
         return FALSE;
-      if (self->memory == BUFFER_MEMORY_IPC)
-        return CUGI_CALL (cuIpcCloseMemHandle, (self->address), error);
-      return CUGI_CALL (cuMemFree, (self->address), error);
+      return cugi_synchronizing_release (self->ownership.binding.context,
+                                         self->memory == BUFFER_MEMORY_IPC ? CUGI_RELEASE_IPC_MAPPING
+                                                                           : CUGI_RELEASE_DEVICE_MEMORY,
+                                         self->address, error);
     }
   g_assert_not_reached ();
 }

@@ -144,4 +144,28 @@ gboolean  cugi_context_binding_check_same_context (const CugiContextBinding *sel
                                                    const char               *mismatch_message,
                                                    GError                  **error);
 
+/* ---- frees that wait for the device (cugi-synchronizing-release.c) -------- */
+
+/* What cugi_synchronizing_release() frees: the entry point it calls. */
+typedef enum
+{
+  CUGI_RELEASE_DEVICE_MEMORY,      /* cuMemFree */
+  CUGI_RELEASE_IPC_MAPPING,        /* cuIpcCloseMemHandle */
+  CUGI_RELEASE_HOST_MEMORY,        /* cuMemFreeHost */
+  CUGI_RELEASE_HOST_REGISTRATION,  /* cuMemHostUnregister */
+} CugiReleaseKind;
+
+/* Frees @handle of @context (current, where the release runs now) with the
+ * entry point of @kind; while a feeder thread has a gate closed, later, when
+ * the last one opens (then TRUE at once, and an error is only logged). */
+gboolean  cugi_synchronizing_release            (CugiContext      *context,
+                                                 CugiReleaseKind   kind,
+                                                 guint64           handle,
+                                                 GError          **error);
+/* Around the time a stream waits for a feeder thread's further calls:
+ * closing waits for releases in a call to finish; opening runs those
+ * deferred meanwhile, once no gate is closed. */
+void      cugi_synchronizing_release_close_gate (void);
+void      cugi_synchronizing_release_open_gate  (void);
+
 G_END_DECLS

@@ -106,9 +106,10 @@ release_memory (gpointer   owner,
         return TRUE;
       if (!cugi_context_enter (self->ownership.binding.context, &scope, error))
         return FALSE;
-      if (self->memory == HOST_MEMORY_REGISTERED)
-        return CUGI_CALL (cuMemHostUnregister, (self->data), error);
-      return CUGI_CALL (cuMemFreeHost, (self->data), error);
+      return cugi_synchronizing_release (self->ownership.binding.context,
+                                         self->memory == HOST_MEMORY_REGISTERED ? CUGI_RELEASE_HOST_REGISTRATION
+                                                                                : CUGI_RELEASE_HOST_MEMORY,
+                                         (guintptr) self->data, error);
     }
   g_assert_not_reached ();
 }

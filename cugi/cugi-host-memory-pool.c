@@ -71,7 +71,7 @@ free_block (CugiPoolCore  *core,
             GError       **error)
 {
   g_debug ("A host memory pool unpins a block");
-  return CUGI_CALL (cuMemFreeHost, ((void *) (guintptr) block), error);
+  return cugi_synchronizing_release (core->context, CUGI_RELEASE_HOST_MEMORY, block, error);
 }
 
 static gpointer

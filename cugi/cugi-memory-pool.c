@@ -75,7 +75,7 @@ free_block (CugiPoolCore  *core,
             guint64        block,
             GError       **error)
 {
-  return CUGI_CALL (cuMemFree, ((CUdeviceptr) block), error);
+  return cugi_synchronizing_release (core->context, CUGI_RELEASE_DEVICE_MEMORY, block, error);
 }
 
 static gpointer

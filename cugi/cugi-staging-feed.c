@@ -395,6 +395,7 @@ feed_run (gpointer data,
    * reports. */
   if (!opened)
     g_atomic_int_set (self->gate, 1);
+  cugi_synchronizing_release_open_gate ();
 }
 
 static gpointer
@@ -445,8 +446,12 @@ feed_start (CugiBuffer         *buffer,
       feed_destroy_stream (self);
       return CUGI_ENQUEUE_FAILED;
     }
+  /* From here until the feeder opens the gate, no free may wait for the
+   * device (cugi-synchronizing-release.c). */
+  cugi_synchronizing_release_close_gate ();
   if (!CUGI_CALL (cuStreamWaitValue32, (handle, self->gate_device, 1, CU_STREAM_WAIT_VALUE_GEQ), &wait_error))
     {
+      cugi_synchronizing_release_open_gate ();
       g_debug ("Copying pageable memory without the pipeline: %s", wait_error->message);
       feed_destroy_stream (self);
       return CUGI_ENQUEUE_UNSUPPORTED;

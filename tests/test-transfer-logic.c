@@ -121,9 +121,47 @@ fake_mem_alloc (CUdeviceptr *address,
   return CUDA_SUCCESS;
 }
 
+/* When set, cuMemFree behaves as the driver's does: it takes a lock that
+ * every enqueuing call takes too, and waits, holding it, for the streams'
+ * waits for memory to be over (the driver waits for the whole device). A
+ * free that waited longer than FREE_STALL_MS stalled: with the driver's, it
+ * would have waited for ever. */
+#define FREE_STALL_MS 10000
+static gboolean device_wide_frees;
+static GRWLock driver_lock;
+static gint n_waits_pending;
+static gint n_stalled_frees;
+static gint n_device_frees;
+
+static void
+enter_enqueuing_call (void)
+{
+  if (g_atomic_int_get (&device_wide_frees))
+    g_rw_lock_reader_lock (&driver_lock);
+}
+
+static void
+leave_enqueuing_call (void)
+{
+  if (g_atomic_int_get (&device_wide_frees))
+    g_rw_lock_reader_unlock (&driver_lock);
+}
+
 static CUresult CUDAAPI
 fake_mem_free (CUdeviceptr address)
 {
+  if (g_atomic_int_get (&device_wide_frees))
+    {
+      gint64 deadline = g_get_monotonic_time () + FREE_STALL_MS * G_TIME_SPAN_MILLISECOND;
+
+      g_rw_lock_writer_lock (&driver_lock);
+      while (g_atomic_int_get (&n_waits_pending) > 0 && g_get_monotonic_time () < deadline)
+        g_usleep (100);
+      if (g_atomic_int_get (&n_waits_pending) > 0)
+        g_atomic_int_inc (&n_stalled_frees);
+      g_rw_lock_writer_unlock (&driver_lock);
+    }
+  g_atomic_int_inc (&n_device_frees);
   return release ((void *) (guintptr) address, FALSE) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -239,6 +277,7 @@ enqueue_copy (void       *destination,
               gboolean    to_device)
 {
   Copy *copy;
+  CUresult result;
 
   if (!lies_in (to_device ? destination : source, size, FALSE))
     return CUDA_ERROR_INVALID_VALUE;
@@ -253,7 +292,10 @@ enqueue_copy (void       *destination,
       g_atomic_int_inc (&n_driver_staged);
       copy->source = copy->owned_source = g_memdup2 (source, size);
     }
-  return cugi_cuda.cuLaunchHostFunc (stream, run_copy, copy);
+  enter_enqueuing_call ();
+  result = cugi_cuda.cuLaunchHostFunc (stream, run_copy, copy);
+  leave_enqueuing_call ();
+  return result;
 }
 
 static CUresult CUDAAPI
@@ -331,6 +373,7 @@ run_wait (void *data)
   /* The cyclic comparison of CU_STREAM_WAIT_VALUE_GEQ. */
   while ((gint32) ((guint32) g_atomic_int_get (wait->address) - (guint32) wait->value) < 0)
     g_usleep (20);
+  g_atomic_int_dec_and_test (&n_waits_pending);
   g_free (wait);
 }
 
@@ -343,10 +386,16 @@ enqueue_value_op (CUstream     stream,
                   CUhostFn     run)
 {
   Wait *op = g_new (Wait, 1);
+  CUresult result;
 
   op->address = (const gint *) (guintptr) address;
   op->value = (gint) value;
-  return cugi_cuda.cuLaunchHostFunc (stream, run, op);
+  if (run == run_wait)
+    g_atomic_int_inc (&n_waits_pending);
+  enter_enqueuing_call ();
+  result = cugi_cuda.cuLaunchHostFunc (stream, run, op);
+  leave_enqueuing_call ();
+  return result;
 }
 
 static CUresult CUDAAPI
@@ -548,6 +597,40 @@ test_large_async_copies (void)
   iterate_until (&outcome.calls, 1, 60000);
   g_assert_no_error (outcome.error);
   cugi_test_assert_bytes_equal (outcome.bytes, pattern);
+  outcome_reset (&outcome);
+}
+
+/* A buffer freed while a large upload is fed from a thread: the driver's
+ * cuMemFree would wait for the caller's stream, which waits for the feeder,
+ * which waits for the lock that cuMemFree holds (it hung the Python tests
+ * on an H200). cugi frees it once the feeder is done instead, and the copy
+ * and the free both complete. */
+static void
+test_free_while_fed (void)
+{
+  const gsize size = (256 + 3) << 20;
+  g_autoptr(GBytes) pattern = cugi_test_pattern_new (size, 31);
+  g_autoptr(GBytes) zeros = g_bytes_new_take (g_malloc0 (size), size);
+  g_autoptr(GBytes) small = cugi_test_pattern_new (4096, 32);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new_with (zeros);
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  CugiBuffer *other = cugi_test_buffer_new_with (small);
+  CugiTestTransfer outcome = { 0 };
+  gint frees_before = g_atomic_int_get (&n_device_frees);
+
+  g_atomic_int_set (&device_wide_frees, TRUE);
+  g_atomic_int_set (&copy_delay_us, 500);
+  cugi_buffer_upload_bytes_async (buffer, 0, pattern, stream, NULL, cugi_test_on_uploaded, &outcome);
+  g_object_unref (other);
+  iterate_until (&outcome.calls, 1, 60000);
+  g_atomic_int_set (&copy_delay_us, 0);
+  g_assert_no_error (outcome.error);
+  g_assert_true (outcome.uploaded);
+  cugi_test_synchronize (stream);
+  g_atomic_int_set (&device_wide_frees, FALSE);
+  g_assert_cmpint (g_atomic_int_get (&n_stalled_frees), ==, 0);
+  g_assert_cmpint (g_atomic_int_get (&n_device_frees), ==, frees_before + 1);
+  assert_device_holds (buffer, pattern);
   outcome_reset (&outcome);
 }
 
@@ -1561,6 +1644,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/transfer-logic/download", test_download);
   g_test_add_func ("/transfer-logic/large-async-copies", test_large_async_copies);
+  g_test_add_func ("/transfer-logic/free-while-fed", test_free_while_fed);
   g_test_add_func ("/transfer-logic/download-to-host", test_download_to_host);
   g_test_add_func ("/transfer-logic/upload-pageable-in-order", test_upload_pageable_in_order);
   g_test_add_func ("/transfer-logic/upload-leaves-staging", test_upload_leaves_staging);
