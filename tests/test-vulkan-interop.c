@@ -525,6 +525,7 @@ test_image (void)
   VkDeviceMemory image_memory;
   VulkanBuffer host;
   guint8 *texels = NULL;
+  gboolean launched;
   int fd;
 
   VK_CHECK (vk.vkCreateImage (vk.device, &image_info, NULL, &image));
@@ -555,9 +556,10 @@ test_image (void)
   g_assert_no_error (error);
   surface = cugi_surface_new (pixels, &error);
   g_assert_no_error (error);
-  g_assert_true (cugi_kernel_launch_with (paint, config, &error, CUGI_ARG_SURFACE, surface,
-                                          CUGI_ARG_INT32, WIDTH, CUGI_ARG_INT32, HEIGHT, CUGI_ARG_END));
+  launched = cugi_kernel_launch_with (paint, config, &error, CUGI_ARG_SURFACE, surface,
+                                      CUGI_ARG_INT32, WIDTH, CUGI_ARG_INT32, HEIGHT, CUGI_ARG_END);
   g_assert_no_error (error);
+  g_assert_true (launched);
   cugi_test_synchronize (NULL);
 
   /* Taken back from the external user (CUDA), in the same layout. */
