@@ -550,6 +550,23 @@ cugi_kernel_append_double (CugiKernel     *self,
  *
  * Since: 0.1
  */
+/* Whether @object, argument @index of a cugi_kernel_launch_with() list
+ * tagged @tag, is the #GType the tag names. */
+static gboolean
+check_object_arg (CugiKernel  *self,
+                  guint        index,
+                  gpointer     object,
+                  GType        type,
+                  const char  *tag,
+                  GError     **error)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (object, type))
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("Kernel “%s”, argument %u: %s needs a %s"), self->name, index, tag, g_type_name (type));
+  return FALSE;
+}
+
 gboolean
 cugi_kernel_launch_with_valist (CugiKernel       *self,
                                 CugiLaunchConfig *config,
@@ -571,13 +588,8 @@ cugi_kernel_launch_with_valist (CugiKernel       *self,
         case CUGI_ARG_BUFFER:
           {
             CugiBuffer *buffer = va_arg (args, CugiBuffer *);
-            if (!CUGI_IS_BUFFER (buffer))
-              {
-                g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                             _("Kernel “%s”, argument %u: CUGI_ARG_BUFFER needs a CugiBuffer"),
-                             self->name, i);
-                return FALSE;
-              }
+            if (!check_object_arg (self, i, buffer, CUGI_TYPE_BUFFER, "CUGI_ARG_BUFFER", error))
+              return FALSE;
             cugi_kernel_args_add_buffer (kernel_args, buffer);
           }
           break;
@@ -615,6 +627,22 @@ cugi_kernel_launch_with_valist (CugiKernel       *self,
           break;
         case CUGI_ARG_POINTER:
           cugi_kernel_args_add_pointer (kernel_args, va_arg (args, guint64));
+          break;
+        case CUGI_ARG_TEXTURE:
+          {
+            CugiTexture *texture = va_arg (args, CugiTexture *);
+            if (!check_object_arg (self, i, texture, CUGI_TYPE_TEXTURE, "CUGI_ARG_TEXTURE", error))
+              return FALSE;
+            cugi_kernel_args_add_texture (kernel_args, texture);
+          }
+          break;
+        case CUGI_ARG_SURFACE:
+          {
+            CugiSurface *surface = va_arg (args, CugiSurface *);
+            if (!check_object_arg (self, i, surface, CUGI_TYPE_SURFACE, "CUGI_ARG_SURFACE", error))
+              return FALSE;
+            cugi_kernel_args_add_surface (kernel_args, surface);
+          }
           break;
         case CUGI_ARG_CONDITION:
           cugi_kernel_args_add_condition (kernel_args, va_arg (args, guint64));

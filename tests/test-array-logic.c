@@ -736,6 +736,53 @@ test_launch (void)
   }
 }
 
+/* cugi_kernel_launch_with() takes textures and surfaces by their tags, as
+ * cugi_kernel_launch() does, and refuses another object under either. */
+static void
+test_launch_with (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
+  g_autoptr(GBytes) bytes = g_bytes_new_static (image, sizeof image);
+  g_autoptr(CugiModule) module = cugi_module_new_from_data (context, bytes, &error);
+  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (1, 32);
+  g_autoptr(CugiBuffer) out = cugi_test_buffer_new (64);
+  g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0,
+                                                    CUGI_ARRAY_FLAGS_SURFACE_LDST);
+  g_autoptr(CugiTexture) texture = texture_new (array, NULL);
+  g_autoptr(CugiSurface) surface = cugi_surface_new (array, &error);
+  guint64 passed[2];
+
+  g_assert_no_error (error);
+  kernel = cugi_module_get_kernel (module, "_Z6sampleyPf", &error);
+  g_assert_no_error (error);
+  last_params (passed, sizeof passed);
+
+  g_assert_true (cugi_kernel_launch_with (kernel, config, &error, CUGI_ARG_TEXTURE, texture,
+                                          CUGI_ARG_BUFFER, out, CUGI_ARG_END));
+  g_assert_no_error (error);
+  g_assert_cmpuint (last_params (passed, sizeof passed), ==, sizeof passed);
+  g_assert_cmpuint (passed[0], ==, cugi_texture_get_handle (texture));
+  g_assert_cmpuint (passed[1], ==, cugi_buffer_get_device_pointer (out));
+  g_assert_true (cugi_kernel_launch_with (kernel, config, &error, CUGI_ARG_SURFACE, surface,
+                                          CUGI_ARG_BUFFER, out, CUGI_ARG_END));
+  g_assert_no_error (error);
+  g_assert_cmpuint (last_params (passed, sizeof passed), ==, sizeof passed);
+  g_assert_cmpuint (passed[0], ==, cugi_surface_get_handle (surface));
+
+  cugi_test_assert_fails (cugi_kernel_launch_with (kernel, config, &error, CUGI_ARG_SURFACE, texture,
+                                                   CUGI_ARG_BUFFER, out, CUGI_ARG_END),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "argument 0: CUGI_ARG_SURFACE needs a CugiSurface");
+  cugi_test_assert_fails (cugi_kernel_launch_with (kernel, config, &error, CUGI_ARG_TEXTURE, NULL,
+                                                   CUGI_ARG_BUFFER, out, CUGI_ARG_END),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "argument 0: CUGI_ARG_TEXTURE needs a CugiTexture");
+  cugi_test_assert_fails (cugi_kernel_launch_with (kernel, config, &error, CUGI_ARG_TEXTURE, texture,
+                                                   CUGI_ARG_BUFFER, surface, CUGI_ARG_END),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "argument 1: CUGI_ARG_BUFFER needs a CugiBuffer");
+  cugi_test_settle (NULL);
+}
+
 /* A reset takes arrays, textures and surfaces with it (cugi destroys none of
  * them after it; the stand-in does not either, and goes on counting them). */
 static void
@@ -778,6 +825,7 @@ main (int argc, char **argv)
   g_test_add_func ("/surface/new", test_surface);
   g_test_add_func ("/kernel/signature", test_kernel_signature);
   g_test_add_func ("/kernel/launch", test_launch);
+  g_test_add_func ("/kernel/launch-with", test_launch_with);
   /* Last: the stand-in keeps the arrays a reset took, and counts them. */
   g_test_add_func ("/reset/array", test_after_reset);
 
