@@ -673,15 +673,28 @@ test_kernel_signature (void)
 /* The stand-in's kernel: sample (cudaTextureObject_t, float *). */
 static const char image[] = "_Z6sampleyPf 8 8\n";
 
+static CugiKernel *
+sample_kernel_new (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) context = cugi_test_default_context ();
+  g_autoptr(GBytes) bytes = g_bytes_new_static (image, sizeof image);
+  g_autoptr(CugiModule) module = cugi_module_new_from_data (context, bytes, &error);
+  CugiKernel *kernel;
+
+  g_assert_no_error (error);
+  kernel = cugi_module_get_kernel (module, "_Z6sampleyPf", &error);
+  g_assert_no_error (error);
+  return kernel;
+}
+
 /* A launch passes the handle, and keeps the texture until it has run. */
 static void
 test_launch (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(CugiContext) context = cugi_test_default_context ();
-  g_autoptr(GBytes) bytes = g_bytes_new_static (image, sizeof image);
-  g_autoptr(CugiModule) module = cugi_module_new_from_data (context, bytes, &error);
-  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiKernel) kernel = sample_kernel_new ();
   g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
   g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (1, 32);
   g_autoptr(CugiBuffer) out = cugi_test_buffer_new (64);
@@ -691,9 +704,6 @@ test_launch (void)
   guint64 passed[2];
   CugiTestGate gate = { 0 };
 
-  g_assert_no_error (error);
-  kernel = cugi_module_get_kernel (module, "_Z6sampleyPf", &error);
-  g_assert_no_error (error);
   cugi_launch_config_set_stream (config, stream);
   last_params (passed, sizeof passed);
 
@@ -742,10 +752,7 @@ static void
 test_launch_with (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(CugiContext) context = cugi_test_default_context ();
-  g_autoptr(GBytes) bytes = g_bytes_new_static (image, sizeof image);
-  g_autoptr(CugiModule) module = cugi_module_new_from_data (context, bytes, &error);
-  g_autoptr(CugiKernel) kernel = NULL;
+  g_autoptr(CugiKernel) kernel = sample_kernel_new ();
   g_autoptr(CugiLaunchConfig) config = cugi_launch_config_new (1, 32);
   g_autoptr(CugiBuffer) out = cugi_test_buffer_new (64);
   g_autoptr(CugiArray) array = cugi_test_array_new (CUGI_ARRAY_FORMAT_FLOAT, 1, 4, 4, 0,
@@ -754,8 +761,6 @@ test_launch_with (void)
   g_autoptr(CugiSurface) surface = cugi_surface_new (array, &error);
   guint64 passed[2];
 
-  g_assert_no_error (error);
-  kernel = cugi_module_get_kernel (module, "_Z6sampleyPf", &error);
   g_assert_no_error (error);
   last_params (passed, sizeof passed);
 
