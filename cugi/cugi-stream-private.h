@@ -130,10 +130,11 @@ struct _CugiStream
 
   int              work_generation;    /* atomic: bumped when a burst starts */
 
-  GMutex           lock;               /* guards the three that follow, and flush_scheduled's writes */
+  GMutex           lock;               /* guards the four that follow, and flush_scheduled's writes */
   GPtrArray       *pending;            /* resources arrays not yet under a marker */
   guint            pending_serial;     /* bumped whenever resources leave pending */
   guint            unflushed_tracks;   /* resources tracked since the last flush */
+  GSource         *flush_source;       /* made on the first burst, in main_context */
 
   /* Releasing without a main loop: see stream_check_released(). */
   GMutex           check_lock;         /* guards the four that follow */

@@ -309,7 +309,7 @@ burst_free (gpointer data)
   g_free (burst);
 }
 
-static gboolean stream_flush (gpointer data);
+static void stream_flush (CugiStream *self);
 
 /* Takes the resources of the work tracked so far (NULL if none), for a
  * marker enqueued next to drop once the stream is past it. */
@@ -381,33 +381,59 @@ stream_add_flush_marker (CugiStream *self,
                                 burst_free, error);
 }
 
+/* The source of a stream's flushes, made once and armed for each burst by
+ * its ready time: cheaper, on the launch path, than a new idle source each
+ * time. An armed flush holds a reference on the stream (and its context);
+ * the source itself holds none, the stream owns it. */
+typedef struct
+{
+  GSource     source;
+  CugiStream *stream;
+} FlushSource;
+
+static gboolean
+flush_source_dispatch (GSource     *source,
+                       GSourceFunc  callback,
+                       gpointer     user_data)
+{
+  CugiStream *self = ((FlushSource *) source)->stream;
+
+  /* Disarmed first: a burst that starts during the flush arms it again. */
+  g_source_set_ready_time (source, -1);
+  stream_flush (self);
+  stream_unref_with_context (self);
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs flush_source_funcs = { NULL, NULL, flush_source_dispatch, NULL, NULL, NULL };
+
 /* Called with the lock held: makes the current main-loop iteration of the
  * stream's main context end with a flush, if nothing did yet. */
 static void
 schedule_flush_locked (CugiStream *self)
 {
-  GSource *source;
-
   if (self->flush_scheduled)
     return;
-  source = g_idle_source_new ();
-  /* High priority: the marker goes in as soon as the current iteration is
-   * over, before other sources can start a new burst. */
-  g_source_set_priority (source, G_PRIORITY_HIGH);
-  g_source_set_static_name (source, "[cugi] stream burst flush");
-  g_source_set_callback (source, stream_flush, stream_ref_with_context (self),
-                         stream_unref_with_context);
-  g_source_attach (source, self->main_context);
-  g_source_unref (source);
+  if (self->flush_source == NULL)
+    {
+      self->flush_source = g_source_new (&flush_source_funcs, sizeof (FlushSource));
+      ((FlushSource *) self->flush_source)->stream = self;
+      /* High priority: the marker goes in as soon as the current iteration
+       * is over, before other sources can start a new burst. */
+      g_source_set_priority (self->flush_source, G_PRIORITY_HIGH);
+      g_source_set_static_name (self->flush_source, "[cugi] stream burst flush");
+      g_source_attach (self->flush_source, self->main_context);
+    }
+  stream_ref_with_context (self);
+  g_source_set_ready_time (self->flush_source, 0);
   g_atomic_int_set (&self->flush_scheduled, TRUE);
 }
 
 /* Runs in the stream's main context once per iteration that tracked work:
  * one marker covers all of it. */
-static gboolean
-stream_flush (gpointer data)
+static void
+stream_flush (CugiStream *self)
 {
-  CugiStream *self = data;
   g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
   g_autoptr(GError) error = NULL;
   GPtrArray *resources = NULL;
@@ -422,12 +448,12 @@ stream_flush (gpointer data)
   /* Nothing to keep and nobody listening (work is tracked whether or not
    * anyone listens): no marker, and no driver query. */
   if (keeps_nothing && !g_signal_has_handler_pending (self, signals[SIGNAL_IDLE], 0, TRUE))
-    return G_SOURCE_REMOVE;
+    return;
 
   /* Work tracked during a capture runs later, as a graph: its resources stay
    * pending until cugi sees the stream idle or a later flush takes them. */
   if (stream_enter (self, &scope, NULL) && stream_is_capturing (self, NULL))
-    return G_SOURCE_REMOVE;
+    return;
 
   resources = stream_take_pending (self);
   burst = g_new0 (Burst, 1);
@@ -444,7 +470,6 @@ stream_flush (gpointer data)
        * reset, which the caller's next call on the stream reports. */
       g_debug ("Cannot follow the work of stream %p: %s", (gpointer) self, error->message);
     }
-  return G_SOURCE_REMOVE;
 }
 
 void
@@ -1083,6 +1108,12 @@ cugi_stream_finalize (GObject *object)
         cugi_cuda.cuStreamDestroy (self->handle);
     }
 
+  /* No flush is armed: each holds a reference. */
+  if (self->flush_source != NULL)
+    {
+      g_source_destroy (self->flush_source);
+      g_source_unref (self->flush_source);
+    }
   g_ptr_array_unref (self->pending);
   g_clear_pointer (&self->main_context, g_main_context_unref);
   g_mutex_clear (&self->lock);
