@@ -35,6 +35,7 @@
 CugiDriverTable cugi_cuda;
 CugiNvrtcTable cugi_nvrtc;
 CugiNvmlTable cugi_nvml;
+CugiNcclTable cugi_nccl;
 
 typedef struct
 {
@@ -49,6 +50,7 @@ typedef struct
 static CugiLibrary driver_library;
 static CugiLibrary nvrtc_library;
 static CugiLibrary nvml_library;
+static CugiLibrary nccl_library;
 /* cugi_loader_get_nvrtc_identity() of the NVRTC loaded, set with it. */
 static char *loaded_nvrtc_identity;
 
@@ -453,6 +455,49 @@ load_nvml_once (CugiLibrary *lib)
   return TRUE;
 }
 
+/* NCCL_VERSION (2, 18, 0): the config layout of cugi-nccl.h. */
+#define CUGI_MIN_NCCL_VERSION 21800
+
+static gboolean
+load_nccl_once (CugiLibrary *lib)
+{
+  const char *override = g_getenv ("CUGI_LIBNCCL");
+  const char *candidates[] = { override != NULL ? override : "libnccl.so.2", NULL };
+  g_autoptr(GString) tried = g_string_new (NULL);
+
+  if (check_override ("CUGI_LIBNCCL", tried))
+    lib->module = open_first (candidates, &lib->path, tried);
+  if (lib->module == NULL)
+    {
+      g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,
+                   _("NCCL, the NVIDIA collective communications library that communicators need, could "
+                     "not be loaded (%s). Install NCCL (libnccl2), or point CUGI_LIBNCCL at libnccl.so.2."),
+                   tried->str);
+      return FALSE;
+    }
+
+#define RESOLVE_NCCL(entry_point, required)                                                     \
+  if (!g_module_symbol (lib->module, #entry_point, (gpointer *) &cugi_nccl.entry_point) &&      \
+      (required))                                                                               \
+    {                                                                                           \
+      g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,                           \
+                   _("%s is not a usable NCCL: it lacks %s. Install NCCL 2.18 or later."),      \
+                   lib->path, #entry_point);                                                    \
+      return FALSE;                                                                             \
+    }
+  CUGI_NCCL_ENTRY_POINTS (RESOLVE_NCCL)
+#undef RESOLVE_NCCL
+
+  if (cugi_nccl.ncclGetVersion (&lib->version) != ncclSuccess || lib->version < CUGI_MIN_NCCL_VERSION)
+    {
+      g_set_error (&lib->error, CUGI_ERROR, CUGI_ERROR_NOT_AVAILABLE,
+                   _("%s is NCCL %d.%d; cugi needs NCCL 2.18 or later."),
+                   lib->path, lib->version / 10000, lib->version / 100 % 100);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 load_library (CugiLibrary *lib,
               gboolean   (*load_once) (CugiLibrary *),
@@ -501,6 +546,13 @@ gboolean
 cugi_loader_load_nvml (GError **error)
 {
   return load_library (&nvml_library, load_nvml_once, error);
+}
+
+/* NCCL, once loaded, stays: communicators are made until the process ends. */
+gboolean
+cugi_loader_load_nccl (GError **error)
+{
+  return load_library (&nccl_library, load_nccl_once, error);
 }
 
 /**
@@ -562,6 +614,18 @@ const char *
 cugi_loader_get_nvml_path (void)
 {
   return nvml_library.loaded ? nvml_library.path : NULL;
+}
+
+const char *
+cugi_loader_get_nccl_path (void)
+{
+  return nccl_library.loaded ? nccl_library.path : NULL;
+}
+
+int
+cugi_loader_get_nccl_version (void)
+{
+  return nccl_library.loaded ? nccl_library.version : 0;
 }
 
 gboolean

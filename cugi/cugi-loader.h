@@ -1,4 +1,5 @@
-/* cugi-loader.h: the tables through which cugi calls libcuda, libnvrtc and NVML.
+/* cugi-loader.h: the tables through which cugi calls libcuda, libnvrtc, NVML
+ * and NCCL.
  *
  * Private. Only cugi-loader.c resolves symbols; every other file calls through
  * `cugi_cuda.<entry point>` and `cugi_nvrtc.<entry point>`. The entry points are
@@ -13,6 +14,7 @@
 #include <glib.h>
 
 #include "cugi-nvml.h"
+#include "cugi-nccl.h"
 
 G_BEGIN_DECLS
 
@@ -283,6 +285,36 @@ CUresult CUDAAPI cuGraphicsEGLRegisterImage (CUgraphicsResource *resource,
   X (nvmlDeviceGetPcieThroughput, TRUE) \
   X (nvmlDeviceGetNvLinkState, TRUE)
 
+/* NCCL, for communicators (cugi-communicator.c): all of it is there from
+ * NCCL 2.18 on, the oldest cugi takes, so all are required. */
+#define CUGI_NCCL_ENTRY_POINTS(X) \
+  X (ncclGetVersion, TRUE) \
+  X (ncclGetUniqueId, TRUE) \
+  X (ncclCommInitRankConfig, TRUE) \
+  X (ncclCommSplit, TRUE) \
+  X (ncclCommFinalize, TRUE) \
+  X (ncclCommDestroy, TRUE) \
+  X (ncclCommAbort, TRUE) \
+  X (ncclGetErrorString, TRUE) \
+  X (ncclGetLastError, TRUE) \
+  X (ncclCommGetAsyncError, TRUE) \
+  X (ncclCommCount, TRUE) \
+  X (ncclCommCuDevice, TRUE) \
+  X (ncclCommUserRank, TRUE) \
+  X (ncclCommRegister, TRUE) \
+  X (ncclCommDeregister, TRUE) \
+  X (ncclMemAlloc, TRUE) \
+  X (ncclMemFree, TRUE) \
+  X (ncclAllReduce, TRUE) \
+  X (ncclBroadcast, TRUE) \
+  X (ncclReduce, TRUE) \
+  X (ncclAllGather, TRUE) \
+  X (ncclReduceScatter, TRUE) \
+  X (ncclSend, TRUE) \
+  X (ncclRecv, TRUE) \
+  X (ncclGroupStart, TRUE) \
+  X (ncclGroupEnd, TRUE)
+
 #define CUGI_LOADER_FIELD(entry_point, required) __typeof__ (entry_point) *entry_point;
 
 typedef struct
@@ -300,11 +332,17 @@ typedef struct
   CUGI_NVML_ENTRY_POINTS (CUGI_LOADER_FIELD)
 } CugiNvmlTable;
 
+typedef struct
+{
+  CUGI_NCCL_ENTRY_POINTS (CUGI_LOADER_FIELD)
+} CugiNcclTable;
+
 /* Valid once cugi_loader_load_driver() / cugi_loader_load_nvrtc() /
  * cugi_loader_load_nvml() returned TRUE. */
 extern CugiDriverTable cugi_cuda;
 extern CugiNvrtcTable cugi_nvrtc;
 extern CugiNvmlTable cugi_nvml;
+extern CugiNcclTable cugi_nccl;
 
 gboolean     cugi_loader_load_driver      (GError **error);
 gboolean     cugi_loader_load_nvrtc       (GError **error);
@@ -312,6 +350,12 @@ gboolean     cugi_loader_load_nvrtc       (GError **error);
  * initializes it, once per process, as the driver is. */
 gboolean     cugi_loader_load_nvml        (GError **error);
 const char  *cugi_loader_get_nvml_path    (void);
+/* Loads NCCL (libnccl.so.2, or what CUGI_LIBNCCL names), once per process;
+ * NOT_AVAILABLE where it is missing or older than 2.18. */
+gboolean     cugi_loader_load_nccl        (GError **error);
+const char  *cugi_loader_get_nccl_path    (void);
+/* NCCL's version code (22809 for 2.28.9) once loaded, else 0. */
+int          cugi_loader_get_nccl_version (void);
 int          cugi_loader_get_driver_version (void);
 int          cugi_loader_get_nvrtc_version (void);
 const char  *cugi_loader_get_driver_path  (void);

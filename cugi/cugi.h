@@ -29,6 +29,7 @@
 #include "cugi-graphics-resource.h"
 #include "cugi-external-memory.h"
 #include "cugi-external-semaphore.h"
+#include "cugi-communicator.h"
 #include "cugi-program.h"
 #include "cugi-diagnostic.h"
 #include "cugi-jit-options.h"

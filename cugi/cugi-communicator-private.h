@@ -1,0 +1,27 @@
+/* cugi-communicator-private.h: what cugi-communicator.c (the object, its
+ * connection and its state) shares with cugi-communicator-ops.c (the work
+ * enqueued on it). Not installed. */
+#pragma once
+
+#include "cugi-context-private.h"
+#include "cugi-private.h"
+
+G_BEGIN_DECLS
+
+/* NULL unless connected. */
+ncclComm_t          cugi_communicator_get_handle        (CugiCommunicator *self);
+CugiContextBinding *cugi_communicator_get_binding       (CugiCommunicator *self);
+/* (CugiBuffer *, owned) → NCCL's registration handle */
+GHashTable         *cugi_communicator_get_registrations (CugiCommunicator *self);
+/* INVALID_STATE unless the communicator is connected and not failed. */
+gboolean            cugi_communicator_check_ready       (CugiCommunicator  *self,
+                                                         GError           **error);
+/* Ends an NCCL call on @self that may go on in the background (an
+ * ncclResult_t of ncclInProgress): waits for it; the error naming
+ * @operation if it failed. */
+gboolean            cugi_communicator_finish_call       (CugiCommunicator  *self,
+                                                         int                result,
+                                                         const char        *operation,
+                                                         GError           **error);
+
+G_END_DECLS
