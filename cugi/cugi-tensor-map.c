@@ -249,7 +249,9 @@ check_count (const char  *name,
   if (count == expected)
     return TRUE;
   g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-               _("%s: the tensor needs %u values, not %u"), name, expected, count);
+               g_dngettext (GETTEXT_PACKAGE, "%s: the tensor needs %u value, not %u",
+                            "%s: the tensor needs %u values, not %u", expected),
+               name, expected, count);
   return FALSE;
 }
 
