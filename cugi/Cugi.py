@@ -717,7 +717,8 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
 
     grid and block are an int or a tuple of up to three ints. Arguments are
     Cugi.Buffers and MemoryBlocks (passed as device pointers), GLib.Bytes (a
-    struct by value), NumPy scalars (passed as their own type) and Python
+    struct by value), Cugi.Textures, Cugi.Surfaces and Cugi.TensorMaps,
+    NumPy scalars (passed as their own type) and Python
     ints and floats (converted to the type the kernel declares for that
     parameter). The call returns once the launch is enqueued."""
 

@@ -324,17 +324,16 @@ check_dimensions (const Tiling  *tiling,
     if (tiling->dims[i] == 0 || tiling->dims[i] > MAX_DIM)
       {
         g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                     _("dims[%u] is %" G_GUINT64_FORMAT ": each dimension has 1 to 2^32 elements"),
-                     i, tiling->dims[i]);
+                     _("dims[%u] is %llu: each dimension has 1 to 2^32 elements"),
+                     i, (unsigned long long) tiling->dims[i]);
         return FALSE;
       }
   for (guint i = 0; i + 1 < tiling->rank; i++)
     if (tiling->strides[i] % stride_unit != 0 || tiling->strides[i] >= STRIDE_LIMIT)
       {
         g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                     _("strides[%u] is %" G_GUINT64_FORMAT " bytes: each stride is a multiple of %u "
-                       "bytes, below 2^40"),
-                     i, tiling->strides[i], stride_unit);
+                     _("strides[%u] is %llu bytes: each stride is a multiple of %u bytes, below 2^40"),
+                     i, (unsigned long long) tiling->strides[i], stride_unit);
         return FALSE;
       }
   for (guint i = 0; i < tiling->rank; i++)
@@ -419,9 +418,8 @@ check_placement (const Tiling  *tiling,
   if (address % alignment != 0)
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("buffer: its address 0x%" G_GINT64_MODIFIER "x is not a multiple of %u bytes, as "
-                     "the tensor's must be"),
-                   (guint64) address, alignment);
+                   _("buffer: its address 0x%llx is not a multiple of %u bytes, as the tensor's must be"),
+                   (unsigned long long) address, alignment);
       return FALSE;
     }
   for (guint i = 1; i < tiling->rank && fits; i++)
