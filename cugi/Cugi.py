@@ -568,9 +568,9 @@ _APPENDERS = {int: _append_int, float: _append_double, bool: _append_bool,
 # The types that PyGObject turns into GValues as cugi expects them, in C: an
 # int into a gint (wider ones made GValues of their own by
 # Kernel.launch_values), a float into a gdouble, a bool into a gboolean,
-# buffers, textures, surfaces and bytes as themselves.
+# buffers, textures, surfaces, tensor maps and bytes as themselves.
 _DIRECT_TYPES = frozenset((int, float, bool, Buffer, Cugi.Buffer, GLib.Bytes, Cugi.Texture,
-                           Cugi.Surface))
+                           Cugi.Surface, Cugi.TensorMap))
 
 # NumPy scalars, by dtype name: where the parameter's size is known, the
 # value is converted to it as a Python number would be; where it is not (a
@@ -599,6 +599,8 @@ def _append_other(kernel, args, value, index):
         return args.add_texture(value)
     if isinstance(value, Cugi.Surface):
         return args.add_surface(value)
+    if isinstance(value, Cugi.TensorMap):
+        return args.add_tensor_map(value)
     if isinstance(value, GLib.Bytes):
         return args.add_bytes(value)
     if isinstance(value, bool):
@@ -715,7 +717,8 @@ class Kernel(Cugi.Kernel, _cugi.KernelCall):
 
     grid and block are an int or a tuple of up to three ints. Arguments are
     Cugi.Buffers and MemoryBlocks (passed as device pointers), GLib.Bytes (a
-    struct by value), NumPy scalars (passed as their own type) and Python
+    struct by value), Cugi.Textures, Cugi.Surfaces and Cugi.TensorMaps,
+    NumPy scalars (passed as their own type) and Python
     ints and floats (converted to the type the kernel declares for that
     parameter). The call returns once the launch is enqueued."""
 

@@ -166,12 +166,13 @@ forget_checks (CugiKernelArgs *self)
   g_atomic_pointer_set (&self->resolved_epoch, 0);
 }
 
-/* Buffers, textures and surfaces: a reference in the list, and kept alive
- * for launches (counted in n_buffers). */
+/* Buffers, textures, surfaces and tensor maps: a reference in the list,
+ * and kept alive for launches (counted in n_buffers). */
 static inline gboolean
 arg_holds_object (CugiArgType type)
 {
-  return type == CUGI_ARG_BUFFER || type == CUGI_ARG_TEXTURE || type == CUGI_ARG_SURFACE;
+  return type == CUGI_ARG_BUFFER || type == CUGI_ARG_TEXTURE || type == CUGI_ARG_SURFACE ||
+         type == CUGI_ARG_TENSOR_MAP;
 }
 
 static void
@@ -251,6 +252,9 @@ param_pointer (CugiKernelArgs *self,
 {
   if (arg->type == CUGI_ARG_BYTES)
     return (void *) g_bytes_get_data (arg->object, NULL);
+  /* The descriptor itself, which the map the list holds keeps in place. */
+  if (arg->type == CUGI_ARG_TENSOR_MAP)
+    return (void *) cugi_tensor_map_get_encoded (arg->object);
   return value_of (self, arg);
 }
 
@@ -553,19 +557,32 @@ cugi_kernel_args_add_condition (CugiKernelArgs *self,
   commit (self, arg);
 }
 
-/* A texture or surface: its handle, and the object kept alive. */
+/* A texture, surface or tensor map of @size bytes, and the object kept
+ * alive. */
+static CugiKernelArg *
+append_object (CugiKernelArgs *self,
+               CugiArgType     type,
+               GObject        *object,
+               gsize           size)
+{
+  CugiKernelArg *arg = append (self, type, size);
+
+  arg->object = g_object_ref (object);
+  self->n_buffers++;
+  drop_resources (self);
+  return arg;
+}
+
+/* A texture or surface: its handle. */
 static void
 add_object_handle (CugiKernelArgs *self,
                    CugiArgType     type,
                    GObject        *object,
                    guint64         handle)
 {
-  CugiKernelArg *arg = append (self, type, sizeof (guint64));
+  CugiKernelArg *arg = append_object (self, type, object, sizeof (guint64));
 
   value_of (self, arg)->u64 = handle;
-  arg->object = g_object_ref (object);
-  self->n_buffers++;
-  drop_resources (self);
   commit (self, arg);
 }
 
@@ -610,6 +627,30 @@ cugi_kernel_args_add_surface (CugiKernelArgs *self,
   g_return_if_fail (CUGI_IS_SURFACE (surface));
 
   add_object_handle (self, CUGI_ARG_SURFACE, G_OBJECT (surface), cugi_surface_get_handle (surface));
+}
+
+/**
+ * cugi_kernel_args_add_tensor_map:
+ * @self: an argument list
+ * @tensor_map: a tensor map
+ *
+ * Adds the 128 bytes of @tensor_map's descriptor, for a
+ * `const __grid_constant__ CUtensorMap` parameter (which the kernel's
+ * `cp.async.bulk.tensor` instructions take the address of). @self keeps a
+ * reference to @tensor_map, and launches keep it until they have run, so
+ * the map and the buffer it describes outlive the kernels that copy from
+ * it.
+ *
+ * Since: 0.1
+ */
+void
+cugi_kernel_args_add_tensor_map (CugiKernelArgs *self,
+                                 CugiTensorMap  *tensor_map)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (CUGI_IS_TENSOR_MAP (tensor_map));
+
+  commit (self, append_object (self, CUGI_ARG_TENSOR_MAP, G_OBJECT (tensor_map), sizeof (CUtensorMap)));
 }
 
 /**
@@ -819,6 +860,8 @@ cugi_arg_type_to_string (CugiArgType type)
       return "CugiSurface";
     case CUGI_ARG_CONDITION:
       return "graph condition";
+    case CUGI_ARG_TENSOR_MAP:
+      return "CugiTensorMap";
     case CUGI_ARG_END:
     default:
       return "nothing";

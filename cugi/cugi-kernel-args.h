@@ -31,6 +31,8 @@ G_BEGIN_DECLS
  *   `cudaSurfaceObject_t` parameter
  * @CUGI_ARG_CONDITION: a graph's condition (cugi_graph_create_condition()),
  *   passed to a `cudaGraphConditionalHandle` parameter
+ * @CUGI_ARG_TENSOR_MAP: a #CugiTensorMap, passed as its 128 bytes to a
+ *   `const __grid_constant__ CUtensorMap` parameter
  *
  * The type of one kernel argument: what a #CugiKernelArgs records for each
  * argument, and the tags of cugi_kernel_launch_with().
@@ -52,6 +54,7 @@ typedef enum
   CUGI_ARG_TEXTURE,
   CUGI_ARG_SURFACE,
   CUGI_ARG_CONDITION,
+  CUGI_ARG_TENSOR_MAP,
 } CugiArgType;
 
 #define CUGI_TYPE_KERNEL_ARGS (cugi_kernel_args_get_type ())
@@ -103,6 +106,9 @@ void            cugi_kernel_args_add_texture (CugiKernelArgs *self,
 CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_surface (CugiKernelArgs *self,
                                               CugiSurface    *surface);
+CUGI_AVAILABLE_IN_0_1
+void            cugi_kernel_args_add_tensor_map (CugiKernelArgs *self,
+                                                 CugiTensorMap  *tensor_map);
 
 CUGI_AVAILABLE_IN_0_1
 void            cugi_kernel_args_add_condition (CugiKernelArgs *self,

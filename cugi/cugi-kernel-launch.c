@@ -647,6 +647,14 @@ cugi_kernel_launch_with_valist (CugiKernel       *self,
         case CUGI_ARG_CONDITION:
           cugi_kernel_args_add_condition (kernel_args, va_arg (args, guint64));
           break;
+        case CUGI_ARG_TENSOR_MAP:
+          {
+            CugiTensorMap *tensor_map = va_arg (args, CugiTensorMap *);
+            if (!check_object_arg (self, i, tensor_map, CUGI_TYPE_TENSOR_MAP, "CUGI_ARG_TENSOR_MAP", error))
+              return FALSE;
+            cugi_kernel_args_add_tensor_map (kernel_args, tensor_map);
+          }
+          break;
         case CUGI_ARG_END:
         default:
           /* The rest of the list cannot be read without knowing this type. */
@@ -680,8 +688,9 @@ cugi_kernel_launch_with_valist (CugiKernel       *self,
  *
  * Each value must have the C type of its tag: a #CugiBuffer pointer, a
  * #gint32, #guint32, #gint64 or #guint64 (cast literals of 64-bit tags:
- * `G_GINT64_CONSTANT (1)`), a float or double, a #GBytes pointer, or a
- * #guint64 device address.
+ * `G_GINT64_CONSTANT (1)`), a float or double, a #GBytes pointer, a
+ * #guint64 device address, or a #CugiTexture, #CugiSurface or
+ * #CugiTensorMap pointer.
  *
  * Returns: %TRUE when the launch was enqueued
  *

@@ -201,7 +201,7 @@ static inline gboolean
 takes_value (CugiArgType type)
 {
   return type != CUGI_ARG_BUFFER && type != CUGI_ARG_BYTES && type != CUGI_ARG_TEXTURE &&
-         type != CUGI_ARG_SURFACE;
+         type != CUGI_ARG_SURFACE && type != CUGI_ARG_TENSOR_MAP;
 }
 
 /* Whether @args holds @buffers where they are not NULL, and numbers
@@ -451,9 +451,9 @@ cugi_kernel_launch_packed (CugiKernel        *self,
  * same buffers), and emptied when they do not fit @self. Without, the
  * arguments of @args that are numbers (integers, reals and raw addresses)
  * take the values of @block, in order, each in its own size, and the
- * others (buffers, bytes, textures and surfaces) keep theirs; @block must
- * have the size those numbers take, or nothing is launched and @args is
- * unchanged (%CUGI_ERROR_INVALID_ARGUMENT). Either way the launch then
+ * others (buffers, bytes, textures, surfaces and tensor maps) keep theirs;
+ * @block must have the size those numbers take, or nothing is launched and
+ * @args is unchanged (%CUGI_ERROR_INVALID_ARGUMENT). Either way the launch then
  * checks @args and the configuration as cugi_kernel_launch() does, and
  * @args keeps its new values, and its buffers, after the launch.
  *

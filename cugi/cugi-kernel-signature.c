@@ -156,6 +156,9 @@ param_accepts (CugiParamType param,
 {
   if (arg == CUGI_ARG_BYTES || param == CUGI_PARAM_TYPE_OTHER)
     return TRUE;
+  /* A descriptor of 128 bytes, which no other argument is. */
+  if (arg == CUGI_ARG_TENSOR_MAP || param == CUGI_PARAM_TYPE_TENSOR_MAP)
+    return arg == CUGI_ARG_TENSOR_MAP && param == CUGI_PARAM_TYPE_TENSOR_MAP;
   /* cudaTextureObject_t, cudaSurfaceObject_t and cudaGraphConditionalHandle
    * are unsigned long long. */
   if (arg == CUGI_ARG_TEXTURE || arg == CUGI_ARG_SURFACE || arg == CUGI_ARG_CONDITION)
@@ -178,7 +181,27 @@ hint_for (CugiParamType param)
     return _("pass a float");
   if (param == CUGI_PARAM_TYPE_DOUBLE)
     return _("pass a double");
+  if (param == CUGI_PARAM_TYPE_TENSOR_MAP)
+    return _("pass a CugiTensorMap");
   return _("pass an integer of the parameter's size, or its bytes");
+}
+
+/* The context of the object @arg passes by value (a texture, surface or
+ * tensor map), which a kernel of another cannot use; NULL for others. */
+static CugiContext *
+object_context (const CugiKernelArg *arg)
+{
+  switch (arg->type)
+    {
+    case CUGI_ARG_TEXTURE:
+      return cugi_texture_get_context (arg->object);
+    case CUGI_ARG_SURFACE:
+      return cugi_surface_get_context (arg->object);
+    case CUGI_ARG_TENSOR_MAP:
+      return cugi_tensor_map_get_context (arg->object);
+    default:
+      return NULL;
+    }
 }
 
 /* What no kernel could take, whatever its parameters: an argument larger
@@ -192,7 +215,7 @@ check_each_arg (const CugiKernelSignature *self,
   for (guint i = 0; i < args->n_args; i++)
     {
       const CugiKernelArg *arg = &args->args[i];
-      CugiContext *owner;
+      CugiContext *owner = object_context (arg);
 
       /* Sizes are saturated at G_MAXUINT32: the GBytes has the true one. */
       if (G_UNLIKELY (arg->size > MAX_PARAMS_SIZE))
@@ -203,10 +226,7 @@ check_each_arg (const CugiKernelSignature *self,
                        self->name, i, cugi_kernel_args_get_arg_size (args, i), MAX_PARAMS_SIZE);
           return FALSE;
         }
-      if ((arg->type == CUGI_ARG_TEXTURE || arg->type == CUGI_ARG_SURFACE) && self->context != NULL &&
-          !cugi_context_equal (arg->type == CUGI_ARG_TEXTURE ? cugi_texture_get_context (arg->object)
-                                                             : cugi_surface_get_context (arg->object),
-                               self->context))
+      if (owner != NULL && self->context != NULL && !cugi_context_equal (owner, self->context))
         {
           g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_CONTEXT,
                        _("Kernel “%s”, argument %u: the %s belongs to another context than the kernel"),
@@ -524,11 +544,13 @@ cugi_kernel_signature_add_value (const CugiKernelSignature *self,
         cugi_kernel_args_add_surface (args, CUGI_SURFACE (object));
       else if (CUGI_IS_BUFFER (object))
         cugi_kernel_args_add_buffer (args, CUGI_BUFFER (object));
+      else if (CUGI_IS_TENSOR_MAP (object))
+        cugi_kernel_args_add_tensor_map (args, CUGI_TENSOR_MAP (object));
       else
         {
           g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
                        _("Kernel “%s”, argument %u: a %s cannot be passed to a kernel, only a CugiBuffer, "
-                         "a CugiTexture or a CugiSurface"),
+                         "a CugiTexture, a CugiSurface or a CugiTensorMap"),
                        self->name, index, object != NULL ? G_OBJECT_TYPE_NAME (object) : "NULL");
           return FALSE;
         }

@@ -53,7 +53,7 @@ typedef struct
 {
   CugiArgType type;
   guint32     size;
-  gpointer    object;            /* (owned): the CugiBuffer, CugiTexture, CugiSurface or GBytes */
+  gpointer    object;            /* (owned): the CugiBuffer, CugiTexture, CugiSurface, CugiTensorMap or GBytes */
 } CugiKernelArg;
 
 /* Most kernels take few arguments: those need no allocation of their own. */
@@ -70,10 +70,10 @@ struct _CugiKernelArgs
   /* What every launch reads. */
   gatomicrefcount ref_count;
   guint           n_args;
-  guint           n_buffers;     /* and textures and surfaces: what launches keep alive */
+  guint           n_buffers;     /* and textures, surfaces, tensor maps: what launches keep alive */
   guint           capacity;
   CugiKernelArg  *args;          /* inline_args, or the heap beyond INLINE */
-  void          **params;        /* what cuLaunchKernel reads: into values (or a GBytes' data) */
+  void          **params;        /* what cuLaunchKernel reads: into values (or a GBytes' data, a tensor map's descriptor) */
   /* What launches checked already, so that launching the list again skips
    * it: the serial of the signature the arguments fit, and the address epoch
    * in which the buffers' addresses were resolved. 0: not yet; any change of
@@ -170,6 +170,7 @@ typedef enum
   CUGI_PARAM_TYPE_UINT64,
   CUGI_PARAM_TYPE_FLOAT,
   CUGI_PARAM_TYPE_DOUBLE,
+  CUGI_PARAM_TYPE_TENSOR_MAP,    /* CUtensorMap (CUtensorMap_st), 128 bytes */
 } CugiParamType;
 
 typedef struct

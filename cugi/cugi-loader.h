@@ -144,6 +144,7 @@ G_BEGIN_DECLS
   X (cuTexObjectDestroy, TRUE) \
   X (cuSurfObjectCreate, TRUE) \
   X (cuSurfObjectDestroy, TRUE) \
+  X (cuTensorMapEncodeTiled, FALSE) \
   X (cuMemAllocFromPoolAsync, FALSE) \
   X (cuMemPoolCreate, FALSE) \
   X (cuMemPoolDestroy, FALSE) \

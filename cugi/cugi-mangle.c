@@ -583,6 +583,17 @@ read_function_type (Reader *reader)
                                          g_string_free (g_steal_pointer (&spelling), FALSE)));
 }
 
+/* A class type a launch checks by name: cuda.h's tensor-map descriptor
+ * (struct CUtensorMap_st), or a kernel's own declaration of it, which
+ * NVRTC needs without cuda.h. */
+static CugiParamType
+named_type (const char *name)
+{
+  if (g_strcmp0 (name, "CUtensorMap") == 0 || g_strcmp0 (name, "CUtensorMap_st") == 0)
+    return CUGI_PARAM_TYPE_TENSOR_MAP;
+  return CUGI_PARAM_TYPE_OTHER;
+}
+
 static Type *
 read_type_unguarded (Reader *reader)
 {
@@ -674,7 +685,8 @@ read_type_unguarded (Reader *reader)
   if (c == 'N' || c == 'S' || g_ascii_isdigit (c))
     {
       g_autoptr(GPtrArray) args = NULL;
-      return remember_new (reader, type_new (reader, CUGI_PARAM_TYPE_OTHER, read_name (reader, &args)));
+      char *name = read_name (reader, &args);
+      return remember_new (reader, type_new (reader, named_type (name), name));
     }
 
   return NULL;
@@ -805,6 +817,8 @@ cugi_param_type_get_size (CugiParamType type)
     case CUGI_PARAM_TYPE_DOUBLE:
     case CUGI_PARAM_TYPE_POINTER:
       return 8;
+    case CUGI_PARAM_TYPE_TENSOR_MAP:
+      return sizeof (CUtensorMap);
     case CUGI_PARAM_TYPE_OTHER:
     default:
       return 0;

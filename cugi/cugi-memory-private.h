@@ -20,6 +20,12 @@ CugiBuffer  *cugi_buffer_new_wrapping  (CugiContext *context,
                                         gsize        size,
                                         GObject     *owner);
 
+/* ---- tensor maps (cugi-tensor-map.c) -------------------------------------- */
+
+/* The descriptor itself, aligned as kernels take it: where a launch reads
+ * a tensor-map argument from, as long as @self lives. */
+const CUtensorMap *cugi_tensor_map_get_encoded (CugiTensorMap *self);
+
 /* ---- host addresses (cugi-host-buffer.c) ---------------------------------- */
 
 /* The host memory at @address, an integer from a language binding, for

@@ -33,6 +33,7 @@ typedef struct _CugiLinker         CugiLinker;
 typedef struct _CugiArray          CugiArray;
 typedef struct _CugiTexture        CugiTexture;
 typedef struct _CugiSurface        CugiSurface;
+typedef struct _CugiTensorMap      CugiTensorMap;
 typedef struct _CugiGraphicsResource  CugiGraphicsResource;
 typedef struct _CugiExternalMemory    CugiExternalMemory;
 typedef struct _CugiExternalSemaphore CugiExternalSemaphore;

@@ -22,6 +22,7 @@
 #include "cugi-array.h"
 #include "cugi-texture.h"
 #include "cugi-surface.h"
+#include "cugi-tensor-map.h"
 #include "cugi-stream-ordered-pool.h"
 #include "cugi-physical-memory.h"
 #include "cugi-virtual-range.h"

@@ -59,6 +59,7 @@
 #include <cuda.h>
 
 #include "fake-cuda-arrays.h"
+#include "fake-cuda-tensor-maps.h"
 #include "fake-cuda-graphics.h"
 #include "fake-cuda-vmm.h"
 #include "fake-cuda-streams.h"
@@ -1460,7 +1461,9 @@ fake_cuMemcpyDtoDAsync (CUdeviceptr to, CUdeviceptr from, size_t count, CUstream
 
 /* Modules and launches, as much as the launch path needs: a module image is
  * text, a line per kernel giving its name and its parameters' sizes
- * ("axpy4 4 8 8 4"). Lines starting with "." are PTX directives, skipped,
+ * ("axpy4 4 8 8 4"), each with its alignment where a parameter is placed
+ * at a multiple of one ("copy 8 128@64": a tensor map at offset 64; else
+ * the parameters are packed). Lines starting with "." are PTX directives, skipped,
  * so that an image can also tell cugi's PTX reader its kernels' parameter
  * counts (".version 8.0", ".entry axpy4 (.param .f32 a, ...)"). A kernel
  * does nothing, at once: a launch checks its handles and returns. */
@@ -1472,6 +1475,7 @@ typedef struct
   char   name[64];
   int    n_params;
   size_t sizes[FAKE_MAX_PARAMS];
+  size_t offsets[FAKE_MAX_PARAMS];
 } FakeFunction;
 
 typedef struct
@@ -1571,7 +1575,15 @@ fake_cuModuleLoadDataEx (CUmodule *handle, const void *image, unsigned int n_opt
       for (line += used; function->n_params < FAKE_MAX_PARAMS &&
                          sscanf (line, " %zu%n", &function->sizes[function->n_params], &used) == 1;
            line += used)
-        function->n_params++;
+        {
+          int n = function->n_params++;
+          size_t alignment = 1, end = n == 0 ? 0 : function->offsets[n - 1] + function->sizes[n - 1];
+          int aligned = 0;
+
+          if (sscanf (line + used, "@%zu%n", &alignment, &aligned) == 1)
+            used += aligned;
+          function->offsets[n] = (end + alignment - 1) / alignment * alignment;
+        }
       module->n_functions++;
       line += strspn (line, " \n");
     }
@@ -1791,14 +1803,12 @@ fake_cuFuncGetParamInfo (CUfunction handle, size_t index, size_t *offset, size_t
 
   if (index >= (size_t) function->n_params)
     return CUDA_ERROR_INVALID_VALUE;
-  *offset = 0;
-  for (size_t i = 0; i < index; i++)
-    *offset += function->sizes[i];
+  *offset = function->offsets[index];
   *size = function->sizes[index];
   return CUDA_SUCCESS;
 }
 
-/* The parameters of the last launch, packed by their sizes, once a test
+/* The parameters of the last launch, at their offsets, once a test
  * asked for them (fake_cuda_streams_last_params()): until then launches
  * copy nothing, so that bench-launch-cpu times what it always timed. */
 static int recording_params;
@@ -1822,10 +1832,11 @@ fake_cuLaunchKernel (CUfunction function, unsigned int grid_x, unsigned int grid
   if (!__atomic_load_n (&recording_params, __ATOMIC_ACQUIRE))
     return failed ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
   pthread_mutex_lock (&lock);
-  for (int i = 0; i < fake->n_params && size + fake->sizes[i] <= sizeof last_params; i++)
+  memset (last_params, 0, sizeof last_params);
+  for (int i = 0; i < fake->n_params && fake->offsets[i] + fake->sizes[i] <= sizeof last_params; i++)
     {
-      memcpy (last_params + size, params[i], fake->sizes[i]);
-      size += fake->sizes[i];
+      memcpy (last_params + fake->offsets[i], params[i], fake->sizes[i]);
+      size = fake->offsets[i] + fake->sizes[i];
     }
   last_params_size = size;
   last_launch_stream = stream;
@@ -1855,7 +1866,7 @@ fake_cuda_streams_last_launch (unsigned int shape[7])
   return stream;
 }
 
-/* Copies the last launch's parameters, packed by their sizes, to @out (of
+/* Copies the last launch's parameters, at their offsets, to @out (of
  * @capacity bytes) and returns their size, so that tests can read what a
  * launch passed. The first call starts the recording and returns 0. */
 EXPORT size_t
@@ -2097,9 +2108,10 @@ cuGetProcAddress_v2 (const char *symbol, void **pfn, int version, cuuint64_t fla
   /* Arrays, textures and surfaces (fake-cuda-arrays.c); graphics
    * interoperability, external memory and semaphores (fake-cuda-graphics.c);
    * virtual memory (fake-cuda-vmm.c); graphs built node by node
-   * (fake-cuda-graphs.c). */
+   * (fake-cuda-graphs.c); tensor maps (fake-cuda-tensor-maps.c). */
   if ((*pfn = fake_cuda_arrays_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphics_lookup (symbol)) != NULL ||
-      (*pfn = fake_cuda_vmm_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphs_lookup (symbol)) != NULL)
+      (*pfn = fake_cuda_vmm_lookup (symbol)) != NULL || (*pfn = fake_cuda_graphs_lookup (symbol)) != NULL ||
+      (*pfn = fake_cuda_tensor_maps_lookup (symbol)) != NULL)
     {
       if (status != NULL)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;

@@ -7,8 +7,9 @@ import os
 
 
 class LaunchRecorder:
-    """The parameters of the stand-in's last launch, packed by their sizes:
-    recorded from the moment this is made."""
+    """The parameters of the stand-in's last launch, at their offsets
+    (packed unless the module gives alignments): recorded from the moment
+    this is made."""
 
     def __init__(self):
         driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])

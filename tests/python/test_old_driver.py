@@ -5,7 +5,8 @@ driver of the tests (fake-cuda-streams) told to lack it (FAKE_CUDA_MISSING,
 set by meson), which records the parameters of the last launch. The count
 that the module's PTX tells is still checked, and NumPy scalars keep their
 own width where the sizes are unknown. The stand-in lacks GL
-interoperability, external memory and semaphores and dma-buf export too:
+interoperability, external memory and semaphores, dma-buf export and
+tensor maps too:
 each says which entry point is missing, and the rest goes on working."""
 
 import os
@@ -75,6 +76,9 @@ class NoInteropTest(unittest.TestCase):
         # Green contexts came with CUDA 12.4; every context still has its SMs.
         self.assert_lacks('cuGreenCtxCreate', Cugi.Context.new_green, None, 8)
         self.assertEqual(Cugi.Context.get_default().get_sm_count(), 132)
+        # Tensor maps came with CUDA 12.0.
+        self.assert_lacks('cuTensorMapEncodeTiled', Cugi.TensorMap.new_tiled, Cugi.Buffer.new(None, 4096),
+                          Cugi.TensorDataType.FLOAT32, [64, 16], [256], [32, 8])
         # What the driver has still works.
         self.assertEqual(Cugi.Buffer.new(None, 64).props.size, 64)
 
