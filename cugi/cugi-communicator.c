@@ -1037,7 +1037,8 @@ cugi_communicator_new_finish (GAsyncResult  *result,
  *
  * Splits the communicator by color (`ncclCommSplit`): every rank of @self
  * must call this, and waits until all have. The new communicator has the
- * configuration of @self.
+ * configuration of @self, but blocks: its work and cugi_communicator_close()
+ * wait for NCCL, as NCCL's blocking communicators do.
  *
  * Returns: (transfer full) (nullable): this rank's communicator of its
  *   color, %NULL without an error for %CUGI_COMMUNICATOR_NO_COLOR, or
@@ -1070,7 +1071,11 @@ cugi_communicator_split (CugiCommunicator  *self,
     }
   if (!cugi_context_enter (self->binding.context, &scope, error))
     return NULL;
+  /* A blocking split: NCCL sets the new communicator only once it is
+   * connected, which a non-blocking split would do later, behind cugi's
+   * back. The new communicator's work and closing block likewise. */
   config = make_config (self);
+  config.blocking = 1;
   if (!finish_call (self->comm,
                     cugi_nccl.ncclCommSplit (self->comm, color == CUGI_COMMUNICATOR_NO_COLOR ?
                                              CUGI_NCCL_SPLIT_NOCOLOR : color, key, &comm, &config),
@@ -1078,11 +1083,6 @@ cugi_communicator_split (CugiCommunicator  *self,
     return NULL;
   if (comm == NULL)
     return NULL;
-  if (!finish_call (comm, ncclInProgress, "ncclCommSplit", NULL, error))
-    {
-      cugi_nccl.ncclCommAbort (comm);
-      return NULL;
-    }
   cugi_nccl.ncclCommCount (comm, &n_ranks);
   cugi_nccl.ncclCommUserRank (comm, &rank);
   split = g_object_new (CUGI_TYPE_COMMUNICATOR, "context", self->binding.context, "unique-id", self->unique_id,

@@ -381,31 +381,50 @@ stream_add_flush_marker (CugiStream *self,
                                 burst_free, error);
 }
 
-/* The source of a stream's flushes, made once and armed for each burst by
- * its ready time: cheaper, on the launch path, than a new idle source each
- * time. An armed flush holds a reference on the stream (and its context);
- * the source itself holds none, the stream owns it. */
+/* The source of a stream's flushes, made once and armed for each burst:
+ * cheaper, on the launch path, than a new idle source each time, and than
+ * a ready time, whose every change wakes the main context up (a write to
+ * its eventfd). An armed flush holds a reference on the stream (and its
+ * context); the source itself holds none, the stream owns it. */
 typedef struct
 {
   GSource     source;
   CugiStream *stream;
+  gint        armed;  /* atomic */
 } FlushSource;
+
+static gboolean
+flush_source_prepare (GSource *source,
+                      gint    *timeout)
+{
+  *timeout = -1;
+  return g_atomic_int_get (&((FlushSource *) source)->armed);
+}
+
+static gboolean
+flush_source_check (GSource *source)
+{
+  return g_atomic_int_get (&((FlushSource *) source)->armed);
+}
 
 static gboolean
 flush_source_dispatch (GSource     *source,
                        GSourceFunc  callback,
                        gpointer     user_data)
 {
-  CugiStream *self = ((FlushSource *) source)->stream;
+  FlushSource *flush = (FlushSource *) source;
+  CugiStream *self = flush->stream;
 
   /* Disarmed first: a burst that starts during the flush arms it again. */
-  g_source_set_ready_time (source, -1);
+  g_atomic_int_set (&flush->armed, FALSE);
   stream_flush (self);
   stream_unref_with_context (self);
   return G_SOURCE_CONTINUE;
 }
 
-static GSourceFuncs flush_source_funcs = { NULL, NULL, flush_source_dispatch, NULL, NULL, NULL };
+static GSourceFuncs flush_source_funcs = {
+  flush_source_prepare, flush_source_check, flush_source_dispatch, NULL, NULL, NULL
+};
 
 /* Called with the lock held: makes the current main-loop iteration of the
  * stream's main context end with a flush, if nothing did yet. */
@@ -425,8 +444,14 @@ schedule_flush_locked (CugiStream *self)
       g_source_attach (self->flush_source, self->main_context);
     }
   stream_ref_with_context (self);
-  g_source_set_ready_time (self->flush_source, 0);
+  g_atomic_int_set (&((FlushSource *) self->flush_source)->armed, TRUE);
   g_atomic_int_set (&self->flush_scheduled, TRUE);
+  /* A main loop this thread runs, or none, prepares the source before it
+   * next polls: only one that another thread runs needs waking. */
+  if (g_main_context_acquire (self->main_context))
+    g_main_context_release (self->main_context);
+  else
+    g_main_context_wakeup (self->main_context);
 }
 
 /* Runs in the stream's main context once per iteration that tracked work:
