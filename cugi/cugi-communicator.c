@@ -436,12 +436,33 @@ initable_iface_init (GInitableIface *iface)
   iface->init = cugi_communicator_initable_init;
 }
 
-/* Polls, in the task's context, until NCCL has connected the ranks. */
+/* What a task waits for NCCL to do in the background: connecting, or
+ * closing; then what to do once it is done, or when it failed or the task
+ * was cancelled. */
+typedef struct
+{
+  const char *operation;
+  const char *source_name;
+  void      (*done)    (CugiCommunicator *self);
+  void      (*abandon) (CugiCommunicator *self);
+} Progress;
+
+static void close_finished (CugiCommunicator *self);
+
+static const Progress connecting = {
+  "ncclCommInitRankConfig", "[cugi] communicator connection", become_ready, abandon_connection
+};
+static const Progress closing = {
+  "ncclCommFinalize", "[cugi] communicator close", close_finished, cugi_communicator_abort
+};
+
+/* Polls, in the task's context, until NCCL is done. */
 static gboolean
-connection_poll (gpointer data)
+progress_poll (gpointer data)
 {
   GTask *task = data;
   CugiCommunicator *self = g_task_get_source_object (task);
+  const Progress *progress = g_task_get_task_data (task);
   GCancellable *cancellable = g_task_get_cancellable (task);
   g_autoptr(GError) error = NULL;
   ncclResult_t state = ncclInProgress;
@@ -451,28 +472,27 @@ connection_poll (gpointer data)
     return G_SOURCE_CONTINUE;
   if (result == ncclSuccess && state == ncclSuccess)
     {
-      become_ready (self);
+      progress->done (self);
       g_task_return_boolean (task, TRUE);
       return G_SOURCE_REMOVE;
     }
   if (!g_cancellable_set_error_if_cancelled (cancellable, &error))
-    set_error_from_result (&error, result != ncclSuccess ? result : state, "ncclCommInitRankConfig", self->comm);
-  abandon_connection (self);
+    set_error_from_result (&error, result != ncclSuccess ? result : state, progress->operation, self->comm);
+  progress->abandon (self);
   g_task_return_error (task, g_steal_pointer (&error));
   return G_SOURCE_REMOVE;
 }
 
-/* Runs @poll (with @task) in the task's context until it returns
- * G_SOURCE_REMOVE, having returned the task. */
+/* Runs progress_poll() in the task's context until it returned the task. */
 static void
-poll_for_task (GTask       *task,
-               GSourceFunc  poll,
-               const char  *name)
+poll_for_task (GTask          *task,
+               const Progress *progress)
 {
   g_autoptr(GSource) source = g_timeout_source_new (PROGRESS_POLL_MS);
 
-  g_source_set_static_name (source, name);
-  g_source_set_callback (source, poll, g_object_ref (task), g_object_unref);
+  g_task_set_task_data (task, (gpointer) progress, NULL);
+  g_source_set_static_name (source, progress->source_name);
+  g_source_set_callback (source, progress_poll, g_object_ref (task), g_object_unref);
   g_source_attach (source, g_task_get_context (task));
 }
 
@@ -494,7 +514,7 @@ cugi_communicator_init_async (GAsyncInitable      *initable,
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
-  poll_for_task (task, connection_poll, "[cugi] communicator connection");
+  poll_for_task (task, &connecting);
 }
 
 static gboolean
@@ -1318,31 +1338,6 @@ cugi_communicator_close (CugiCommunicator  *self,
   return TRUE;
 }
 
-static gboolean
-close_poll (gpointer data)
-{
-  GTask *task = data;
-  CugiCommunicator *self = g_task_get_source_object (task);
-  GCancellable *cancellable = g_task_get_cancellable (task);
-  g_autoptr(GError) error = NULL;
-  ncclResult_t state = ncclInProgress;
-  ncclResult_t result = cugi_nccl.ncclCommGetAsyncError (self->comm, &state);
-
-  if (result == ncclSuccess && state == ncclInProgress && !g_cancellable_is_cancelled (cancellable))
-    return G_SOURCE_CONTINUE;
-  if (result == ncclSuccess && state == ncclSuccess)
-    {
-      close_finished (self);
-      g_task_return_boolean (task, TRUE);
-      return G_SOURCE_REMOVE;
-    }
-  if (!g_cancellable_set_error_if_cancelled (cancellable, &error))
-    set_error_from_result (&error, result != ncclSuccess ? result : state, "ncclCommFinalize", self->comm);
-  cugi_communicator_abort (self);
-  g_task_return_error (task, g_steal_pointer (&error));
-  return G_SOURCE_REMOVE;
-}
-
 /**
  * cugi_communicator_close_async:
  * @self: a #CugiCommunicator
@@ -1383,7 +1378,7 @@ cugi_communicator_close_async (CugiCommunicator    *self,
       g_task_return_error (task, g_steal_pointer (&error));
     }
   else
-    poll_for_task (task, close_poll, "[cugi] communicator close");
+    poll_for_task (task, &closing);
 }
 
 /**
