@@ -1057,8 +1057,7 @@ cugi_communicator_new_finish (GAsyncResult  *result,
  *
  * Splits the communicator by color (`ncclCommSplit`): every rank of @self
  * must call this, and waits until all have. The new communicator has the
- * configuration of @self, but blocks: its work and cugi_communicator_close()
- * wait for NCCL, as NCCL's blocking communicators do.
+ * configuration of @self.
  *
  * Returns: (transfer full) (nullable): this rank's communicator of its
  *   color, %NULL without an error for %CUGI_COMMUNICATOR_NO_COLOR, or
@@ -1076,6 +1075,8 @@ cugi_communicator_split (CugiCommunicator  *self,
   g_autoptr(CugiCommunicator) split = NULL;
   ncclConfig_t config;
   ncclComm_t comm = NULL;
+  ncclComm_t *slot;
+  ncclResult_t result;
   int n_ranks = 0, rank = 0;
 
   g_return_val_if_fail (CUGI_IS_COMMUNICATOR (self), NULL);
@@ -1091,18 +1092,39 @@ cugi_communicator_split (CugiCommunicator  *self,
     }
   if (!cugi_context_enter (self->binding.context, &scope, error))
     return NULL;
-  /* A blocking split: NCCL sets the new communicator only once it is
-   * connected, which a non-blocking split would do later, behind cugi's
-   * back. The new communicator's work and closing block likewise. */
+  /* NCCL's split runs in the background of the non-blocking parent and
+   * stores the new communicator (NULL for no color) into *slot once it is
+   * connected, or failed: after this returns, for all cugi knows, so the
+   * slot is the heap's, and for no color, where nothing says when NCCL is
+   * done with it unless it finished at once, left to NCCL (8 bytes). */
+  slot = g_new0 (ncclComm_t, 1);
   config = make_config (self);
-  config.blocking = 1;
-  if (!finish_call (self->comm,
-                    cugi_nccl.ncclCommSplit (self->comm, color == CUGI_COMMUNICATOR_NO_COLOR ?
-                                             CUGI_NCCL_SPLIT_NOCOLOR : color, key, &comm, &config),
-                    "ncclCommSplit", NULL, error))
-    return NULL;
-  if (comm == NULL)
-    return NULL;
+  result = cugi_nccl.ncclCommSplit (self->comm, color == CUGI_COMMUNICATOR_NO_COLOR ?
+                                    CUGI_NCCL_SPLIT_NOCOLOR : color, key, slot, &config);
+  if (result != ncclSuccess && result != ncclInProgress)
+    {
+      set_error_from_result (error, result, "ncclCommSplit", self->comm);
+      g_free (slot);
+      return NULL;
+    }
+  if (color == CUGI_COMMUNICATOR_NO_COLOR)
+    {
+      if (result == ncclSuccess)
+        g_free (slot);
+      return NULL;
+    }
+  while ((comm = g_atomic_pointer_get (slot)) == NULL)
+    {
+      if (!check_async_error (self, error))
+        return NULL;
+      g_usleep (PROGRESS_POLL_MS * 1000);
+    }
+  g_free (slot);
+  if (!finish_call (comm, ncclInProgress, "ncclCommSplit", NULL, error))
+    {
+      cugi_nccl.ncclCommAbort (comm);
+      return NULL;
+    }
   cugi_nccl.ncclCommCount (comm, &n_ranks);
   cugi_nccl.ncclCommUserRank (comm, &rank);
   split = g_object_new (CUGI_TYPE_COMMUNICATOR, "context", self->binding.context, "unique-id", self->unique_id,
