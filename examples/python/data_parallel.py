@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Data parallelism with cugi: one process per GPU, started with
+Gio.Subprocess, joined by an NCCL communicator, averaging what each
+computed with an all-reduce, without any rank's main loop blocking.
+
+    data_parallel.py [--ranks N]
+
+Without --ranks, one rank per GPU. The launcher makes the communicator's
+unique id and gives each rank its id, rank and number of ranks in its
+environment; each rank makes its communicator with new_async(), fills a
+buffer with what it "computed", all-reduces the mean, checks it against
+the mean it expects and prints one line. The launcher waits for all ranks
+in its own main loop and exits 0 when all passed (docs/multi-gpu.md)."""
+
+import os
+import sys
+
+import gi
+
+gi.require_version('Cugi', '1.0')
+from gi.repository import Cugi, Gio, GLib  # noqa: E402
+
+import numpy  # noqa: E402
+
+COUNT = 1 << 16
+
+
+def computed(rank):
+    """What rank `rank` computed: its own vector."""
+    return numpy.arange(COUNT, dtype=numpy.float32) * (rank + 1)
+
+
+def run_rank(rank, n_ranks, unique_id):
+    loop = GLib.MainLoop()
+    outcome = {}
+    device = Cugi.Device.get(rank % Cugi.Device.get_count())
+    context = device.get_primary_context()
+    stream = Cugi.Stream.new(context, Cugi.StreamFlags.NON_BLOCKING, 0)
+
+    def connected(_source, result, _data):
+        try:
+            comm = Cugi.Communicator.new_finish(result)
+            values = Cugi.to_device(computed(rank), context)
+            comm.all_reduce(values, values, COUNT, Cugi.DataType.FLOAT32, Cugi.ReduceOp.AVG, stream)
+            stream.synchronize()
+            expected = sum(computed(r) for r in range(n_ranks)) / n_ranks
+            outcome['ok'] = numpy.allclose(values.copy_to_host(), expected)
+            comm.close(None)
+        except GLib.Error as error:
+            outcome['error'] = error.message
+        loop.quit()
+
+    Cugi.Communicator.new_async(context, unique_id, n_ranks, rank, None, connected, None)
+    # The loop goes on while NCCL connects the ranks.
+    loop.run()
+    if 'error' in outcome:
+        print(f'rank {rank}/{n_ranks}: {outcome["error"]}')
+        return 1
+    print(f'rank {rank}/{n_ranks} on {device.props.name}: mean of {COUNT} elements',
+          'right' if outcome['ok'] else 'WRONG')
+    return 0 if outcome['ok'] else 1
+
+
+def launch(n_ranks):
+    unique_id = Cugi.Communicator.unique_id_to_string(Cugi.Communicator.new_unique_id())
+    loop = GLib.MainLoop()
+    failed = []
+    running = [n_ranks]
+
+    def finished(process, result, rank):
+        try:
+            process.wait_check_finish(result)
+        except GLib.Error as error:
+            failed.append(f'rank {rank}: {error.message}')
+        running[0] -= 1
+        if running[0] == 0:
+            loop.quit()
+
+    for rank in range(n_ranks):
+        launcher = Gio.SubprocessLauncher.new(Gio.SubprocessFlags.NONE)
+        launcher.setenv('CUGI_UNIQUE_ID', unique_id, True)
+        launcher.setenv('CUGI_RANK', str(rank), True)
+        launcher.setenv('CUGI_N_RANKS', str(n_ranks), True)
+        process = launcher.spawnv([sys.executable, os.path.abspath(__file__)])
+        process.wait_check_async(None, finished, rank)
+    loop.run()
+    for line in failed:
+        print(line)
+    return 1 if failed else 0
+
+
+def main(argv):
+    try:
+        Cugi.init()
+        if 'CUGI_RANK' in os.environ:
+            return run_rank(int(os.environ['CUGI_RANK']), int(os.environ['CUGI_N_RANKS']),
+                            Cugi.Communicator.unique_id_from_string(os.environ['CUGI_UNIQUE_ID']))
+        n_ranks = int(argv[argv.index('--ranks') + 1]) if '--ranks' in argv else Cugi.Device.get_count()
+        return launch(n_ranks)
+    except GLib.Error as error:
+        print(f'no GPU or no NCCL: {error.message}')
+        return 1
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
