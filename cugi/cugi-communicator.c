@@ -1047,6 +1047,21 @@ cugi_communicator_new_finish (GAsyncResult  *result,
   return CUGI_COMMUNICATOR (g_async_initable_new_finish (G_ASYNC_INITABLE (source), result, error));
 }
 
+/* Slots NCCL may still write into, kept for the process (8 bytes for each
+ * split that left a rank out). */
+static void
+keep_for_nccl (ncclComm_t *slot)
+{
+  static GMutex lock;
+  static GPtrArray *slots;
+
+  g_mutex_lock (&lock);
+  if (slots == NULL)
+    slots = g_ptr_array_new ();
+  g_ptr_array_add (slots, slot);
+  g_mutex_unlock (&lock);
+}
+
 /**
  * cugi_communicator_split:
  * @self: a #CugiCommunicator
@@ -1094,9 +1109,9 @@ cugi_communicator_split (CugiCommunicator  *self,
     return NULL;
   /* NCCL's split runs in the background of the non-blocking parent and
    * stores the new communicator (NULL for no color) into *slot once it is
-   * connected, or failed: after this returns, for all cugi knows, so the
-   * slot is the heap's, and for no color, where nothing says when NCCL is
-   * done with it unless it finished at once, left to NCCL (8 bytes). */
+   * connected, or failed: after this returns, for all cugi knows (even
+   * when it returns ncclSuccess), so the slot is the heap's, and for no
+   * color, where nothing says when NCCL is done with it, left to NCCL. */
   slot = g_new0 (ncclComm_t, 1);
   config = make_config (self);
   result = cugi_nccl.ncclCommSplit (self->comm, color == CUGI_COMMUNICATOR_NO_COLOR ?
@@ -1109,14 +1124,16 @@ cugi_communicator_split (CugiCommunicator  *self,
     }
   if (color == CUGI_COMMUNICATOR_NO_COLOR)
     {
-      if (result == ncclSuccess)
-        g_free (slot);
+      keep_for_nccl (slot);
       return NULL;
     }
   while ((comm = g_atomic_pointer_get (slot)) == NULL)
     {
       if (!check_async_error (self, error))
-        return NULL;
+        {
+          keep_for_nccl (slot);
+          return NULL;
+        }
       g_usleep (PROGRESS_POLL_MS * 1000);
     }
   g_free (slot);
