@@ -10,7 +10,8 @@ unique id and gives each rank its id, rank and number of ranks in its
 environment; each rank makes its communicator with new_async(), fills a
 buffer with what it "computed", all-reduces the mean, checks it against
 the mean it expects and prints one line. The launcher waits for all ranks
-in its own main loop and exits 0 when all passed (docs/multi-gpu.md)."""
+in its own main loop and exits 0 when all passed, 77 where there is no
+GPU or no NCCL (docs/multi-gpu.md)."""
 
 import os
 import sys
@@ -98,8 +99,10 @@ def main(argv):
         n_ranks = int(argv[argv.index('--ranks') + 1]) if '--ranks' in argv else Cugi.Device.get_count()
         return launch(n_ranks)
     except GLib.Error as error:
+        if not error.matches(Cugi.error_quark(), Cugi.Error.NOT_AVAILABLE):
+            raise
         print(f'no GPU or no NCCL: {error.message}')
-        return 1
+        return 77
 
 
 if __name__ == '__main__':
