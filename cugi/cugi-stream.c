@@ -390,7 +390,10 @@ typedef struct
 {
   GSource     source;
   CugiStream *stream;
-  gint        armed;  /* atomic */
+  /* atomic: flush_scheduled, as the source sees it. The source's own, as
+   * prepare() and check() run without a reference on the stream, which
+   * another thread may be finalizing. */
+  gint        armed;
 } FlushSource;
 
 static gboolean
