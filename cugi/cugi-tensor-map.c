@@ -224,21 +224,6 @@ swizzle_span (CugiTensorSwizzle swizzle)
     }
 }
 
-/* Bindings pass any integer for an enum. */
-static gboolean
-check_enum (GType        type,
-            gint         value,
-            GError     **error)
-{
-  g_autoptr(GEnumClass) klass = g_type_class_ref (type);
-
-  if (g_enum_get_value (klass, value) != NULL)
-    return TRUE;
-  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-               _("%d is not a %s"), value, g_type_name (type));
-  return FALSE;
-}
-
 /* An array of @rank values takes one per dimension. */
 static gboolean
 check_count (const char  *name,
@@ -465,11 +450,11 @@ tensor_map_new (CugiBuffer     *buffer,
 
   if (!CUGI_REQUIRE_ENTRY_POINT (cuTensorMapEncodeTiled, error))
     return NULL;
-  if (!check_enum (CUGI_TYPE_TENSOR_DATA_TYPE, tiling->data_type, error) ||
-      !check_enum (CUGI_TYPE_TENSOR_INTERLEAVE, tiling->interleave, error) ||
-      !check_enum (CUGI_TYPE_TENSOR_SWIZZLE, tiling->swizzle, error) ||
-      !check_enum (CUGI_TYPE_TENSOR_L2_PROMOTION, tiling->l2_promotion, error) ||
-      !check_enum (CUGI_TYPE_TENSOR_OOB_FILL, tiling->oob_fill, error) ||
+  if (!cugi_check_enum_value (CUGI_TYPE_TENSOR_DATA_TYPE, tiling->data_type, error) ||
+      !cugi_check_enum_value (CUGI_TYPE_TENSOR_INTERLEAVE, tiling->interleave, error) ||
+      !cugi_check_enum_value (CUGI_TYPE_TENSOR_SWIZZLE, tiling->swizzle, error) ||
+      !cugi_check_enum_value (CUGI_TYPE_TENSOR_L2_PROMOTION, tiling->l2_promotion, error) ||
+      !cugi_check_enum_value (CUGI_TYPE_TENSOR_OOB_FILL, tiling->oob_fill, error) ||
       !check_dimensions (tiling, error) || !check_layout (tiling, error))
     return NULL;
   if (!cugi_buffer_get_address (buffer, &address, &local_error))
