@@ -67,16 +67,6 @@ get_group (void)
   return group;
 }
 
-static void
-set_group_error (GError       **error,
-                 ncclResult_t   result,
-                 const char    *operation)
-{
-  g_set_error (error, CUGI_ERROR, result == ncclInvalidUsage ? CUGI_ERROR_INVALID_STATE : CUGI_ERROR_FAILED,
-               _("NCCL’s %s failed: %s (%s)"), operation, cugi_nccl.ncclGetErrorString (result),
-               cugi_nccl.ncclGetLastError (NULL));
-}
-
 /**
  * cugi_communicator_group_start:
  * @error: return location for a #GError
@@ -104,7 +94,7 @@ cugi_communicator_group_start (GError **error)
   result = cugi_nccl.ncclGroupStart ();
   if (result != ncclSuccess)
     {
-      set_group_error (error, result, "ncclGroupStart");
+      cugi_communicator_set_error_from_result (error, result, "ncclGroupStart", NULL);
       return FALSE;
     }
   get_group ()->depth++;
@@ -143,7 +133,7 @@ cugi_communicator_group_end (GError **error)
   if (--group->depth > 0)
     {
       if (result != ncclSuccess)
-        set_group_error (error, result, "ncclGroupEnd");
+        cugi_communicator_set_error_from_result (error, result, "ncclGroupEnd", NULL);
       return result == ncclSuccess;
     }
 
@@ -155,7 +145,7 @@ cugi_communicator_group_end (GError **error)
                                           error);
   else if (result != ncclSuccess)
     {
-      set_group_error (error, result, "ncclGroupEnd");
+      cugi_communicator_set_error_from_result (error, result, "ncclGroupEnd", NULL);
       ok = FALSE;
     }
   for (guint i = 0; i < group->work->len && ok; i++)
@@ -278,6 +268,19 @@ check_rank (Operation   *op,
   return FALSE;
 }
 
+/* FALSE unless @buffer can be used and is of @self's context. */
+static gboolean
+check_buffer (CugiCommunicator  *self,
+              CugiBuffer        *buffer,
+              GError           **error)
+{
+  return cugi_buffer_check_usable (buffer, error) &&
+         cugi_context_binding_check_same_context (cugi_communicator_get_binding (self),
+                                                  cugi_buffer_get_context (buffer),
+                                                  N_("A buffer belongs to another context than the communicator"),
+                                                  error);
+}
+
 /* Checks that @buffer (@what: "send buffer", …) holds @count × @factor
  * elements and belongs to the communicator's context, and adds it to what
  * the work keeps alive: its address in *@address. */
@@ -299,11 +302,7 @@ operation_add_buffer (Operation    *op,
                    _("The %s is missing"), what);
       return FALSE;
     }
-  if (!cugi_buffer_check_usable (buffer, error) ||
-      !cugi_context_binding_check_same_context (cugi_communicator_get_binding (op->communicator),
-                                                cugi_buffer_get_context (buffer),
-                                                N_("A buffer belongs to another context than the communicator"),
-                                                error))
+  if (!check_buffer (op->communicator, buffer, error))
     return FALSE;
   if (!g_size_checked_mul (&bytes, count, factor) || !g_size_checked_mul (&bytes, bytes, op->element_size) ||
       bytes > cugi_buffer_get_size (buffer))
@@ -687,13 +686,8 @@ enter_with_buffer (CugiCommunicator  *self,
                    CugiContextScope  *scope,
                    GError           **error)
 {
-  CugiContextBinding *binding = cugi_communicator_get_binding (self);
-
-  return cugi_communicator_check_ready (self, error) && cugi_buffer_check_usable (buffer, error) &&
-         cugi_context_binding_check_same_context (binding, cugi_buffer_get_context (buffer),
-                                                  N_("A buffer belongs to another context than the communicator"),
-                                                  error) &&
-         cugi_context_enter (binding->context, scope, error);
+  return cugi_communicator_check_ready (self, error) && check_buffer (self, buffer, error) &&
+         cugi_context_enter (cugi_communicator_get_binding (self)->context, scope, error);
 }
 
 /**

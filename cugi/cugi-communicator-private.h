@@ -16,6 +16,12 @@ GHashTable         *cugi_communicator_get_registrations (CugiCommunicator *self)
 /* INVALID_STATE unless the communicator is connected and not failed. */
 gboolean            cugi_communicator_check_ready       (CugiCommunicator  *self,
                                                          GError           **error);
+/* The error for @result (an ncclResult_t) of NCCL's @operation, with what
+ * NCCL last said about @comm (NULL: about the thread's last call). */
+void                cugi_communicator_set_error_from_result (GError       **error,
+                                                             ncclResult_t   result,
+                                                             const char    *operation,
+                                                             ncclComm_t     comm);
 /* Ends an NCCL call on @self that may go on in the background (an
  * ncclResult_t of ncclInProgress): waits for it; the error naming
  * @operation if it failed. */

@@ -138,11 +138,11 @@ error_code_from_result (ncclResult_t result)
 
 /* The error for @result of @operation, with what NCCL last said about
  * @comm (nullable) where it said anything. */
-static void
-set_error_from_result (GError       **error,
-                       ncclResult_t   result,
-                       const char    *operation,
-                       ncclComm_t     comm)
+void
+cugi_communicator_set_error_from_result (GError       **error,
+                                         ncclResult_t   result,
+                                         const char    *operation,
+                                         ncclComm_t     comm)
 {
   const char *detail = cugi_nccl.ncclGetLastError (comm);
 
@@ -193,7 +193,7 @@ finish_call (ncclComm_t     comm,
     return !g_cancellable_set_error_if_cancelled (cancellable, error);
   if (result != ncclSuccess)
     {
-      set_error_from_result (error, result, operation, comm);
+      cugi_communicator_set_error_from_result (error, result, operation, comm);
       return FALSE;
     }
   return TRUE;
@@ -229,7 +229,8 @@ check_async_error (CugiCommunicator  *self,
 
   if (result == ncclSuccess && (state == ncclSuccess || state == ncclInProgress))
     return TRUE;
-  set_error_from_result (error, result != ncclSuccess ? result : state, "ncclCommGetAsyncError", self->comm);
+  cugi_communicator_set_error_from_result (error, result != ncclSuccess ? result : state, "ncclCommGetAsyncError",
+                                           self->comm);
   return FALSE;
 }
 
@@ -392,7 +393,7 @@ start_connecting (CugiCommunicator  *self,
   result = cugi_nccl.ncclCommInitRankConfig (&self->comm, self->n_ranks, unique_id, self->rank, &config);
   if (result != ncclSuccess && result != ncclInProgress)
     {
-      set_error_from_result (error, result, "ncclCommInitRankConfig", self->comm);
+      cugi_communicator_set_error_from_result (error, result, "ncclCommInitRankConfig", self->comm);
       if (self->comm != NULL)
         cugi_nccl.ncclCommAbort (self->comm);
       self->comm = NULL;
@@ -477,7 +478,8 @@ progress_poll (gpointer data)
       return G_SOURCE_REMOVE;
     }
   if (!g_cancellable_set_error_if_cancelled (cancellable, &error))
-    set_error_from_result (&error, result != ncclSuccess ? result : state, progress->operation, self->comm);
+    cugi_communicator_set_error_from_result (&error, result != ncclSuccess ? result : state, progress->operation,
+                                             self->comm);
   progress->abandon (self);
   g_task_return_error (task, g_steal_pointer (&error));
   return G_SOURCE_REMOVE;
@@ -861,7 +863,7 @@ cugi_communicator_new_unique_id (GError **error)
   result = cugi_nccl.ncclGetUniqueId (&unique_id);
   if (result != ncclSuccess)
     {
-      set_error_from_result (error, result, "ncclGetUniqueId", NULL);
+      cugi_communicator_set_error_from_result (error, result, "ncclGetUniqueId", NULL);
       return NULL;
     }
   return g_bytes_new (&unique_id, sizeof unique_id);
@@ -1118,7 +1120,7 @@ cugi_communicator_split (CugiCommunicator  *self,
                                     CUGI_NCCL_SPLIT_NOCOLOR : color, key, slot, &config);
   if (result != ncclSuccess && result != ncclInProgress)
     {
-      set_error_from_result (error, result, "ncclCommSplit", self->comm);
+      cugi_communicator_set_error_from_result (error, result, "ncclCommSplit", self->comm);
       g_free (slot);
       return NULL;
     }
@@ -1412,7 +1414,7 @@ cugi_communicator_close_async (CugiCommunicator    *self,
     g_task_return_boolean (task, TRUE);
   else if (result != ncclSuccess && result != ncclInProgress)
     {
-      set_error_from_result (&error, result, "ncclCommFinalize", self->comm);
+      cugi_communicator_set_error_from_result (&error, result, "ncclCommFinalize", self->comm);
       cugi_communicator_abort (self);
       g_task_return_error (task, g_steal_pointer (&error));
     }
