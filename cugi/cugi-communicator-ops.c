@@ -3,13 +3,15 @@
  * registers or allocates for them */
 #include "config.h"
 
+#include <math.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "cugi-buffer-private.h"
 #include "cugi-communicator-private.h"
 #include "cugi-stream-private.h"
 
-G_STATIC_ASSERT (CUGI_DATA_TYPE_BFLOAT16 == 9);
+G_STATIC_ASSERT (CUGI_DATA_TYPE_FLOAT8_E5M2 == 11);
 G_STATIC_ASSERT (CUGI_REDUCE_OP_AVG == 4);
 
 /* ---- groups ------------------------------------------------------------- */
@@ -168,6 +170,8 @@ get_element_size (CugiDataType data_type)
     {
     case CUGI_DATA_TYPE_INT8:
     case CUGI_DATA_TYPE_UINT8:
+    case CUGI_DATA_TYPE_FLOAT8_E4M3:
+    case CUGI_DATA_TYPE_FLOAT8_E5M2:
       return 1;
     case CUGI_DATA_TYPE_FLOAT16:
     case CUGI_DATA_TYPE_BFLOAT16:
@@ -194,11 +198,20 @@ typedef struct
   CugiStream       *target;       /* where the work goes */
   CugiContextScope  scope;
   GPtrArray        *resources;    /* the buffers, and the communicator */
+  gboolean          made_reduction;
+  ncclRedOp_t       reduction;    /* a pre-multiplied sum made for it */
 } Operation;
 
 static void
 operation_clear (Operation *op)
 {
+  /* NCCL reads an operator when the call that takes it is made: it may
+   * go once that returned, in a group too. */
+  if (op->made_reduction)
+    cugi_communicator_finish_call (op->communicator,
+                                   cugi_nccl.ncclRedOpDestroy (op->reduction,
+                                                               cugi_communicator_get_handle (op->communicator)),
+                                   "ncclRedOpDestroy", NULL);
   g_clear_pointer (&op->resources, g_ptr_array_unref);
   cugi_context_leave (&op->scope);
 }
@@ -227,6 +240,16 @@ operation_begin (Operation         *op,
                    _("%d is not a data type (a CugiDataType)"), (int) data_type);
       return FALSE;
     }
+  if (op->element_size == 1 && data_type >= CUGI_DATA_TYPE_FLOAT8_E4M3 &&
+      cugi_loader_get_nccl_version () < CUGI_NCCL_VERSION_FLOAT8)
+    {
+      int version = cugi_loader_get_nccl_version ();
+
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                   _("8-bit floats need NCCL 2.24 or later; this is NCCL %d.%d"),
+                   version / 10000, version / 100 % 100);
+      return FALSE;
+    }
   if (stream != NULL &&
       (!cugi_stream_check (stream, error) ||
        !cugi_context_binding_check_same_context (binding, cugi_stream_get_context (stream),
@@ -241,15 +264,155 @@ operation_begin (Operation         *op,
   return TRUE;
 }
 
+/* @value (finite) in a binary float format of @exponent_bits and
+ * @mantissa_bits, rounded to the nearest (even) as a conversion on the
+ * device would; FALSE beyond its largest finite value, whose code is
+ * @largest. */
 static gboolean
-check_reduce_op (CugiReduceOp   reduce_op,
-                 GError       **error)
+encode_narrow_float (double   value,
+                     int      exponent_bits,
+                     int      mantissa_bits,
+                     guint32  largest,
+                     guint32 *code)
 {
-  if ((int) reduce_op >= CUGI_REDUCE_OP_SUM && reduce_op <= CUGI_REDUCE_OP_AVG)
-    return TRUE;
-  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-               _("%d is not a reduction (a CugiReduceOp)"), (int) reduce_op);
-  return FALSE;
+  int bias = (1 << (exponent_bits - 1)) - 1;
+  guint32 sign = signbit (value) ? 1u << (exponent_bits + mantissa_bits) : 0;
+  double magnitude = fabs (value);
+  guint64 bits;
+  int exponent;
+
+  if (magnitude == 0)
+    {
+      *code = sign;
+      return TRUE;
+    }
+  frexp (magnitude, &exponent);
+  /* Subnormals have the smallest normal exponent, without the implicit
+   * bit; counting the exponent field from one below lets the implicit bit
+   * (and a mantissa rounded up past it) carry into it. */
+  exponent = MAX (exponent - 1, 1 - bias);
+  bits = ((guint64) (exponent + bias - 1) << mantissa_bits) +
+         (guint64) nearbyint (ldexp (magnitude, mantissa_bits - exponent));
+  if (bits > largest)
+    return FALSE;
+  *code = sign | (guint32) bits;
+  return TRUE;
+}
+
+/* @factor as one element of @data_type, in @scalar, as NCCL reads the
+ * factor of a pre-multiplied sum. */
+static gboolean
+encode_factor (double        factor,
+               CugiDataType  data_type,
+               guint8        scalar[8],
+               GError      **error)
+{
+  gboolean fits = isfinite (factor);
+  guint32 code = 0;
+
+#define ENCODE_INTEGER(c_type, min, max)                              \
+  G_STMT_START {                                                      \
+    fits = fits && factor == nearbyint (factor) && factor >= (min) && \
+           factor <= (max);                                           \
+    if (fits)                                                         \
+      {                                                               \
+        c_type value = (c_type) factor;                               \
+        memcpy (scalar, &value, sizeof value);                        \
+      }                                                               \
+  } G_STMT_END
+
+  switch (data_type)
+    {
+    case CUGI_DATA_TYPE_INT8: ENCODE_INTEGER (gint8, G_MININT8, G_MAXINT8); break;
+    case CUGI_DATA_TYPE_UINT8: ENCODE_INTEGER (guint8, 0, G_MAXUINT8); break;
+    case CUGI_DATA_TYPE_INT32: ENCODE_INTEGER (gint32, G_MININT32, G_MAXINT32); break;
+    case CUGI_DATA_TYPE_UINT32: ENCODE_INTEGER (guint32, 0, G_MAXUINT32); break;
+    /* Doubles reach ±2^63 exactly, which int64 does not hold. */
+    case CUGI_DATA_TYPE_INT64: ENCODE_INTEGER (gint64, -0x1p63, 0x1p63 - 1024); break;
+    case CUGI_DATA_TYPE_UINT64: ENCODE_INTEGER (guint64, 0, 0x1p64 - 2048); break;
+    case CUGI_DATA_TYPE_FLOAT32:
+      {
+        float value = (float) factor;
+
+        fits = fits && isfinite (value);
+        memcpy (scalar, &value, sizeof value);
+        break;
+      }
+    case CUGI_DATA_TYPE_FLOAT64:
+      memcpy (scalar, &factor, sizeof factor);
+      break;
+    case CUGI_DATA_TYPE_FLOAT16:
+      fits = fits && encode_narrow_float (factor, 5, 10, 0x7bff, &code);
+      break;
+    case CUGI_DATA_TYPE_BFLOAT16:
+      fits = fits && encode_narrow_float (factor, 8, 7, 0x7f7f, &code);
+      break;
+    case CUGI_DATA_TYPE_FLOAT8_E4M3:
+      /* No infinities: all of the top exponent is finite, but 0x7f. */
+      fits = fits && encode_narrow_float (factor, 4, 3, 0x7e, &code);
+      break;
+    case CUGI_DATA_TYPE_FLOAT8_E5M2:
+      fits = fits && encode_narrow_float (factor, 5, 2, 0x7b, &code);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+#undef ENCODE_INTEGER
+
+  if (get_element_size (data_type) == 2)
+    {
+      guint16 value = code;
+
+      memcpy (scalar, &value, sizeof value);
+    }
+  else if (data_type >= CUGI_DATA_TYPE_FLOAT8_E4M3)
+    scalar[0] = code;
+  if (!fits)
+    {
+      g_autoptr(GEnumClass) types = g_type_class_ref (CUGI_TYPE_DATA_TYPE);
+
+      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                   /* Translators: %s is a data type: "float16", "int32", … */
+                   _("The factor %g is not a value of the data type %s"), factor,
+                   g_enum_get_value (types, data_type)->value_nick);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The reduction of @op: @reduce_op, or, with @factor, a sum of each
+ * rank's elements multiplied by it first, made for @op's communicator and
+ * data type (`ncclRedOpCreatePreMulSum`) and destroyed with @op. */
+static gboolean
+operation_set_reduction (Operation     *op,
+                         CugiReduceOp   reduce_op,
+                         const double  *factor,
+                         ncclRedOp_t   *reduction,
+                         GError       **error)
+{
+  guint8 scalar[8] = { 0, };
+
+  if (factor == NULL)
+    {
+      if ((int) reduce_op < CUGI_REDUCE_OP_SUM || reduce_op > CUGI_REDUCE_OP_AVG)
+        {
+          g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+                       _("%d is not a reduction (a CugiReduceOp)"), (int) reduce_op);
+          return FALSE;
+        }
+      *reduction = reduce_op;
+      return TRUE;
+    }
+  if (!encode_factor (*factor, op->data_type, scalar, error) ||
+      !cugi_communicator_finish_call (op->communicator,
+                                      cugi_nccl.ncclRedOpCreatePreMulSum (&op->reduction, scalar, op->data_type,
+                                                                          ncclScalarHostImmediate,
+                                                                          cugi_communicator_get_handle (op->communicator)),
+                                      "ncclRedOpCreatePreMulSum", error))
+    return FALSE;
+  op->made_reduction = TRUE;
+  *reduction = op->reduction;
+  return TRUE;
 }
 
 static gboolean
@@ -266,19 +429,6 @@ check_rank (Operation   *op,
                /* Translators: the first %s is "root" or "peer". */
                _("The %s, rank %d, is not one of the %d ranks of the communicator"), what, rank, n_ranks);
   return FALSE;
-}
-
-/* FALSE unless @buffer can be used and is of @self's context. */
-static gboolean
-check_buffer (CugiCommunicator  *self,
-              CugiBuffer        *buffer,
-              GError           **error)
-{
-  return cugi_buffer_check_usable (buffer, error) &&
-         cugi_context_binding_check_same_context (cugi_communicator_get_binding (self),
-                                                  cugi_buffer_get_context (buffer),
-                                                  N_("A buffer belongs to another context than the communicator"),
-                                                  error);
 }
 
 /* Checks that @buffer (@what: "send buffer", …) holds @count × @factor
@@ -302,7 +452,7 @@ operation_add_buffer (Operation    *op,
                    _("The %s is missing"), what);
       return FALSE;
     }
-  if (!check_buffer (op->communicator, buffer, error))
+  if (!cugi_communicator_check_buffer (op->communicator, buffer, error))
     return FALSE;
   if (!g_size_checked_mul (&bytes, count, factor) || !g_size_checked_mul (&bytes, bytes, op->element_size) ||
       bytes > cugi_buffer_get_size (buffer))
@@ -353,6 +503,40 @@ operation_end (Operation    *op,
 
 /* ---- collectives ---------------------------------------------------------- */
 
+/* ncclAllReduce and ncclReduceScatter take the same arguments: @count
+ * elements go to each rank's receive buffer, from send buffers of
+ * @send_factor × @count. */
+typedef __typeof__ (ncclAllReduce) ReductionCall;
+
+static gboolean
+enqueue_reduction (CugiCommunicator  *self,
+                   ReductionCall     *call,
+                   const char        *call_name,
+                   gsize              send_factor,
+                   CugiBuffer        *send_buffer,
+                   CugiBuffer        *recv_buffer,
+                   gsize              count,
+                   CugiDataType       data_type,
+                   CugiReduceOp       op,
+                   const double      *factor,
+                   CugiStream        *stream,
+                   GError           **error)
+{
+  g_auto (Operation) operation = { 0, };
+  CUdeviceptr send = 0, recv = 0;
+  ncclRedOp_t reduction;
+
+  if (!operation_begin (&operation, self, data_type, stream, error) ||
+      !operation_set_reduction (&operation, op, factor, &reduction, error) ||
+      !operation_add_buffer (&operation, send_buffer, _("send buffer"), count, send_factor, &send, error) ||
+      !operation_add_buffer (&operation, recv_buffer, _("receive buffer"), count, 1, &recv, error))
+    return FALSE;
+  return operation_end (&operation,
+                        call ((const void *) send, (void *) recv, count, data_type, reduction,
+                              cugi_communicator_get_handle (self), cugi_stream_get_handle (operation.target)),
+                        call_name, error);
+}
+
 /**
  * cugi_communicator_all_reduce:
  * @self: a #CugiCommunicator
@@ -385,20 +569,52 @@ cugi_communicator_all_reduce (CugiCommunicator  *self,
                               CugiStream        *stream,
                               GError           **error)
 {
-  g_auto (Operation) operation = { 0, };
-  CUdeviceptr send = 0, recv = 0;
-
   CUGI_COMMUNICATOR_PRECONDITIONS (self, stream, error);
 
-  if (!operation_begin (&operation, self, data_type, stream, error) || !check_reduce_op (op, error) ||
-      !operation_add_buffer (&operation, send_buffer, _("send buffer"), count, 1, &send, error) ||
-      !operation_add_buffer (&operation, recv_buffer, _("receive buffer"), count, 1, &recv, error))
-    return FALSE;
-  return operation_end (&operation,
-                        cugi_nccl.ncclAllReduce ((const void *) send, (void *) recv, count, data_type, op,
-                                                 cugi_communicator_get_handle (self),
-                                                 cugi_stream_get_handle (operation.target)),
-                        "ncclAllReduce", error);
+  return enqueue_reduction (self, cugi_nccl.ncclAllReduce, "ncclAllReduce", 1, send_buffer, recv_buffer, count,
+                            data_type, op, NULL, stream, error);
+}
+
+/**
+ * cugi_communicator_all_reduce_scaled:
+ * @self: a #CugiCommunicator
+ * @send_buffer: this rank's @count elements
+ * @recv_buffer: where the sum goes, on every rank; may be @send_buffer
+ * @count: the number of elements
+ * @data_type: their type
+ * @factor: what this rank's elements are multiplied by before the sum,
+ *   as an element of @data_type (an integer for the integer types)
+ * @stream: (nullable): the stream to enqueue on, or %NULL for the default
+ *   stream
+ * @error: return location for a #GError
+ *
+ * Enqueues an all-reduce of a pre-multiplied sum (NCCL's
+ * `ncclRedOpCreatePreMulSum`): element i of @recv_buffer becomes the sum
+ * over the ranks of @factor × element i of their @send_buffer, each rank
+ * with a factor of its own. With 1/n on every one of n ranks it is the
+ * mean, as %CUGI_REDUCE_OP_AVG, but scaled before the sum, so that
+ * half-precision gradients do not overflow on the way.
+ *
+ * Returns: %TRUE if the all-reduce was enqueued; else %FALSE with @error
+ *   set (%CUGI_ERROR_INVALID_ARGUMENT for a factor that @data_type cannot
+ *   hold)
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_communicator_all_reduce_scaled (CugiCommunicator  *self,
+                                     CugiBuffer        *send_buffer,
+                                     CugiBuffer        *recv_buffer,
+                                     gsize              count,
+                                     CugiDataType       data_type,
+                                     double             factor,
+                                     CugiStream        *stream,
+                                     GError           **error)
+{
+  CUGI_COMMUNICATOR_PRECONDITIONS (self, stream, error);
+
+  return enqueue_reduction (self, cugi_nccl.ncclAllReduce, "ncclAllReduce", 1, send_buffer, recv_buffer, count,
+                            data_type, CUGI_REDUCE_OP_SUM, &factor, stream, error);
 }
 
 /**
@@ -482,17 +698,19 @@ cugi_communicator_reduce (CugiCommunicator  *self,
 {
   g_auto (Operation) operation = { 0, };
   CUdeviceptr send = 0, recv = 0;
+  ncclRedOp_t reduction;
 
   CUGI_COMMUNICATOR_PRECONDITIONS (self, stream, error);
 
-  if (!operation_begin (&operation, self, data_type, stream, error) || !check_reduce_op (op, error) ||
+  if (!operation_begin (&operation, self, data_type, stream, error) ||
+      !operation_set_reduction (&operation, op, NULL, &reduction, error) ||
       !check_rank (&operation, root, _("root"), error) ||
       !operation_add_buffer (&operation, send_buffer, _("send buffer"), count, 1, &send, error) ||
       ((recv_buffer != NULL || root == cugi_communicator_get_rank (self)) &&
        !operation_add_buffer (&operation, recv_buffer, _("receive buffer"), count, 1, &recv, error)))
     return FALSE;
   return operation_end (&operation,
-                        cugi_nccl.ncclReduce ((const void *) send, (void *) recv, count, data_type, op, root,
+                        cugi_nccl.ncclReduce ((const void *) send, (void *) recv, count, data_type, reduction, root,
                                               cugi_communicator_get_handle (self),
                                               cugi_stream_get_handle (operation.target)),
                         "ncclReduce", error);
@@ -574,22 +792,274 @@ cugi_communicator_reduce_scatter (CugiCommunicator  *self,
                                   CugiStream        *stream,
                                   GError           **error)
 {
-  g_auto (Operation) operation = { 0, };
-  CUdeviceptr send = 0, recv = 0;
-
   CUGI_COMMUNICATOR_PRECONDITIONS (self, stream, error);
 
-  if (!operation_begin (&operation, self, data_type, stream, error) || !check_reduce_op (op, error) ||
-      !operation_add_buffer (&operation, send_buffer, _("send buffer"), recv_count,
-                             cugi_communicator_get_n_ranks (self), &send, error) ||
-      !operation_add_buffer (&operation, recv_buffer, _("receive buffer"), recv_count, 1, &recv, error))
-    return FALSE;
-  return operation_end (&operation,
-                        cugi_nccl.ncclReduceScatter ((const void *) send, (void *) recv, recv_count, data_type,
-                                                     op, cugi_communicator_get_handle (self),
-                                                     cugi_stream_get_handle (operation.target)),
-                        "ncclReduceScatter", error);
+  return enqueue_reduction (self, cugi_nccl.ncclReduceScatter, "ncclReduceScatter",
+                            cugi_communicator_get_n_ranks (self), send_buffer, recv_buffer, recv_count, data_type,
+                            op, NULL, stream, error);
 }
+
+/**
+ * cugi_communicator_reduce_scatter_scaled:
+ * @self: a #CugiCommunicator
+ * @send_buffer: this rank's elements: @recv_count × the number of ranks
+ * @recv_buffer: where this rank's part of the sum goes: @recv_count
+ *   elements
+ * @recv_count: the number of elements each rank receives
+ * @data_type: their type
+ * @factor: what this rank's elements are multiplied by before the sum
+ * @stream: (nullable): the stream to enqueue on, or %NULL for the default
+ *   stream
+ * @error: return location for a #GError
+ *
+ * Enqueues a reduce-scatter of a pre-multiplied sum: as
+ * cugi_communicator_reduce_scatter() with %CUGI_REDUCE_OP_SUM, each
+ * rank's elements multiplied by its @factor first, as in
+ * cugi_communicator_all_reduce_scaled().
+ *
+ * Returns: %TRUE if the reduce-scatter was enqueued; else %FALSE with
+ *   @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_communicator_reduce_scatter_scaled (CugiCommunicator  *self,
+                                         CugiBuffer        *send_buffer,
+                                         CugiBuffer        *recv_buffer,
+                                         gsize              recv_count,
+                                         CugiDataType       data_type,
+                                         double             factor,
+                                         CugiStream        *stream,
+                                         GError           **error)
+{
+  CUGI_COMMUNICATOR_PRECONDITIONS (self, stream, error);
+
+  return enqueue_reduction (self, cugi_nccl.ncclReduceScatter, "ncclReduceScatter",
+                            cugi_communicator_get_n_ranks (self), send_buffer, recv_buffer, recv_count, data_type,
+                            CUGI_REDUCE_OP_SUM, &factor, stream, error);
+}
+
+/* ---- exchanges ------------------------------------------------------------- */
+
+typedef enum
+{
+  EXCHANGE_ALL_TO_ALL,
+  EXCHANGE_GATHER,
+  EXCHANGE_SCATTER,
+} Exchange;
+
+/* An all-to-all, a gather or a scatter as the sends and receives it is
+ * made of, in a group of their own, where NCCL lacks the call (before
+ * 2.28): rank r's part of a buffer that holds every rank's is at element
+ * r × @count. */
+static ncclResult_t
+exchange_pairwise (Operation   *op,
+                   Exchange     exchange,
+                   CUdeviceptr  send,
+                   CUdeviceptr  recv,
+                   gsize        count,
+                   int          root)
+{
+  ncclComm_t comm = cugi_communicator_get_handle (op->communicator);
+  CUstream stream = cugi_stream_get_handle (op->target);
+  int me = cugi_communicator_get_rank (op->communicator);
+  gsize part = count * op->element_size;
+  ncclResult_t result = cugi_nccl.ncclGroupStart (), end;
+
+  if (result != ncclSuccess)
+    return result;
+  for (int peer = 0; peer < cugi_communicator_get_n_ranks (op->communicator) && result == ncclSuccess; peer++)
+    {
+      gboolean sends = exchange == EXCHANGE_ALL_TO_ALL ||
+                       (exchange == EXCHANGE_GATHER ? peer == root : me == root);
+      gboolean receives = exchange == EXCHANGE_ALL_TO_ALL ||
+                          (exchange == EXCHANGE_GATHER ? me == root : peer == root);
+      CUdeviceptr from = exchange == EXCHANGE_GATHER ? send : send + peer * part;
+      CUdeviceptr to = exchange == EXCHANGE_SCATTER ? recv : recv + peer * part;
+
+      if (sends)
+        result = cugi_nccl.ncclSend ((const void *) from, count, op->data_type, peer, comm, stream);
+      if (receives && result == ncclSuccess)
+        result = cugi_nccl.ncclRecv ((void *) to, count, op->data_type, peer, comm, stream);
+    }
+  end = cugi_nccl.ncclGroupEnd ();
+  return result != ncclSuccess ? result : end;
+}
+
+/* Checks the buffers of @exchange, then enqueues it, as NCCL's own call
+ * where there is one. The buffer of every rank's parts holds @count × the
+ * number of ranks; on a gather's or a scatter's other ranks it is unused,
+ * and may be NULL. */
+static gboolean
+enqueue_exchange (CugiCommunicator  *self,
+                  Exchange           exchange,
+                  CugiBuffer        *send_buffer,
+                  CugiBuffer        *recv_buffer,
+                  gsize              count,
+                  CugiDataType       data_type,
+                  int                root,
+                  CugiStream        *stream,
+                  GError           **error)
+{
+  static const char *const calls[] = { "ncclAlltoAll", "ncclGather", "ncclScatter" };
+  g_auto (Operation) operation = { 0, };
+  CUdeviceptr send = 0, recv = 0;
+  gsize n_ranks = cugi_communicator_get_n_ranks (self);
+  gboolean is_root = root == cugi_communicator_get_rank (self);
+  gsize send_parts = exchange == EXCHANGE_GATHER ? 1 : n_ranks;
+  gsize recv_parts = exchange == EXCHANGE_SCATTER ? 1 : n_ranks;
+  gboolean needs_send = exchange != EXCHANGE_SCATTER || is_root || send_buffer != NULL;
+  gboolean needs_recv = exchange != EXCHANGE_GATHER || is_root || recv_buffer != NULL;
+  ncclComm_t comm = cugi_communicator_get_handle (self);
+  ncclResult_t result;
+
+  if (!operation_begin (&operation, self, data_type, stream, error) ||
+      (exchange != EXCHANGE_ALL_TO_ALL && !check_rank (&operation, root, _("root"), error)) ||
+      (needs_send &&
+       !operation_add_buffer (&operation, send_buffer, _("send buffer"), count, send_parts, &send, error)) ||
+      (needs_recv &&
+       !operation_add_buffer (&operation, recv_buffer, _("receive buffer"), count, recv_parts, &recv, error)))
+    return FALSE;
+
+  switch (exchange)
+    {
+    case EXCHANGE_ALL_TO_ALL:
+      result = cugi_nccl.ncclAlltoAll != NULL
+                 ? cugi_nccl.ncclAlltoAll ((const void *) send, (void *) recv, count, data_type, comm,
+                                           cugi_stream_get_handle (operation.target))
+                 : exchange_pairwise (&operation, exchange, send, recv, count, root);
+      break;
+    case EXCHANGE_GATHER:
+      result = cugi_nccl.ncclGather != NULL
+                 ? cugi_nccl.ncclGather ((const void *) send, (void *) recv, count, data_type, root, comm,
+                                         cugi_stream_get_handle (operation.target))
+                 : exchange_pairwise (&operation, exchange, send, recv, count, root);
+      break;
+    default:
+      result = cugi_nccl.ncclScatter != NULL
+                 ? cugi_nccl.ncclScatter ((const void *) send, (void *) recv, count, data_type, root, comm,
+                                          cugi_stream_get_handle (operation.target))
+                 : exchange_pairwise (&operation, exchange, send, recv, count, root);
+      break;
+    }
+  return operation_end (&operation, result, calls[exchange], error);
+}
+
+/**
+ * cugi_communicator_all_to_all:
+ * @self: a #CugiCommunicator
+ * @send_buffer: this rank's elements for every rank, rank after rank:
+ *   @count × the number of ranks of them
+ * @recv_buffer: where every rank's elements for this rank go, rank after
+ *   rank: @count × the number of ranks
+ * @count: the number of elements each rank sends to each rank
+ * @data_type: their type
+ * @stream: (nullable): the stream to enqueue on, or %NULL for the default
+ *   stream
+ * @error: return location for a #GError
+ *
+ * Enqueues an all-to-all: the @count elements at element j × @count of
+ * rank i's @send_buffer land at element i × @count of rank j's
+ * @recv_buffer. With NCCL 2.28 or later this is `ncclAlltoAll`; before,
+ * a send to and a receive from every rank in a group.
+ *
+ * Returns: %TRUE if the all-to-all was enqueued; else %FALSE with @error
+ *   set
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_communicator_all_to_all (CugiCommunicator  *self,
+                              CugiBuffer        *send_buffer,
+                              CugiBuffer        *recv_buffer,
+                              gsize              count,
+                              CugiDataType       data_type,
+                              CugiStream        *stream,
+                              GError           **error)
+{
+  CUGI_COMMUNICATOR_PRECONDITIONS (self, stream, error);
+
+  return enqueue_exchange (self, EXCHANGE_ALL_TO_ALL, send_buffer, recv_buffer, count, data_type, 0, stream,
+                           error);
+}
+
+/**
+ * cugi_communicator_gather:
+ * @self: a #CugiCommunicator
+ * @send_buffer: this rank's @count elements
+ * @recv_buffer: (nullable): on @root, where every rank's elements go, rank
+ *   after rank: @count × the number of ranks; on the other ranks unused,
+ *   and may be %NULL
+ * @count: the number of elements each rank sends
+ * @data_type: their type
+ * @root: the rank that receives
+ * @stream: (nullable): the stream to enqueue on, or %NULL for the default
+ *   stream
+ * @error: return location for a #GError
+ *
+ * Enqueues a gather to @root: rank r's elements land at element
+ * r × @count of @root's @recv_buffer (`ncclGather` with NCCL 2.28 or
+ * later; before, sends to @root in a group).
+ *
+ * Returns: %TRUE if the gather was enqueued; else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_communicator_gather (CugiCommunicator  *self,
+                          CugiBuffer        *send_buffer,
+                          CugiBuffer        *recv_buffer,
+                          gsize              count,
+                          CugiDataType       data_type,
+                          int                root,
+                          CugiStream        *stream,
+                          GError           **error)
+{
+  CUGI_COMMUNICATOR_PRECONDITIONS (self, stream, error);
+
+  return enqueue_exchange (self, EXCHANGE_GATHER, send_buffer, recv_buffer, count, data_type, root, stream,
+                           error);
+}
+
+/**
+ * cugi_communicator_scatter:
+ * @self: a #CugiCommunicator
+ * @send_buffer: (nullable): on @root, the elements for every rank, rank
+ *   after rank: @count × the number of ranks; on the other ranks unused,
+ *   and may be %NULL
+ * @recv_buffer: where this rank's @count elements go
+ * @count: the number of elements each rank receives
+ * @data_type: their type
+ * @root: the rank that sends
+ * @stream: (nullable): the stream to enqueue on, or %NULL for the default
+ *   stream
+ * @error: return location for a #GError
+ *
+ * Enqueues a scatter from @root: the elements at element r × @count of
+ * @root's @send_buffer land in rank r's @recv_buffer (`ncclScatter` with
+ * NCCL 2.28 or later; before, sends from @root in a group).
+ *
+ * Returns: %TRUE if the scatter was enqueued; else %FALSE with @error set
+ *
+ * Since: 0.1
+ */
+gboolean
+cugi_communicator_scatter (CugiCommunicator  *self,
+                           CugiBuffer        *send_buffer,
+                           CugiBuffer        *recv_buffer,
+                           gsize              count,
+                           CugiDataType       data_type,
+                           int                root,
+                           CugiStream        *stream,
+                           GError           **error)
+{
+  CUGI_COMMUNICATOR_PRECONDITIONS (self, stream, error);
+
+  return enqueue_exchange (self, EXCHANGE_SCATTER, send_buffer, recv_buffer, count, data_type, root, stream,
+                           error);
+}
+
+/* ---- sends and receives ------------------------------------------------------ */
 
 /**
  * cugi_communicator_send:
@@ -676,164 +1146,4 @@ cugi_communicator_recv (CugiCommunicator  *self,
                                             cugi_communicator_get_handle (self),
                                             cugi_stream_get_handle (operation.target)),
                         "ncclRecv", error);
-}
-
-/* ---- memory --------------------------------------------------------------- */
-
-static gboolean
-enter_with_buffer (CugiCommunicator  *self,
-                   CugiBuffer        *buffer,
-                   CugiContextScope  *scope,
-                   GError           **error)
-{
-  return cugi_communicator_check_ready (self, error) && check_buffer (self, buffer, error) &&
-         cugi_context_enter (cugi_communicator_get_binding (self)->context, scope, error);
-}
-
-/**
- * cugi_communicator_register_buffer:
- * @self: a #CugiCommunicator
- * @buffer: a buffer that collectives of @self will use
- * @error: return location for a #GError
- *
- * Registers @buffer with the communicator (`ncclCommRegister`), so that
- * NCCL's transfers from and to it skip its internal copies where the
- * network or NVLink allows. The registration, and a reference on @buffer,
- * last until cugi_communicator_unregister_buffer() or until the
- * communicator is closed.
- *
- * Returns: %TRUE if registered; else %FALSE with @error set
- *   (%CUGI_ERROR_INVALID_ARGUMENT for a buffer registered already or of
- *   another context)
- *
- * Since: 0.1
- */
-gboolean
-cugi_communicator_register_buffer (CugiCommunicator  *self,
-                                   CugiBuffer        *buffer,
-                                   GError           **error)
-{
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  GHashTable *registrations;
-  CUdeviceptr address = 0;
-  void *handle = NULL;
-  ncclResult_t result;
-
-  g_return_val_if_fail (CUGI_IS_COMMUNICATOR (self), FALSE);
-  g_return_val_if_fail (CUGI_IS_BUFFER (buffer), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  registrations = cugi_communicator_get_registrations (self);
-  if (!enter_with_buffer (self, buffer, &scope, error) || !cugi_buffer_get_address (buffer, &address, error))
-    return FALSE;
-  if (g_hash_table_contains (registrations, buffer))
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("The buffer is registered with the communicator already"));
-      return FALSE;
-    }
-  result = cugi_nccl.ncclCommRegister (cugi_communicator_get_handle (self), (void *) address,
-                                       cugi_buffer_get_size (buffer), &handle);
-  if (!cugi_communicator_finish_call (self, result, "ncclCommRegister", error))
-    return FALSE;
-  g_hash_table_insert (registrations, g_object_ref (buffer), handle);
-  return TRUE;
-}
-
-/**
- * cugi_communicator_unregister_buffer:
- * @self: a #CugiCommunicator
- * @buffer: a buffer of cugi_communicator_register_buffer()
- * @error: return location for a #GError
- *
- * Ends the registration of @buffer (`ncclCommDeregister`).
- *
- * Returns: %TRUE if unregistered; else %FALSE with @error set
- *   (%CUGI_ERROR_INVALID_ARGUMENT for a buffer not registered)
- *
- * Since: 0.1
- */
-gboolean
-cugi_communicator_unregister_buffer (CugiCommunicator  *self,
-                                     CugiBuffer        *buffer,
-                                     GError           **error)
-{
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  GHashTable *registrations;
-  gpointer handle = NULL;
-
-  g_return_val_if_fail (CUGI_IS_COMMUNICATOR (self), FALSE);
-  g_return_val_if_fail (CUGI_IS_BUFFER (buffer), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  registrations = cugi_communicator_get_registrations (self);
-  if (!cugi_communicator_check_ready (self, error))
-    return FALSE;
-  if (!g_hash_table_lookup_extended (registrations, buffer, NULL, &handle))
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("The buffer is not registered with the communicator"));
-      return FALSE;
-    }
-  if (!cugi_context_enter (cugi_communicator_get_binding (self)->context, &scope, error) ||
-      !cugi_communicator_finish_call (self, cugi_nccl.ncclCommDeregister (cugi_communicator_get_handle (self),
-                                                                          handle),
-                                      "ncclCommDeregister", error))
-    return FALSE;
-  g_hash_table_remove (registrations, buffer);
-  return TRUE;
-}
-
-static void
-free_nccl_memory (gpointer address)
-{
-  cugi_nccl.ncclMemFree (address);
-}
-
-/**
- * cugi_communicator_alloc_buffer:
- * @self: a #CugiCommunicator
- * @size: the number of bytes
- * @error: return location for a #GError
- *
- * Allocates device memory as NCCL prefers it for its transfers
- * (`ncclMemAlloc`: memory that NVLink switches and the network can reach
- * directly), on this rank's device, as a #CugiBuffer of the communicator's
- * context. The memory goes back to NCCL (`ncclMemFree`) once the buffer is
- * freed or finalized.
- *
- * Returns: (transfer full): the buffer, or %NULL with @error set
- *
- * Since: 0.1
- */
-CugiBuffer *
-cugi_communicator_alloc_buffer (CugiCommunicator  *self,
-                                gsize              size,
-                                GError           **error)
-{
-  g_auto (CugiContextScope) scope = CUGI_CONTEXT_SCOPE_INIT;
-  CugiContext *context;
-  void *address = NULL;
-  ncclResult_t result;
-
-  g_return_val_if_fail (CUGI_IS_COMMUNICATOR (self), NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  context = cugi_communicator_get_binding (self)->context;
-  if (!cugi_communicator_check_ready (self, error) || !cugi_context_enter (context, &scope, error))
-    return NULL;
-  if (size == 0)
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("A buffer of NCCL’s memory needs a size of at least one byte"));
-      return NULL;
-    }
-  result = cugi_nccl.ncclMemAlloc (&address, size);
-  if (result != ncclSuccess)
-    {
-      g_set_error (error, CUGI_ERROR, result == ncclSystemError ? CUGI_ERROR_OUT_OF_MEMORY : CUGI_ERROR_FAILED,
-                   _("NCCL’s %s failed: %s"), "ncclMemAlloc", cugi_nccl.ncclGetErrorString (result));
-      return NULL;
-    }
-  return cugi_buffer_new_holding (context, (CUdeviceptr) address, size, address, free_nccl_memory);
 }

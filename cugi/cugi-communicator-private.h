@@ -1,6 +1,7 @@
 /* cugi-communicator-private.h: what cugi-communicator.c (the object, its
  * connection and its state) shares with cugi-communicator-ops.c (the work
- * enqueued on it). Not installed. */
+ * enqueued on it) and cugi-communicator-memory.c (registered and NCCL's own
+ * memory). Not installed. */
 #pragma once
 
 #include "cugi-context-private.h"
@@ -15,6 +16,10 @@ CugiContextBinding *cugi_communicator_get_binding       (CugiCommunicator *self)
 GHashTable         *cugi_communicator_get_registrations (CugiCommunicator *self);
 /* INVALID_STATE unless the communicator is connected and not failed. */
 gboolean            cugi_communicator_check_ready       (CugiCommunicator  *self,
+                                                         GError           **error);
+/* FALSE unless @buffer can be used and is of @self's context. */
+gboolean            cugi_communicator_check_buffer      (CugiCommunicator  *self,
+                                                         CugiBuffer        *buffer,
                                                          GError           **error);
 /* The error for @result (an ncclResult_t) of NCCL's @operation, with what
  * NCCL last said about @comm (NULL: about the thread's last call). */

@@ -24,6 +24,11 @@ G_BEGIN_DECLS
  * @CUGI_DATA_TYPE_FLOAT32: single-precision floats
  * @CUGI_DATA_TYPE_FLOAT64: double-precision floats
  * @CUGI_DATA_TYPE_BFLOAT16: bfloat16 floats
+ * @CUGI_DATA_TYPE_FLOAT8_E4M3: 8-bit floats with a 4-bit exponent and a
+ *   3-bit mantissa (no infinities; from NCCL 2.24 on, and reduced on
+ *   devices of compute capability 9.0 or later).
+ * @CUGI_DATA_TYPE_FLOAT8_E5M2: 8-bit floats with a 5-bit exponent and a
+ *   2-bit mantissa (as @CUGI_DATA_TYPE_FLOAT8_E4M3).
  *
  * The type of the elements a #CugiCommunicator transfers and reduces, as
  * NCCL's `ncclDataType_t`: counts are in elements of this type, and the
@@ -43,6 +48,8 @@ typedef enum
   CUGI_DATA_TYPE_FLOAT32 = 7,
   CUGI_DATA_TYPE_FLOAT64 = 8,
   CUGI_DATA_TYPE_BFLOAT16 = 9,
+  CUGI_DATA_TYPE_FLOAT8_E4M3 = 10,
+  CUGI_DATA_TYPE_FLOAT8_E5M2 = 11,
 } CugiDataType;
 
 /**
@@ -183,6 +190,50 @@ gboolean     cugi_communicator_reduce_scatter (CugiCommunicator *self,
                                                gsize             recv_count,
                                                CugiDataType      data_type,
                                                CugiReduceOp      op,
+                                               CugiStream       *stream,
+                                               GError          **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_communicator_all_reduce_scaled     (CugiCommunicator *self,
+                                                      CugiBuffer       *send_buffer,
+                                                      CugiBuffer       *recv_buffer,
+                                                      gsize             count,
+                                                      CugiDataType      data_type,
+                                                      double            factor,
+                                                      CugiStream       *stream,
+                                                      GError          **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_communicator_reduce_scatter_scaled (CugiCommunicator *self,
+                                                      CugiBuffer       *send_buffer,
+                                                      CugiBuffer       *recv_buffer,
+                                                      gsize             recv_count,
+                                                      CugiDataType      data_type,
+                                                      double            factor,
+                                                      CugiStream       *stream,
+                                                      GError          **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_communicator_all_to_all     (CugiCommunicator *self,
+                                               CugiBuffer       *send_buffer,
+                                               CugiBuffer       *recv_buffer,
+                                               gsize             count,
+                                               CugiDataType      data_type,
+                                               CugiStream       *stream,
+                                               GError          **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_communicator_gather         (CugiCommunicator *self,
+                                               CugiBuffer       *send_buffer,
+                                               CugiBuffer       *recv_buffer,
+                                               gsize             count,
+                                               CugiDataType      data_type,
+                                               int               root,
+                                               CugiStream       *stream,
+                                               GError          **error);
+CUGI_AVAILABLE_IN_0_1
+gboolean     cugi_communicator_scatter        (CugiCommunicator *self,
+                                               CugiBuffer       *send_buffer,
+                                               CugiBuffer       *recv_buffer,
+                                               gsize             count,
+                                               CugiDataType      data_type,
+                                               int               root,
                                                CugiStream       *stream,
                                                GError          **error);
 CUGI_AVAILABLE_IN_0_1

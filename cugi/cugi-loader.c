@@ -495,6 +495,15 @@ load_nccl_once (CugiLibrary *lib)
                    lib->path, lib->version / 10000, lib->version / 100 % 100);
       return FALSE;
     }
+  /* What NCCL's header gives from 2.28 on is used only where the library
+   * says it is that new, so that the version alone decides which way
+   * cugi takes. */
+  if (lib->version < CUGI_NCCL_VERSION_ALL_TO_ALL)
+    {
+      cugi_nccl.ncclAlltoAll = NULL;
+      cugi_nccl.ncclGather = NULL;
+      cugi_nccl.ncclScatter = NULL;
+    }
   return TRUE;
 }
 

@@ -286,8 +286,9 @@ CUresult CUDAAPI cuGraphicsEGLRegisterImage (CUgraphicsResource *resource,
   X (nvmlDeviceGetPcieThroughput, TRUE) \
   X (nvmlDeviceGetNvLinkState, TRUE)
 
-/* NCCL, for communicators (cugi-communicator.c): all of it is there from
- * NCCL 2.18 on, the oldest cugi takes, so all are required. */
+/* NCCL, for communicators (cugi-communicator.c): all but the last three
+ * are there from NCCL 2.18 on, the oldest cugi takes; all-to-all, gather
+ * and scatter came in 2.28 (before it, cugi pairs sends and receives). */
 #define CUGI_NCCL_ENTRY_POINTS(X) \
   X (ncclGetVersion, TRUE) \
   X (ncclGetUniqueId, TRUE) \
@@ -313,8 +314,13 @@ CUresult CUDAAPI cuGraphicsEGLRegisterImage (CUgraphicsResource *resource,
   X (ncclReduceScatter, TRUE) \
   X (ncclSend, TRUE) \
   X (ncclRecv, TRUE) \
+  X (ncclRedOpCreatePreMulSum, TRUE) \
+  X (ncclRedOpDestroy, TRUE) \
   X (ncclGroupStart, TRUE) \
-  X (ncclGroupEnd, TRUE)
+  X (ncclGroupEnd, TRUE) \
+  X (ncclAlltoAll, FALSE) \
+  X (ncclGather, FALSE) \
+  X (ncclScatter, FALSE)
 
 #define CUGI_LOADER_FIELD(entry_point, required) __typeof__ (entry_point) *entry_point;
 
@@ -355,6 +361,10 @@ const char  *cugi_loader_get_nvml_path    (void);
  * NOT_AVAILABLE where it is missing or older than 2.18. */
 gboolean     cugi_loader_load_nccl        (GError **error);
 const char  *cugi_loader_get_nccl_path    (void);
+/* NCCL_VERSION (2, 28, 0), from which ncclAlltoAll, ncclGather and
+ * ncclScatter are called, and (2, 24, 0), from which FP8 is taken. */
+#define CUGI_NCCL_VERSION_ALL_TO_ALL 22800
+#define CUGI_NCCL_VERSION_FLOAT8 22400
 /* NCCL's version code (22809 for 2.28.9) once loaded, else 0. */
 int          cugi_loader_get_nccl_version (void);
 int          cugi_loader_get_driver_version (void);

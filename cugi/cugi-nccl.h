@@ -40,6 +40,14 @@ typedef enum
 typedef int ncclDataType_t;
 typedef int ncclRedOp_t;
 
+/* Where the scalar of a pre-multiplied sum is read: cugi passes it from
+ * the host, read before the call returns. */
+typedef enum
+{
+  ncclScalarDevice = 0,
+  ncclScalarHostImmediate = 1,
+} ncclScalarResidence_t;
+
 #define CUGI_NCCL_CONFIG_MAGIC 0xcafebeefu
 #define CUGI_NCCL_CONFIG_VERSION 21800 /* NCCL_VERSION (2, 18, 0) */
 #define CUGI_NCCL_CONFIG_UNDEF_INT G_MININT
@@ -91,6 +99,15 @@ ncclResult_t ncclSend                (const void *send, size_t count, ncclDataTy
                                       ncclComm_t comm, CUstream stream);
 ncclResult_t ncclRecv                (void *recv, size_t count, ncclDataType_t type, int peer,
                                       ncclComm_t comm, CUstream stream);
+ncclResult_t ncclAlltoAll            (const void *send, void *recv, size_t count, ncclDataType_t type,
+                                      ncclComm_t comm, CUstream stream);
+ncclResult_t ncclGather              (const void *send, void *recv, size_t count, ncclDataType_t type,
+                                      int root, ncclComm_t comm, CUstream stream);
+ncclResult_t ncclScatter             (const void *send, void *recv, size_t count, ncclDataType_t type,
+                                      int root, ncclComm_t comm, CUstream stream);
+ncclResult_t ncclRedOpCreatePreMulSum (ncclRedOp_t *op, void *scalar, ncclDataType_t type,
+                                       ncclScalarResidence_t residence, ncclComm_t comm);
+ncclResult_t ncclRedOpDestroy        (ncclRedOp_t op, ncclComm_t comm);
 ncclResult_t ncclGroupStart          (void);
 ncclResult_t ncclGroupEnd            (void);
 

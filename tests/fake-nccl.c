@@ -14,8 +14,12 @@
  * As NCCL's non-blocking communicators do, a connection stays in progress
  * until every rank has joined (and FAKE_NCCL_INIT_POLLS more polls), and
  * each later call returns ncclInProgress for one poll. Reductions are done
- * for every integer and 32- and 64-bit float type; 16-bit float reductions
- * are refused (ncclInvalidArgument). FAKE_NCCL_ASYNC_ERROR, read at every
+ * for every integer and 32- and 64-bit float type, pre-multiplied sums of
+ * them too; 16- and 8-bit float reductions are refused
+ * (ncclInvalidArgument), but the factor of the last pre-multiplied sum
+ * made is kept, as bytes, for the tests. All-to-all, gather and scatter
+ * are NCCL 2.28's calls (cugi uses them only from that version on).
+ * FAKE_NCCL_ASYNC_ERROR, read at every
  * poll, is the error a connected communicator reports (6: a remote error);
  * FAKE_NCCL_VERSION the version code (22809 unless set). Tests read what
  * the last connection was configured with, registrations and allocations
@@ -33,6 +37,8 @@
 #define EXPORT __attribute__((visibility ("default")))
 #define ID_BYTES 128
 #define MAX_RANKS 8
+#define N_BUILT_IN_OPS 5    /* sum, prod, max, min, avg */
+#define MAX_PRE_MUL_SUMS 16
 
 typedef enum
 {
@@ -73,6 +79,9 @@ typedef enum
   OP_REDUCE_SCATTER,
   OP_SEND,
   OP_RECV,
+  OP_ALL_TO_ALL,
+  OP_GATHER,
+  OP_SCATTER,
 } OpKind;
 
 typedef struct Comm Comm;
@@ -86,6 +95,7 @@ typedef struct
   size_t       count;
   int          type;
   int          reduce_op;
+  double       factor;   /* of a pre-multiplied sum (then reduce_op is the sum), else 1 */
   int          root;     /* the peer, for sends and receives */
   unsigned     sequence; /* of the communicator's collectives, or of the pair's transfers */
   CUstream     stream;
@@ -126,6 +136,9 @@ struct Comm
   unsigned  collectives;
   unsigned  sends[MAX_RANKS];
   unsigned  recvs[MAX_RANKS];
+  /* Pre-multiplied sums made: whether each is, and its factor. */
+  int       pre_mul_made[MAX_PRE_MUL_SUMS];
+  double    pre_mul_factors[MAX_PRE_MUL_SUMS];
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -134,6 +147,10 @@ static Clique *cliques[64];
 static unsigned next_id;
 static Config last_config;
 static int allocations;
+static int reduction_ops;          /* pre-multiplied sums not destroyed */
+static int exchange_calls;         /* of ncclAlltoAll, ncclGather and ncclScatter */
+static unsigned char last_factor[8];
+static int last_factor_type = -1;
 static __thread int group_depth;
 static __thread Op *grouped[64];
 static __thread int n_grouped;
@@ -497,18 +514,24 @@ ncclMemFree (void *address)
 static size_t
 type_size (int type)
 {
-  static const size_t sizes[] = { 1, 1, 4, 4, 8, 8, 2, 4, 8, 2 };
+  static const size_t sizes[] = { 1, 1, 4, 4, 8, 8, 2, 4, 8, 2, 1, 1 };
 
   return type >= 0 && type < (int) (sizeof sizes / sizeof sizes[0]) ? sizes[type] : 0;
 }
 
+/* Element offset + i of rank r's send buffer, times its factor (through
+ * a double only for a pre-multiplied sum: 64-bit integers stay exact). */
+#define SCALED(c_type, r)                                        \
+  (ops[r]->factor == 1 ? ((const c_type *) ops[r]->send)[offset + i] \
+                       : (c_type) (((const c_type *) ops[r]->send)[offset + i] * ops[r]->factor))
+
 #define REDUCE_AS(c_type)                                                              \
   for (size_t i = 0; i < count; i++)                                                   \
     {                                                                                  \
-      c_type value = ((const c_type *) ops[0]->send)[offset + i];                      \
+      c_type value = SCALED (c_type, 0);                                               \
       for (int r = 1; r < n_ranks; r++)                                                \
         {                                                                              \
-          c_type other = ((const c_type *) ops[r]->send)[offset + i];                  \
+          c_type other = SCALED (c_type, r);                                           \
           switch (reduce_op)                                                           \
             {                                                                          \
             case 0: case 4: value += other; break;                                     \
@@ -548,7 +571,8 @@ run_collective (Clique *clique, Op **ops)
   int n = clique->n_ranks;
   Op *first = ops[0];
   size_t bytes = first->count * type_size (first->type);
-  void *staging = malloc (bytes * (size_t) n + 1);
+  /* Room for an all-to-all's n × n parts. */
+  void *staging = malloc (bytes * (size_t) n * (size_t) n + 1);
 
   switch (first->kind)
     {
@@ -576,6 +600,24 @@ run_collective (Clique *clique, Op **ops)
       for (int r = 0; r < n; r++)
         reduce (ops, n, first->type, first->reduce_op, (size_t) r * first->count, first->count,
                 (char *) staging + (size_t) r * bytes);
+      for (int r = 0; r < n; r++)
+        memcpy (ops[r]->recv, (char *) staging + (size_t) r * bytes, bytes);
+      break;
+    case OP_ALL_TO_ALL:
+      for (int from = 0; from < n; from++)
+        for (int to = 0; to < n; to++)
+          memcpy ((char *) staging + ((size_t) to * n + from) * bytes,
+                  (const char *) ops[from]->send + (size_t) to * bytes, bytes);
+      for (int r = 0; r < n; r++)
+        memcpy (ops[r]->recv, (char *) staging + (size_t) r * n * bytes, bytes * (size_t) n);
+      break;
+    case OP_GATHER:
+      for (int r = 0; r < n; r++)
+        memcpy ((char *) staging + (size_t) r * bytes, ops[r]->send, bytes);
+      memcpy (ops[first->root]->recv, staging, bytes * (size_t) n);
+      break;
+    case OP_SCATTER:
+      memcpy (staging, ops[first->root]->send, bytes * (size_t) n);
       for (int r = 0; r < n; r++)
         memcpy (ops[r]->recv, (char *) staging + (size_t) r * bytes, bytes);
       break;
@@ -666,9 +708,19 @@ enqueue (Comm *comm, OpKind kind, const void *send, void *recv, size_t count, in
 {
   Op *op;
   int reduces = kind == OP_ALL_REDUCE || kind == OP_REDUCE || kind == OP_REDUCE_SCATTER;
+  int pre_mul = reduce_op - N_BUILT_IN_OPS;
+  double factor = 1;
   Result result;
 
-  if (type_size (type) == 0 || (reduces && (type == 6 || type == 9 || reduce_op < 0 || reduce_op > 4)))
+  if (reduces && pre_mul >= 0)
+    {
+      if (pre_mul >= MAX_PRE_MUL_SUMS || !comm->pre_mul_made[pre_mul])
+        return INVALID_ARGUMENT;
+      factor = comm->pre_mul_factors[pre_mul];
+      reduce_op = 0;
+    }
+  if (type_size (type) == 0 ||
+      (reduces && (type == 6 || type >= 9 || reduce_op < 0 || reduce_op >= N_BUILT_IN_OPS)))
     return INVALID_ARGUMENT;
   if (root < 0 || root >= comm->clique->n_ranks || comm->aborted)
     return INVALID_ARGUMENT;
@@ -676,7 +728,7 @@ enqueue (Comm *comm, OpKind kind, const void *send, void *recv, size_t count, in
     return INTERNAL_ERROR;
   find_driver ();
   op = calloc (1, sizeof *op);
-  *op = (Op) { kind, comm, send, recv, count, type, reduce_op, root, 0, stream };
+  *op = (Op) { kind, comm, send, recv, count, type, reduce_op, factor, root, 0, stream };
   pthread_mutex_lock (&lock);
   if (kind == OP_SEND)
     op->sequence = comm->sends[root]++;
@@ -724,6 +776,85 @@ ncclReduceScatter (const void *send, void *recv, size_t recv_count, int type, in
                    CUstream stream)
 {
   return enqueue (comm, OP_REDUCE_SCATTER, send, recv, recv_count, type, op, 0, stream);
+}
+
+EXPORT Result
+ncclAlltoAll (const void *send, void *recv, size_t count, int type, Comm *comm, CUstream stream)
+{
+  __atomic_add_fetch (&exchange_calls, 1, __ATOMIC_SEQ_CST);
+  return enqueue (comm, OP_ALL_TO_ALL, send, recv, count, type, 0, 0, stream);
+}
+
+EXPORT Result
+ncclGather (const void *send, void *recv, size_t count, int type, int root, Comm *comm, CUstream stream)
+{
+  __atomic_add_fetch (&exchange_calls, 1, __ATOMIC_SEQ_CST);
+  return enqueue (comm, OP_GATHER, send, recv, count, type, 0, root, stream);
+}
+
+EXPORT Result
+ncclScatter (const void *send, void *recv, size_t count, int type, int root, Comm *comm, CUstream stream)
+{
+  __atomic_add_fetch (&exchange_calls, 1, __ATOMIC_SEQ_CST);
+  return enqueue (comm, OP_SCATTER, send, recv, count, type, 0, root, stream);
+}
+
+/* The factor, host-immediate, as a double where the reductions can use
+ * it (integers and 32- and 64-bit floats); its bytes kept for the tests. */
+EXPORT Result
+ncclRedOpCreatePreMulSum (int *op, void *scalar, int type, int residence, Comm *comm)
+{
+  double factor = 0;
+  int slot;
+
+  if (residence != 1 || type_size (type) == 0 || comm->aborted)
+    return INVALID_ARGUMENT;
+  switch (type)
+    {
+    case 0: factor = *(int8_t *) scalar; break;
+    case 1: factor = *(uint8_t *) scalar; break;
+    case 2: factor = *(int32_t *) scalar; break;
+    case 3: factor = *(uint32_t *) scalar; break;
+    case 4: factor = (double) *(int64_t *) scalar; break;
+    case 5: factor = (double) *(uint64_t *) scalar; break;
+    case 7: factor = *(float *) scalar; break;
+    case 8: factor = *(double *) scalar; break;
+    default: break;
+    }
+  pthread_mutex_lock (&lock);
+  for (slot = 0; slot < MAX_PRE_MUL_SUMS && comm->pre_mul_made[slot]; slot++)
+    ;
+  if (slot < MAX_PRE_MUL_SUMS)
+    {
+      comm->pre_mul_made[slot] = 1;
+      comm->pre_mul_factors[slot] = factor;
+      memset (last_factor, 0, sizeof last_factor);
+      memcpy (last_factor, scalar, type_size (type));
+      last_factor_type = type;
+      reduction_ops++;
+    }
+  pthread_mutex_unlock (&lock);
+  if (slot == MAX_PRE_MUL_SUMS)
+    return INTERNAL_ERROR;
+  *op = N_BUILT_IN_OPS + slot;
+  return SUCCESS;
+}
+
+EXPORT Result
+ncclRedOpDestroy (int op, Comm *comm)
+{
+  int slot = op - N_BUILT_IN_OPS;
+  Result result = INVALID_ARGUMENT;
+
+  pthread_mutex_lock (&lock);
+  if (slot >= 0 && slot < MAX_PRE_MUL_SUMS && comm->pre_mul_made[slot])
+    {
+      comm->pre_mul_made[slot] = 0;
+      reduction_ops--;
+      result = SUCCESS;
+    }
+  pthread_mutex_unlock (&lock);
+  return result;
 }
 
 EXPORT Result
@@ -823,4 +954,37 @@ EXPORT int
 fake_nccl_count_allocations (void)
 {
   return __atomic_load_n (&allocations, __ATOMIC_SEQ_CST);
+}
+
+/* The factor of the last pre-multiplied sum made, as NCCL got it (the
+ * bytes of one element of its data type, in @bytes), and that type. */
+EXPORT int
+fake_nccl_get_last_factor (unsigned char bytes[8])
+{
+  int type;
+
+  pthread_mutex_lock (&lock);
+  memcpy (bytes, last_factor, sizeof last_factor);
+  type = last_factor_type;
+  pthread_mutex_unlock (&lock);
+  return type;
+}
+
+/* How many pre-multiplied sums are not destroyed, over all communicators. */
+EXPORT int
+fake_nccl_count_reduction_ops (void)
+{
+  int count;
+
+  pthread_mutex_lock (&lock);
+  count = reduction_ops;
+  pthread_mutex_unlock (&lock);
+  return count;
+}
+
+/* How often NCCL 2.28's all-to-all, gather and scatter were called. */
+EXPORT int
+fake_nccl_count_exchange_calls (void)
+{
+  return __atomic_load_n (&exchange_calls, __ATOMIC_SEQ_CST);
 }

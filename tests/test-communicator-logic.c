@@ -4,6 +4,7 @@
  * splits, registrations, failures, cancellation and bad input. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "cugi-test-utils.h"
@@ -751,6 +752,277 @@ test_memory (void)
   g_assert_cmpint (count_registrations (), ==, 0);
 }
 
+static int
+count_exchange_calls (void)
+{
+  int (*count) (void) = nccl_symbol ("fake_nccl_count_exchange_calls");
+
+  return count ();
+}
+
+/* All-to-all, gather to rank 1 and scatter from rank 2 among three ranks,
+ * against what each moves where; the other ranks of a gather or a scatter
+ * give no buffer for it. */
+static void
+check_exchanges (void)
+{
+  Clique clique = { { NULL, }, };
+  CugiBuffer *send[N_RANKS], *recv[N_RANKS], *part[N_RANKS];
+  g_autoptr(GError) error = NULL;
+
+  clique_connect (&clique, N_RANKS);
+  for (int r = 0; r < N_RANKS; r++)
+    {
+      send[r] = rank_values (r, COUNT * N_RANKS, FALSE);
+      recv[r] = cugi_test_buffer_new (COUNT * N_RANKS * 4);
+      part[r] = cugi_test_buffer_new (COUNT * 4);
+    }
+
+  /* Rank r's elements j * COUNT… go to rank j's r * COUNT…. */
+  for (int r = 0; r < N_RANKS; r++)
+    {
+      g_assert_true (cugi_communicator_all_to_all (clique.ranks[r], send[r], recv[r], COUNT,
+                                                   CUGI_DATA_TYPE_INT32, clique.streams[r], &error));
+      g_assert_no_error (error);
+    }
+  for (int r = 0; r < N_RANKS; r++)
+    {
+      gint32 expected[COUNT * N_RANKS];
+
+      for (int from = 0; from < N_RANKS; from++)
+        for (int i = 0; i < COUNT; i++)
+          expected[from * COUNT + i] = (r * COUNT + i) * 10 + from + 1;
+      assert_values (recv[r], clique.streams[r], expected, COUNT * N_RANKS);
+    }
+
+  for (int r = 0; r < N_RANKS; r++)
+    {
+      g_assert_true (cugi_communicator_gather (clique.ranks[r], send[r], r == 1 ? recv[r] : NULL, COUNT,
+                                               CUGI_DATA_TYPE_INT32, 1, clique.streams[r], &error));
+      g_assert_no_error (error);
+    }
+  {
+    gint32 expected[COUNT * N_RANKS];
+
+    for (int from = 0; from < N_RANKS; from++)
+      for (int i = 0; i < COUNT; i++)
+        expected[from * COUNT + i] = i * 10 + from + 1;
+    assert_values (recv[1], clique.streams[1], expected, COUNT * N_RANKS);
+  }
+
+  for (int r = 0; r < N_RANKS; r++)
+    {
+      g_assert_true (cugi_communicator_scatter (clique.ranks[r], r == 2 ? send[r] : NULL, part[r], COUNT,
+                                                CUGI_DATA_TYPE_INT32, 2, clique.streams[r], &error));
+      g_assert_no_error (error);
+    }
+  for (int r = 0; r < N_RANKS; r++)
+    {
+      gint32 expected[COUNT];
+
+      for (int i = 0; i < COUNT; i++)
+        expected[i] = (r * COUNT + i) * 10 + 3;
+      assert_values (part[r], clique.streams[r], expected, COUNT);
+    }
+
+  /* The root's buffer of every rank's parts is checked for all of them. */
+  cugi_test_assert_fails (cugi_communicator_gather (clique.ranks[0], send[0], part[0], COUNT,
+                                                    CUGI_DATA_TYPE_INT32, 0, NULL, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "receive buffer holds 24 bytes");
+  cugi_test_assert_fails (cugi_communicator_scatter (clique.ranks[0], NULL, part[0], COUNT,
+                                                     CUGI_DATA_TYPE_INT32, 0, NULL, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "send buffer is missing");
+  cugi_test_assert_fails (cugi_communicator_all_to_all (clique.ranks[0], part[0], recv[0], COUNT,
+                                                        CUGI_DATA_TYPE_INT32, NULL, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "send buffer holds 24 bytes");
+  cugi_test_assert_fails (cugi_communicator_gather (clique.ranks[0], send[0], recv[0], COUNT,
+                                                    CUGI_DATA_TYPE_INT32, 3, NULL, &error),
+                          &error, CUGI_ERROR_INVALID_ARGUMENT, "root, rank 3");
+
+  for (int r = 0; r < N_RANKS; r++)
+    {
+      g_object_unref (send[r]);
+      g_object_unref (recv[r]);
+      g_object_unref (part[r]);
+    }
+  clique_clear (&clique);
+}
+
+/* NCCL 2.28's own calls where it has them. */
+static void
+test_exchanges (void)
+{
+  int before = count_exchange_calls ();
+
+  check_exchanges ();
+  g_assert_cmpint (count_exchange_calls () - before, ==, 3 * N_RANKS);
+}
+
+/* Before NCCL 2.28, the same from sends and receives; before 2.24, no
+ * 8-bit floats. */
+static void
+test_older_nccl (void)
+{
+  g_autoptr(GBytes) id = NULL;
+  g_autoptr(CugiCommunicator) comm = NULL;
+  g_autoptr(CugiBuffer) buffer = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!cugi_test_in_subprocess (60))
+    return;
+  g_setenv ("FAKE_NCCL_VERSION", "22304", TRUE);
+  check_exchanges ();
+  g_assert_cmpint (count_exchange_calls (), ==, 0);
+
+  id = new_unique_id ();
+  comm = cugi_communicator_new (NULL, id, 1, 0, NULL, &error);
+  g_assert_no_error (error);
+  buffer = cugi_test_buffer_new (COUNT);
+  cugi_test_assert_fails (cugi_communicator_all_gather (comm, buffer, buffer, COUNT, CUGI_DATA_TYPE_FLOAT8_E4M3,
+                                                        NULL, &error),
+                          &error, CUGI_ERROR_NOT_SUPPORTED, "NCCL 2.23");
+}
+
+static int
+last_factor (guint8 bytes[8])
+{
+  int (*get) (unsigned char *) = nccl_symbol ("fake_nccl_get_last_factor");
+
+  return get (bytes);
+}
+
+static int
+count_reduction_ops (void)
+{
+  int (*count) (void) = nccl_symbol ("fake_nccl_count_reduction_ops");
+
+  return count ();
+}
+
+/* The factor of a pre-multiplied sum as NCCL gets it: one element of the
+ * data type, rounded to the nearest (ties to even), or an error where the
+ * type cannot hold it. The stand-in reduces no narrow floats, so those
+ * reductions fail there, once the factor is made (and then destroyed). */
+static void
+assert_factor (CugiCommunicator *comm,
+               CugiBuffer       *buffer,
+               CugiDataType      data_type,
+               double            factor,
+               guint64           expected)
+{
+  g_autoptr(GError) error = NULL;
+  guint8 bytes[8];
+  guint64 code = 0;
+  gboolean narrow = data_type == CUGI_DATA_TYPE_FLOAT16 || data_type >= CUGI_DATA_TYPE_BFLOAT16;
+
+  g_assert_cmpint (cugi_communicator_all_reduce_scaled (comm, buffer, buffer, 1, data_type, factor, NULL,
+                                                        &error), ==, !narrow);
+  if (narrow)
+    cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
+  g_assert_no_error (error);
+  g_assert_cmpint (last_factor (bytes), ==, data_type);
+  memcpy (&code, bytes, sizeof code);
+  g_assert_cmphex (code, ==, expected);
+  g_assert_cmpint (count_reduction_ops (), ==, 0);
+}
+
+static void
+test_scaled (void)
+{
+  Clique clique = { { NULL, }, };
+  CugiBuffer *values[2], *parts[2];
+  const double factors[2] = { 0.5, 2 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiBuffer) one = cugi_test_buffer_new (8);
+
+  clique_connect (&clique, 2);
+  for (int r = 0; r < 2; r++)
+    {
+      values[r] = rank_values (r, COUNT, TRUE);
+      parts[r] = cugi_test_buffer_new (COUNT * 4);
+    }
+  /* Each rank's own factor: 0.5 × rank 0's + 2 × rank 1's. */
+  for (int r = 0; r < 2; r++)
+    {
+      g_assert_true (cugi_communicator_all_reduce_scaled (clique.ranks[r], values[r], values[r], COUNT,
+                                                          CUGI_DATA_TYPE_FLOAT32, factors[r],
+                                                          clique.streams[r], &error));
+      g_assert_no_error (error);
+    }
+  for (int r = 0; r < 2; r++)
+    {
+      g_autoptr(GBytes) bytes = NULL;
+      const float *sum;
+
+      cugi_test_synchronize (clique.streams[r]);
+      bytes = cugi_test_download_all (values[r]);
+      sum = g_bytes_get_data (bytes, NULL);
+      for (int i = 0; i < COUNT; i++)
+        g_assert_cmpfloat (sum[i], ==, 0.5f * (i * 10 + 1) + 2 * (i * 10 + 2));
+      g_object_unref (values[r]);
+      values[r] = rank_values (r, COUNT * 2, FALSE);
+    }
+  /* Integers, times 3, scattered: rank r gets 3 × the sum of elements
+   * r * COUNT…. */
+  for (int r = 0; r < 2; r++)
+    {
+      g_assert_true (cugi_communicator_reduce_scatter_scaled (clique.ranks[r], values[r], parts[r], COUNT,
+                                                              CUGI_DATA_TYPE_INT32, 3, clique.streams[r],
+                                                              &error));
+      g_assert_no_error (error);
+    }
+  for (int r = 0; r < 2; r++)
+    {
+      gint32 expected[COUNT];
+
+      for (int i = 0; i < COUNT; i++)
+        expected[i] = 3 * (2 * (r * COUNT + i) * 10 + 3);
+      assert_values (parts[r], clique.streams[r], expected, COUNT);
+      g_object_unref (values[r]);
+      g_object_unref (parts[r]);
+    }
+  g_assert_cmpint (count_reduction_ops (), ==, 0);
+  clique_clear (&clique);
+
+  /* The factor's encoding, on one rank. */
+  clique_connect (&clique, 1);
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_INT64, -7, G_GUINT64_CONSTANT (0xfffffffffffffff9));
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT16, 0.1, 0x2e66);
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT16, -2, 0xc000);
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT16, 0x1p-24, 0x0001);   /* subnormal */
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT16, 65504, 0x7bff);
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_BFLOAT16, 0.1, 0x3dcd);
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT8_E4M3, 0.1, 0x1d);
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT8_E4M3, 448, 0x7e);
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT8_E4M3, 0x1p-9, 0x01);
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT8_E5M2, 0.1, 0x2e);
+  /* Halfway between 1.75 and 2: to the even one, carrying into the
+   * exponent. */
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT8_E5M2, 1.875, 0x40);
+  /* Halfway between 1.5 and 1.75: to 1.5, not away from zero. */
+  assert_factor (clique.ranks[0], one, CUGI_DATA_TYPE_FLOAT8_E5M2, 1.625, 0x3e);
+
+  {
+    const struct { CugiDataType type; double factor; } bad[] = {
+      { CUGI_DATA_TYPE_INT32, 0.5 },
+      { CUGI_DATA_TYPE_UINT8, -1 },
+      { CUGI_DATA_TYPE_INT64, 0x1p63 },
+      { CUGI_DATA_TYPE_FLOAT32, 1e39 },
+      { CUGI_DATA_TYPE_FLOAT64, NAN },
+      { CUGI_DATA_TYPE_FLOAT16, 65520 },
+      { CUGI_DATA_TYPE_FLOAT8_E4M3, 480 },
+      { CUGI_DATA_TYPE_FLOAT8_E5M2, INFINITY },
+    };
+
+    for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+      cugi_test_assert_fails (cugi_communicator_all_reduce_scaled (clique.ranks[0], one, one, 1, bad[i].type,
+                                                                   bad[i].factor, NULL, &error),
+                              &error, CUGI_ERROR_INVALID_ARGUMENT, "is not a value of the data type");
+  }
+  g_assert_cmpint (count_reduction_ops (), ==, 0);
+  clique_clear (&clique);
+}
+
 /* Where NCCL is missing or too old, the error says so; in processes of
  * their own, as the loader keeps its first outcome. */
 static void
@@ -790,6 +1062,9 @@ main (int    argc,
   g_test_add_func ("/communicator/collectives", test_collectives);
   g_test_add_func ("/communicator/average", test_average);
   g_test_add_func ("/communicator/send-recv", test_send_recv);
+  g_test_add_func ("/communicator/exchanges", test_exchanges);
+  g_test_add_func ("/communicator/older-nccl", test_older_nccl);
+  g_test_add_func ("/communicator/scaled", test_scaled);
   g_test_add_func ("/communicator/bad-input", test_bad_input);
   g_test_add_func ("/communicator/config", test_config);
   g_test_add_func ("/communicator/cancel", test_cancel);

@@ -1,9 +1,11 @@
 /* test-communicator.c: one rank of an NCCL communicator on a GPU, with the
  * real NCCL: connecting in the main loop, every collective against a CPU
- * reference, a send to itself, a split, NCCL's memory and registrations,
+ * reference, pre-multiplied sums in every float type, a send to itself, a split, NCCL's memory and registrations,
  * closing. Several ranks need several GPUs (test-multi-gpu and the
  * examples); the logic of many ranks runs in test-communicator-logic. */
 #include "config.h"
+
+#include <string.h>
 
 #include "cugi-test-utils.h"
 
@@ -120,6 +122,71 @@ test_collectives (void)
   g_assert_no_error (error);
 }
 
+/* One rank's all-to-all, gather and scatter are copies; a pre-multiplied
+ * sum is its factor times the elements, in the narrow float types too, as
+ * NCCL reads the factor cugi encoded for it. */
+static void
+test_exchanges_and_scaled (void)
+{
+  g_autoptr(CugiBuffer) send = float_buffer (0.5f);
+  g_autoptr(CugiBuffer) recv = cugi_test_buffer_new (COUNT * sizeof (float));
+  g_autoptr(GError) error = NULL;
+  const struct { CugiDataType type; double factor; guint16 one, expected; gsize size; } narrow[] = {
+    { CUGI_DATA_TYPE_FLOAT16, 0.1, 0x3c00, 0x2e66, 2 },
+    { CUGI_DATA_TYPE_BFLOAT16, 0.1, 0x3f80, 0x3dcd, 2 },
+    { CUGI_DATA_TYPE_FLOAT8_E4M3, 2, 0x38, 0x40, 1 },
+    { CUGI_DATA_TYPE_FLOAT8_E5M2, 0.25, 0x3c, 0x34, 1 },
+  };
+
+  g_assert_true (cugi_communicator_all_to_all (comm, send, recv, COUNT, CUGI_DATA_TYPE_FLOAT32, stream, &error));
+  g_assert_no_error (error);
+  assert_floats (recv, COUNT, 0, 0.5f, 1.0f);
+  g_assert_true (cugi_communicator_gather (comm, send, recv, COUNT / 2, CUGI_DATA_TYPE_FLOAT32, 0, stream,
+                                           &error));
+  g_assert_no_error (error);
+  assert_floats (recv, COUNT / 2, 0, 0.5f, 1.0f);
+  g_assert_true (cugi_communicator_scatter (comm, send, recv, COUNT, CUGI_DATA_TYPE_FLOAT32, 0, stream, &error));
+  g_assert_no_error (error);
+  assert_floats (recv, COUNT, 0, 0.5f, 1.0f);
+
+  g_assert_true (cugi_communicator_all_reduce_scaled (comm, send, recv, COUNT, CUGI_DATA_TYPE_FLOAT32, 0.25,
+                                                      stream, &error));
+  g_assert_no_error (error);
+  assert_floats (recv, COUNT, 0, 0.5f, 0.25f);
+  g_assert_true (cugi_communicator_reduce_scatter_scaled (comm, send, recv, COUNT, CUGI_DATA_TYPE_FLOAT32, 3,
+                                                          stream, &error));
+  g_assert_no_error (error);
+  assert_floats (recv, COUNT, 0, 0.5f, 3.0f);
+
+  for (gsize t = 0; t < G_N_ELEMENTS (narrow); t++)
+    {
+      g_autofree guint8 *ones = g_malloc (1024 * narrow[t].size);
+      g_autoptr(GBytes) bytes = NULL;
+      g_autoptr(CugiBuffer) values = NULL;
+      const guint8 *result;
+
+      for (gsize i = 0; i < 1024; i++)
+        memcpy (ones + i * narrow[t].size, &narrow[t].one, narrow[t].size);
+      bytes = g_bytes_new (ones, 1024 * narrow[t].size);
+      values = cugi_test_buffer_new_with (bytes);
+      g_assert_true (cugi_communicator_all_reduce_scaled (comm, values, values, 1024, narrow[t].type,
+                                                          narrow[t].factor, stream, &error));
+      g_assert_no_error (error);
+      cugi_test_synchronize (stream);
+      g_clear_pointer (&bytes, g_bytes_unref);
+      bytes = cugi_test_download_all (values);
+      result = g_bytes_get_data (bytes, NULL);
+      for (gsize i = 0; i < 1024; i++)
+        {
+          guint16 code = 0;
+
+          memcpy (&code, result + i * narrow[t].size, narrow[t].size);
+          if (code != narrow[t].expected)
+            g_error ("type %d: element %zu is 0x%x, not 0x%x", narrow[t].type, i, code, narrow[t].expected);
+        }
+    }
+}
+
 /* A send to itself and its receive, in one group. */
 static void
 test_send_to_self (void)
@@ -210,6 +277,7 @@ main (int    argc,
 
   g_test_add_func ("/communicator-gpu/connect", test_connect);
   g_test_add_func ("/communicator-gpu/collectives", test_collectives);
+  g_test_add_func ("/communicator-gpu/exchanges-and-scaled", test_exchanges_and_scaled);
   g_test_add_func ("/communicator-gpu/send-to-self", test_send_to_self);
   g_test_add_func ("/communicator-gpu/split", test_split);
   g_test_add_func ("/communicator-gpu/memory", test_memory);

@@ -68,6 +68,29 @@ class TestCommunicator(unittest.TestCase):
             stream.synchronize()
             numpy.testing.assert_array_equal(theirs[r].copy_to_host(), numpy.full(4, 11 - r))
 
+    def test_all_to_all_and_scaled_sum(self):
+        ranks = connect(2)
+        streams = [Cugi.Stream.new(None, Cugi.StreamFlags.NON_BLOCKING, 0) for _ in ranks]
+        # Rank r sends [r*10 + 0.., r*10 + 3..]: half to each rank.
+        data = [Cugi.to_device(numpy.arange(6, dtype=numpy.float32) + 10 * r) for r in range(2)]
+        swapped = [Cugi.to_device(numpy.zeros(6, dtype=numpy.float32)) for _ in ranks]
+        for r, comm in enumerate(ranks):
+            comm.all_to_all(data[r], swapped[r], 3, Cugi.DataType.FLOAT32, streams[r])
+        for r, comm in enumerate(ranks):
+            # 0.25 × rank 0's + 4 × rank 1's, in place.
+            comm.all_reduce_scaled(data[r], data[r], 6, Cugi.DataType.FLOAT32, (0.25, 4.0)[r], streams[r])
+        for r, stream in enumerate(streams):
+            stream.synchronize()
+            numpy.testing.assert_array_equal(
+                swapped[r].copy_to_host(),
+                numpy.concatenate([numpy.arange(3) + 3 * r, numpy.arange(3) + 3 * r + 10]))
+            numpy.testing.assert_array_equal(data[r].copy_to_host(),
+                                             0.25 * numpy.arange(6) + 4 * (numpy.arange(6) + 10))
+        with self.assertRaises(GLib.Error) as caught:
+            ranks[0].all_reduce_scaled(data[0], data[0], 6, Cugi.DataType.INT32, 0.5, None)
+        self.assertEqual(caught.exception.code, int(Cugi.Error.INVALID_ARGUMENT))
+        self.assertIn('0.5', caught.exception.message)
+
     def test_properties_and_errors(self):
         unique_id = Cugi.Communicator.new_unique_id()
         comm = Cugi.Communicator(unique_id=unique_id, max_ctas=4, net_name='Socket')
