@@ -33,6 +33,13 @@
  * fails with %CUGI_ERROR_INVALID_STATE. Work on other streams must be done,
  * or ordered before the unmap with an event, by then.
  *
+ * An EGL image is different: the driver gives CUDA its memory from the
+ * registration on (`cuGraphicsResourceGetMappedEglFrame`), without a
+ * mapping of its own. cugi_graphics_resource_map() then orders nothing
+ * itself: finish the graphics work on the image first (`glFinish()`, an
+ * EGL sync). cugi_graphics_resource_unmap() waits until the work enqueued
+ * on its stream is done, so that the graphics work after it sees CUDA's.
+ *
  * Registering, mapping and unmapping need the GL context (or EGL display)
  * that owns the object current on the calling thread, on the GPU of the
  * resource's context; where none is, the driver refuses with an error of
@@ -164,7 +171,7 @@ cugi_graphics_resource_finalize (GObject *object)
   if (self->handle != NULL && cugi_context_binding_is_current (&self->binding) &&
       cugi_context_enter (self->binding.context, &scope, NULL))
     {
-      if (self->mapped)
+      if (self->mapped && self->kind != CUGI_GRAPHICS_RESOURCE_KIND_EGL_IMAGE)
         cugi_cuda.cuGraphicsUnmapResources (1, &self->handle, NULL);
       cugi_cuda.cuGraphicsUnregisterResource (self->handle);
     }
@@ -508,8 +515,10 @@ cugi_graphics_resource_new_for_gl_renderbuffer (CugiContext                *cont
  * (`EGL_EXT_image_dma_buf_import`), of another process's memory. Mapped,
  * an image of a CUDA array is #CugiArray<!-- -->s
  * (cugi_graphics_resource_get_array()) and one of linear memory a
- * #CugiBuffer (cugi_graphics_resource_get_buffer()): the other one fails
- * with the driver's error, of code %CUGI_ERROR_INVALID_STATE.
+ * #CugiBuffer (cugi_graphics_resource_get_buffer()), of its first plane
+ * (`cuGraphicsResourceGetMappedEglFrame`): the other one fails with
+ * %CUGI_ERROR_INVALID_STATE. The driver does not map EGL images: see
+ * cugi_graphics_resource_map().
  *
  * Returns: (transfer full): the resource, or %NULL with @error set
  *
@@ -602,7 +611,9 @@ check_mapped (CugiGraphicsResource  *self,
  * Maps the resource for CUDA (`cuGraphicsMapResources`): the graphics work
  * issued before this call completes before the work enqueued on @stream
  * after it. The call does not wait for that work; the driver may make GL
- * flush. Needs the object's GL context current on this thread.
+ * flush. Needs the object's GL context current on this thread. An EGL
+ * image, which the driver does not map, is only marked mapped: finish the
+ * graphics work on it first.
  *
  * A mapped resource cannot be mapped again (%CUGI_ERROR_INVALID_STATE), and
  * @stream must belong to the resource's context
@@ -628,10 +639,13 @@ cugi_graphics_resource_map (CugiGraphicsResource  *self,
   if (!enter_for_stream (self, stream, &scope, &target, error))
     return FALSE;
   g_mutex_lock (&self->lock);
+  /* An EGL image is CUDA's already: the driver takes no mapping of it
+   * (CUDA_ERROR_UNKNOWN, "mapped already"). */
   mapped = check_mapped (self, FALSE, error) &&
-           check_graphics_result (cugi_cuda.cuGraphicsMapResources (1, &self->handle,
-                                                                    cugi_stream_get_handle (target)),
-                                  "cuGraphicsMapResources", error);
+           (self->kind == CUGI_GRAPHICS_RESOURCE_KIND_EGL_IMAGE ||
+            check_graphics_result (cugi_cuda.cuGraphicsMapResources (1, &self->handle,
+                                                                     cugi_stream_get_handle (target)),
+                                   "cuGraphicsMapResources", error));
   if (mapped)
     self->mapped = TRUE;
   g_mutex_unlock (&self->lock);
@@ -723,7 +737,8 @@ cugi_graphics_resource_map_finish (CugiGraphicsResource  *self,
  * graphics work issued after it. The buffers and arrays got from the
  * mapping are freed (cugi_buffer_free(), cugi_array_free()): using them
  * later fails with %CUGI_ERROR_INVALID_STATE. Needs the object's GL context
- * current on this thread.
+ * current on this thread. For an EGL image, which the driver does not
+ * unmap, this waits until the work enqueued on @stream is done.
  *
  * A resource that is not mapped fails with %CUGI_ERROR_INVALID_STATE.
  *
@@ -748,10 +763,14 @@ cugi_graphics_resource_unmap (CugiGraphicsResource  *self,
   if (!enter_for_stream (self, stream, &scope, &target, error))
     return FALSE;
   g_mutex_lock (&self->lock);
+  /* Nor does it unmap one: the graphics API may use the image once the
+   * CUDA work on it is done. */
   unmapped = check_mapped (self, TRUE, error) &&
-             check_graphics_result (cugi_cuda.cuGraphicsUnmapResources (1, &self->handle,
-                                                                        cugi_stream_get_handle (target)),
-                                    "cuGraphicsUnmapResources", error);
+             (self->kind == CUGI_GRAPHICS_RESOURCE_KIND_EGL_IMAGE
+                ? CUGI_CALL (cuStreamSynchronize, (cugi_stream_get_handle (target)), error)
+                : check_graphics_result (cugi_cuda.cuGraphicsUnmapResources (1, &self->handle,
+                                                                             cugi_stream_get_handle (target)),
+                                         "cuGraphicsUnmapResources", error));
   if (unmapped)
     {
       self->mapped = FALSE;
@@ -763,6 +782,30 @@ cugi_graphics_resource_unmap (CugiGraphicsResource  *self,
   if (unmapped)
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAPPED]);
   return unmapped;
+}
+
+/* Plane 0 of layer @index and level @level of a registered EGL image
+ * (`cuGraphicsResourceGetMappedEglFrame`), into *@frame; INVALID_STATE,
+ * naming @wanted ("arrays" or "linear memory"), when the image is the
+ * other kind. With the lock held. */
+static gboolean
+get_egl_frame (CugiGraphicsResource  *self,
+               guint                  index,
+               guint                  level,
+               int                    frame_type,
+               CugiEglFrame          *frame,
+               GError               **error)
+{
+  if (!CUGI_REQUIRE_ENTRY_POINT (cuGraphicsResourceGetMappedEglFrame, error) ||
+      !CUGI_CALL (cuGraphicsResourceGetMappedEglFrame, (frame, self->handle, index, level), error))
+    return FALSE;
+  if (frame->frameType == frame_type)
+    return TRUE;
+  g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_INVALID_STATE,
+                       frame->frameType == CUGI_EGL_FRAME_TYPE_ARRAY
+                         ? _("The EGL image is a CUDA array: use cugi_graphics_resource_get_array()")
+                         : _("The EGL image is linear memory: use cugi_graphics_resource_get_buffer()"));
+  return FALSE;
 }
 
 /**
@@ -804,12 +847,24 @@ cugi_graphics_resource_get_buffer (CugiGraphicsResource  *self,
                              "cugi_graphics_resource_get_array()"));
       return NULL;
     }
-  if (!CUGI_REQUIRE_ENTRY_POINT (cuGraphicsResourceGetMappedPointer, error) ||
+  if ((self->kind != CUGI_GRAPHICS_RESOURCE_KIND_EGL_IMAGE &&
+       !CUGI_REQUIRE_ENTRY_POINT (cuGraphicsResourceGetMappedPointer, error)) ||
       !enter (self, &scope, error))
     return NULL;
   g_mutex_lock (&self->lock);
-  if (check_mapped (self, TRUE, error) &&
-      CUGI_CALL (cuGraphicsResourceGetMappedPointer, (&address, &size, self->handle), error))
+  if (check_mapped (self, TRUE, error) && self->kind == CUGI_GRAPHICS_RESOURCE_KIND_EGL_IMAGE)
+    {
+      CugiEglFrame frame = { 0, };
+
+      if (get_egl_frame (self, 0, 0, CUGI_EGL_FRAME_TYPE_PITCH, &frame, error))
+        {
+          address = (CUdeviceptr) frame.frame.pPitch[0];
+          size = (size_t) frame.pitch * frame.height * MAX (frame.depth, 1);
+        }
+    }
+  else if (self->mapped)
+    CUGI_CALL (cuGraphicsResourceGetMappedPointer, (&address, &size, self->handle), error);
+  if (address != 0)
     {
       buffer = cugi_buffer_new_wrapping (self->binding.context, address, size, G_OBJECT (self));
       add_view (self, G_OBJECT (buffer));
@@ -861,7 +916,8 @@ cugi_graphics_resource_get_array (CugiGraphicsResource  *self,
                            _("A GL buffer maps as a buffer, not as arrays: use cugi_graphics_resource_get_buffer()"));
       return NULL;
     }
-  if (!CUGI_REQUIRE_ENTRY_POINT (cuGraphicsSubResourceGetMappedArray, error) ||
+  if ((self->kind != CUGI_GRAPHICS_RESOURCE_KIND_EGL_IMAGE &&
+       !CUGI_REQUIRE_ENTRY_POINT (cuGraphicsSubResourceGetMappedArray, error)) ||
       !enter (self, &scope, error))
     return NULL;
   /* What the registration promised the arrays can do. */
@@ -870,8 +926,16 @@ cugi_graphics_resource_get_array (CugiGraphicsResource  *self,
   if (self->flags & CUGI_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER)
     known_flags |= CUGI_ARRAY_FLAGS_TEXTURE_GATHER;
   g_mutex_lock (&self->lock);
-  if (check_mapped (self, TRUE, error) &&
-      CUGI_CALL (cuGraphicsSubResourceGetMappedArray, (&handle, self->handle, index, level), error))
+  if (check_mapped (self, TRUE, error) && self->kind == CUGI_GRAPHICS_RESOURCE_KIND_EGL_IMAGE)
+    {
+      CugiEglFrame frame = { 0, };
+
+      if (get_egl_frame (self, index, level, CUGI_EGL_FRAME_TYPE_ARRAY, &frame, error))
+        handle = frame.frame.pArray[0];
+    }
+  else if (self->mapped)
+    CUGI_CALL (cuGraphicsSubResourceGetMappedArray, (&handle, self->handle, index, level), error);
+  if (handle != NULL)
     array = cugi_array_new_borrowed (self->binding.context, handle, known_flags, g_object_ref (self),
                                      g_object_unref, error);
   if (array != NULL)

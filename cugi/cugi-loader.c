@@ -28,6 +28,7 @@
 #define CUGI_ABI_VERSION_cuGraphicsGLRegisterBuffer 3000
 #define CUGI_ABI_VERSION_cuGraphicsGLRegisterImage 3000
 #define CUGI_ABI_VERSION_cuGraphicsEGLRegisterImage 7000
+#define CUGI_ABI_VERSION_cuGraphicsResourceGetMappedEglFrame 7000
 
 /* cuGetProcAddress_v2 and the versioned entry points appeared in CUDA 12.0. */
 #define CUGI_MIN_DRIVER_VERSION 12000

@@ -224,6 +224,7 @@ G_BEGIN_DECLS
   X (cuGraphicsUnmapResources, FALSE) \
   X (cuGraphicsResourceGetMappedPointer, FALSE) \
   X (cuGraphicsSubResourceGetMappedArray, FALSE) \
+  X (cuGraphicsResourceGetMappedEglFrame, FALSE) \
   X (cuGraphicsUnregisterResource, FALSE) \
   X (cuImportExternalMemory, FALSE) \
   X (cuExternalMemoryGetMappedBuffer, FALSE) \
@@ -250,6 +251,33 @@ CUresult CUDAAPI cuGraphicsGLRegisterImage  (CUgraphicsResource *resource,
 CUresult CUDAAPI cuGraphicsEGLRegisterImage (CUgraphicsResource *resource,
                                              void               *image,
                                              unsigned int        flags);
+
+/* CUeglFrame (cudaEGL.h), its enums as the ints they are: the planes of a
+ * registered EGL image, as arrays or as pitch-linear memory. */
+#define CUGI_EGL_FRAME_TYPE_ARRAY 0
+#define CUGI_EGL_FRAME_TYPE_PITCH 1
+typedef struct
+{
+  union
+  {
+    CUarray pArray[3];
+    void   *pPitch[3];
+  } frame;
+  unsigned int   width;
+  unsigned int   height;
+  unsigned int   depth;
+  unsigned int   pitch;
+  unsigned int   planeCount;
+  unsigned int   numChannels;
+  int            frameType;
+  int            eglColorFormat;
+  CUarray_format cuFormat;
+} CugiEglFrame;
+
+CUresult CUDAAPI cuGraphicsResourceGetMappedEglFrame (CugiEglFrame       *frame,
+                                                      CUgraphicsResource  resource,
+                                                      unsigned int        index,
+                                                      unsigned int        level);
 
 #define CUGI_NVRTC_ENTRY_POINTS(X) \
   X (nvrtcVersion, TRUE) \

@@ -7,7 +7,10 @@
  * renderbuffers here (fake_cuda_graphics_gl_buffer_new(),
  * fake_cuda_graphics_gl_image_new()), under names as GL gives them, and
  * reads back what CUDA wrote into them as GL would. An EGL image is one of
- * those objects' addresses (fake_cuda_graphics_egl_image()). Whether a GL
+ * those objects' addresses (fake_cuda_graphics_egl_image()); as CUDA does,
+ * the stand-in gives an EGL image's memory from its registration on
+ * (cuGraphicsResourceGetMappedEglFrame), and refuses to map it (it is
+ * mapped already) or unmap it. Whether a GL
  * context is current is the test's to say (fake_cuda_graphics_set_gl_current()):
  * without one, registering, mapping and unmapping fail as CUDA's do. A
  * registered resource checks its state: a second map, an unmap of what is
@@ -66,7 +69,22 @@ typedef struct
   FakeGlObject *object;
   unsigned int  flags;
   int           mapped;
+  int           egl;           /* an EGL image's: mapped from its registration on */
 } FakeResource;
+
+/* CUeglFrame (cudaEGL.h, which needs EGL's headers). */
+typedef struct
+{
+  union
+  {
+    CUarray pArray[3];
+    void   *pPitch[3];
+  } frame;
+  unsigned int   width, height, depth, pitch, planeCount, numChannels;
+  int            frameType;    /* 0: arrays, 1: pitch-linear */
+  int            eglColorFormat;
+  CUarray_format cuFormat;
+} FakeEglFrame;
 
 typedef struct
 {
@@ -295,6 +313,20 @@ remember_resource (FakeResource *resource, FakeResource *old)
       }
 }
 
+static void
+set_mapped (FakeResource *resource, int map)
+{
+  resource->mapped = map;
+  pthread_mutex_lock (&lock);
+  live_mapped += map ? 1 : -1;
+  pthread_mutex_unlock (&lock);
+  /* While mapped, a buffer's memory is device memory. */
+  if (!resource->object->image && map)
+    fake_cuda_streams_add_external (resource->object->memory, resource->object->size);
+  else if (!resource->object->image)
+    fake_cuda_streams_remove_external (resource->object->memory);
+}
+
 static CUresult
 resource_new (CUgraphicsResource *handle, FakeGlObject *object, unsigned int flags)
 {
@@ -345,11 +377,56 @@ fake_cuGraphicsEGLRegisterImage (CUgraphicsResource *handle, void *image, unsign
 {
   for (unsigned int name = 1; name <= MAX_GL_OBJECTS; name++)
     if (gl_objects[name] != NULL && gl_objects[name] == image)
-      return resource_new (handle, image, flags);
+      {
+        CUresult result = resource_new (handle, image, flags);
+
+        if (result == CUDA_SUCCESS)
+          {
+            ((FakeResource *) *handle)->egl = 1;
+            set_mapped ((FakeResource *) *handle, 1);
+          }
+        return result;
+      }
   return CUDA_ERROR_INVALID_VALUE;
 }
 
-/* Maps or unmaps each of @resources; every one must be in the other state. */
+/* Plane 0 of an EGL image: a texture's arrays, or a buffer's memory as one
+ * row. */
+static CUresult
+fake_cuGraphicsResourceGetMappedEglFrame (FakeEglFrame *frame, CUgraphicsResource handle, unsigned int index,
+                                          unsigned int level)
+{
+  FakeResource *resource = (FakeResource *) handle;
+  FakeGlObject *object;
+
+  if (resource == NULL || frame == NULL)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!resource->egl)
+    return CUDA_ERROR_NOT_MAPPED;
+  object = resource->object;
+  memset (frame, 0, sizeof *frame);
+  frame->planeCount = 1;
+  frame->depth = 1;
+  if (!object->image)
+    {
+      if (index != 0 || level != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+      frame->frameType = 1;
+      frame->frame.pPitch[0] = object->memory;
+      frame->width = frame->pitch = object->size;
+      frame->height = 1;
+      return CUDA_SUCCESS;
+    }
+  if (index >= object->layers || level >= object->levels)
+    return CUDA_ERROR_INVALID_VALUE;
+  frame->frameType = 0;
+  frame->frame.pArray[0] = object->arrays[index * object->levels + level];
+  return CUDA_SUCCESS;
+}
+
+/* Maps or unmaps each of @resources; every one must be in the other state.
+ * An EGL image is mapped from its registration to its end, and what CUDA
+ * says of mapping one is CUDA_ERROR_UNKNOWN. */
 static CUresult
 map_resources (unsigned int count, CUgraphicsResource *resources, int map)
 {
@@ -358,22 +435,12 @@ map_resources (unsigned int count, CUgraphicsResource *resources, int map)
   for (unsigned int i = 0; i < count; i++)
     if (resources[i] == NULL)
       return CUDA_ERROR_INVALID_HANDLE;
+    else if (((FakeResource *) resources[i])->egl)
+      return CUDA_ERROR_UNKNOWN;
     else if (((FakeResource *) resources[i])->mapped == map)
       return map ? CUDA_ERROR_ALREADY_MAPPED : CUDA_ERROR_NOT_MAPPED;
   for (unsigned int i = 0; i < count; i++)
-    {
-      FakeResource *resource = (FakeResource *) resources[i];
-
-      resource->mapped = map;
-      pthread_mutex_lock (&lock);
-      live_mapped += map ? 1 : -1;
-      pthread_mutex_unlock (&lock);
-      /* While mapped, a buffer's memory is device memory. */
-      if (!resource->object->image && map)
-        fake_cuda_streams_add_external (resource->object->memory, resource->object->size);
-      else if (!resource->object->image)
-        fake_cuda_streams_remove_external (resource->object->memory);
-    }
+    set_mapped ((FakeResource *) resources[i], map);
   return CUDA_SUCCESS;
 }
 
@@ -434,7 +501,7 @@ fake_cuGraphicsUnregisterResource (CUgraphicsResource handle)
   if (resource == NULL)
     return CUDA_ERROR_INVALID_HANDLE;
   if (resource->mapped)
-    map_resources (1, &handle, 0);
+    set_mapped (resource, 0);
   pthread_mutex_lock (&lock);
   live_resources--;
   remember_resource (NULL, resource);
@@ -800,6 +867,7 @@ fake_cuda_graphics_lookup (const char *symbol)
     ENTRY (cuGraphicsUnmapResources)
     ENTRY (cuGraphicsResourceGetMappedPointer)
     ENTRY (cuGraphicsSubResourceGetMappedArray)
+    ENTRY (cuGraphicsResourceGetMappedEglFrame)
     ENTRY (cuGraphicsUnregisterResource)
     ENTRY (cuImportExternalMemory)
     ENTRY (cuExternalMemoryGetMappedBuffer)

@@ -289,12 +289,21 @@ test_egl_image (void)
                                                        CUGI_GRAPHICS_REGISTER_FLAGS_NONE, &error);
   g_assert_no_error (error);
   g_assert_cmpint (cugi_graphics_resource_get_kind (resource), ==, CUGI_GRAPHICS_RESOURCE_KIND_EGL_IMAGE);
+  /* The driver maps no EGL image (it is CUDA's from the registration on):
+   * cugi's map and unmap are its own, and views need a map all the same. */
+  g_assert_null (cugi_graphics_resource_get_array (resource, 0, 0, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "not mapped");
   map (resource, NULL);
   g_assert_null (cugi_graphics_resource_get_buffer (resource, &error));
-  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "cuGraphicsResourceGetMappedPointer");
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "get_array");
   array = cugi_graphics_resource_get_array (resource, 0, 0, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (cugi_array_get_width (array), ==, 4);
+  g_assert_null (cugi_graphics_resource_get_array (resource, 1, 0, &error));
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_ARGUMENT, NULL);
+  unmap (resource, NULL);
+  g_assert_true (cugi_graphics_resource_map (resource, NULL, &error));
+  g_assert_no_error (error);
   g_clear_object (&array);
   g_clear_object (&resource);
 
@@ -303,7 +312,7 @@ test_egl_image (void)
   g_assert_no_error (error);
   map (resource, NULL);
   g_assert_null (cugi_graphics_resource_get_array (resource, 0, 0, &error));
-  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "cuGraphicsSubResourceGetMappedArray");
+  cugi_test_assert_error (&error, CUGI_ERROR_INVALID_STATE, "get_buffer");
   buffer = cugi_graphics_resource_get_buffer (resource, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (cugi_buffer_get_size (buffer), ==, 128);
