@@ -165,12 +165,14 @@ test_exchanges_and_scaled (void)
       g_autoptr(CugiBuffer) values = NULL;
       const guint8 *result;
 
+      g_test_message ("data type %d", narrow[t].type);
       for (gsize i = 0; i < 1024; i++)
         memcpy (ones + i * narrow[t].size, &narrow[t].one, narrow[t].size);
       bytes = g_bytes_new (ones, 1024 * narrow[t].size);
       values = cugi_test_buffer_new_with (bytes);
-      g_assert_true (cugi_communicator_all_reduce_scaled (comm, values, values, 1024, narrow[t].type,
-                                                          narrow[t].factor, stream, &error));
+      /* The error first, so that a failure says which. */
+      cugi_communicator_all_reduce_scaled (comm, values, values, 1024, narrow[t].type, narrow[t].factor, stream,
+                                           &error);
       g_assert_no_error (error);
       cugi_test_synchronize (stream);
       g_clear_pointer (&bytes, g_bytes_unref);

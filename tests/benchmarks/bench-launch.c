@@ -4,7 +4,10 @@
  *    parameters) and through cugi_kernel_launch(): throughput over many
  *    launches with a synchronization every SYNC_EVERY (below the queue
  *    depth), and the host cost alone, timing only the launch calls of
- *    batches of BATCH launches that are each synchronized afterwards;
+ *    batches of BATCH launches that are each synchronized afterwards, the
+ *    sides' batches taking turns (each batch of a round started by another
+ *    side), so that every side meets the machine and the driver in the same
+ *    state: run after run, two identical sides drifted apart by 4% here;
  *  - a graph of GRAPH_KERNELS such launches replayed through cuGraphLaunch
  *    and through cugi_graph_exec_launch(), the same two ways.
  * The launches are also made with a handler of the stream's ::idle
@@ -12,7 +15,10 @@
  * iteration so that each batch is one burst with its marker, as in a
  * program with a main loop.
  * Each figure is the median of REPETITIONS runs, the sides interleaved
- * (and taking turns going first) so that drift cancels out.
+ * (and taking turns going first) so that drift cancels out. --diagnose
+ * adds sides that tell where a graph launch's host cost goes: the raw
+ * launch with cuCtxGetCurrent() before it, as cugi asks, and each side
+ * without the main-loop iteration after its synchronizations.
  *
  * Goals (issues 4, 12 and 26): launch throughput and host cost at least 0.97
  * of raw, and with ::idle watched at least 0.97 of cugi without; graph
@@ -40,6 +46,7 @@
 #define GRAPH_BATCH 16
 #define GRAPH_BATCHES 50
 #define N_ELEMENTS 32
+#define MAX_SIDES 6
 
 #define GOAL_LAUNCH 0.97
 #define GOAL_GRAPH 0.98
@@ -94,78 +101,20 @@ graph_cugi (Bench *bench)
   check_error (launched, error);
 }
 
+/* What cugi's graph launch asks of the driver beside cuGraphLaunch. */
+static void
+graph_raw_asking_context (Bench *bench)
+{
+  CUcontext current = NULL;
+
+  check (cugi_cuda.cuCtxGetCurrent (&current), "cuCtxGetCurrent");
+  graph_raw (bench);
+}
+
 static void
 synchronize (Bench *bench)
 {
   launch_pair_synchronize (&bench->launch);
-}
-
-/* Launches a second, by the wall clock, synchronizing every @sync_every. */
-static double
-throughput (Bench     *bench,
-            LaunchFunc launch,
-            guint      total,
-            guint      sync_every)
-{
-  gint64 start;
-
-  synchronize (bench);
-  start = g_get_monotonic_time ();
-  for (guint i = 1; i <= total; i++)
-    {
-      launch (bench);
-      if (i % sync_every == 0)
-        synchronize (bench);
-    }
-  synchronize (bench);
-  return total / ((g_get_monotonic_time () - start) / 1e6);
-}
-
-/* Launches a second counting only the launch calls: each batch is short
- * enough never to fill the queue, and is synchronized untimed. */
-static double
-host_rate (Bench     *bench,
-           LaunchFunc launch,
-           guint      batch,
-           guint      batches)
-{
-  gint64 spent = 0;
-
-  synchronize (bench);
-  for (guint b = 0; b < batches; b++)
-    {
-      gint64 start = g_get_monotonic_time ();
-
-      for (guint i = 0; i < batch; i++)
-        launch (bench);
-      spent += g_get_monotonic_time () - start;
-      synchronize (bench);
-    }
-  return (double) batch * batches / (MAX (spent, 1) / 1e6);
-}
-
-static double
-launch_throughput (Bench *bench, LaunchFunc launch)
-{
-  return throughput (bench, launch, THROUGHPUT_LAUNCHES, SYNC_EVERY);
-}
-
-static double
-launch_host (Bench *bench, LaunchFunc launch)
-{
-  return host_rate (bench, launch, BATCH, BATCHES);
-}
-
-static double
-graph_throughput (Bench *bench, LaunchFunc launch)
-{
-  return throughput (bench, launch, GRAPH_LAUNCHES, GRAPH_SYNC_EVERY);
-}
-
-static double
-graph_host (Bench *bench, LaunchFunc launch)
-{
-  return host_rate (bench, launch, GRAPH_BATCH, GRAPH_BATCHES);
 }
 
 static double
@@ -190,28 +139,141 @@ add_record (const char *impl,
                           json_records->len > 1 ? "," : "", impl, measure, 1e6 / rate);
 }
 
-/* One side of a comparison: its launches, and whether ::idle is watched
- * while they run. */
+/* One side of a comparison: its launches, whether ::idle is watched while
+ * they run; for --diagnose, whether its synchronizations skip the
+ * main-loop iteration (no burst flushed, no ::idle), and whether its ratio
+ * is for information only. */
 typedef struct
 {
   const char *impl;
   LaunchFunc  launch;
   gboolean    watch_idle;
+  gboolean    quiet;
+  gboolean    diagnostic;
 } Side;
 
-static double
-measure_side (Bench        *bench,
-              double      (*measure) (Bench *, LaunchFunc),
-              const Side   *side)
+static void
+side_synchronize (Bench      *bench,
+                  const Side *side)
 {
-  double rate;
+  if (side->quiet)
+    check (cugi_cuda.cuStreamSynchronize (bench->launch.handle), "cuStreamSynchronize");
+  else
+    synchronize (bench);
+}
 
+static void
+side_begin (Bench      *bench,
+            const Side *side)
+{
   if (side->watch_idle)
     launch_pair_watch_idle (&bench->launch, TRUE);
-  rate = measure (bench, side->launch);
+  side_synchronize (bench, side);
+}
+
+static void
+side_end (Bench      *bench,
+          const Side *side)
+{
+  side_synchronize (bench, side);
   if (side->watch_idle)
     launch_pair_watch_idle (&bench->launch, FALSE);
-  return rate;
+}
+
+/* How a comparison measures one repetition: launches a second of each of
+ * @n_sides @sides into @rates, @first starting. */
+typedef void (*MeasureFunc) (Bench      *bench,
+                             const Side *sides,
+                             guint       n_sides,
+                             guint       first,
+                             double     *rates);
+
+/* Launches a second by the wall clock, side after side, each over @total
+ * launches synchronizing every @sync_every. */
+static void
+throughputs (Bench      *bench,
+             const Side *sides,
+             guint       n_sides,
+             guint       first,
+             guint       total,
+             guint       sync_every,
+             double     *rates)
+{
+  for (guint k = 0; k < n_sides; k++)
+    {
+      guint index = (first + k) % n_sides;
+      const Side *side = &sides[index];
+      gint64 start;
+
+      side_begin (bench, side);
+      start = g_get_monotonic_time ();
+      for (guint i = 1; i <= total; i++)
+        {
+          side->launch (bench);
+          if (i % sync_every == 0)
+            side_synchronize (bench, side);
+        }
+      side_synchronize (bench, side);
+      rates[index] = total / ((g_get_monotonic_time () - start) / 1e6);
+      side_end (bench, side);
+    }
+}
+
+/* Launches a second counting only the launch calls, each side over
+ * @batches batches of @batch, short enough never to fill the queue and
+ * each synchronized untimed; in each round of batches every side has one,
+ * and the rounds rotate which side goes first. */
+static void
+host_rates (Bench      *bench,
+            const Side *sides,
+            guint       n_sides,
+            guint       first,
+            guint       batch,
+            guint       batches,
+            double     *rates)
+{
+  gint64 spent[MAX_SIDES] = { 0 };
+
+  for (guint b = 0; b < batches; b++)
+    for (guint k = 0; k < n_sides; k++)
+      {
+        guint index = (first + b + k) % n_sides;
+        const Side *side = &sides[index];
+        gint64 start;
+
+        side_begin (bench, side);
+        start = g_get_monotonic_time ();
+        for (guint i = 0; i < batch; i++)
+          side->launch (bench);
+        spent[index] += g_get_monotonic_time () - start;
+        side_end (bench, side);
+      }
+  for (guint i = 0; i < n_sides; i++)
+    rates[i] = (double) batch * batches / (MAX (spent[i], 1) / 1e6);
+}
+
+static void
+launch_throughputs (Bench *bench, const Side *sides, guint n_sides, guint first, double *rates)
+{
+  throughputs (bench, sides, n_sides, first, THROUGHPUT_LAUNCHES, SYNC_EVERY, rates);
+}
+
+static void
+launch_host_rates (Bench *bench, const Side *sides, guint n_sides, guint first, double *rates)
+{
+  host_rates (bench, sides, n_sides, first, BATCH, BATCHES, rates);
+}
+
+static void
+graph_throughputs (Bench *bench, const Side *sides, guint n_sides, guint first, double *rates)
+{
+  throughputs (bench, sides, n_sides, first, GRAPH_LAUNCHES, GRAPH_SYNC_EVERY, rates);
+}
+
+static void
+graph_host_rates (Bench *bench, const Side *sides, guint n_sides, guint first, double *rates)
+{
+  host_rates (bench, sides, n_sides, first, GRAPH_BATCH, GRAPH_BATCHES, rates);
 }
 
 static void
@@ -225,31 +287,32 @@ print_ratio (const char *what,
   g_print ("%-36s %14.0f %14.0f %8.3f  %s\n", what, base, rate, rate / base, goal_text);
 }
 
-/* Measures @n_sides sides (the first the raw one) in turns, prints each
- * other side's median rate beside raw's, and for a side watching ::idle
- * beside the side before it too; FALSE when @goal (0: none) is missed. */
+/* Measures @n_sides sides (the first the raw one) REPETITIONS times, each
+ * repetition started by another side, prints each other side's median rate
+ * beside raw's, and for a side watching ::idle beside the side before it
+ * too; FALSE when @goal (0: none) is missed by a side that is not quiet. */
 static gboolean
 compare (Bench       *bench,
          const char  *what,
          const char  *measure_name,
-         double     (*measure) (Bench *, LaunchFunc),
+         MeasureFunc  measure,
          const Side  *sides,
          guint        n_sides,
          double       goal)
 {
-  double rates[3][REPETITIONS];
-  double medians[3];
+  double rates[MAX_SIDES][REPETITIONS];
+  double medians[MAX_SIDES];
   gboolean met = TRUE;
 
-  g_assert (n_sides <= G_N_ELEMENTS (rates));
+  g_assert (n_sides <= MAX_SIDES);
   for (guint rep = 0; rep < REPETITIONS; rep++)
-    for (guint i = 0; i < n_sides; i++)
-      {
-        /* Each repetition starts with another side. */
-        guint side = (i + rep) % n_sides;
+    {
+      double rep_rates[MAX_SIDES];
 
-        rates[side][rep] = measure_side (bench, measure, &sides[side]);
-      }
+      measure (bench, sides, n_sides, rep % n_sides, rep_rates);
+      for (guint i = 0; i < n_sides; i++)
+        rates[i][rep] = rep_rates[i];
+    }
   for (guint i = 0; i < n_sides; i++)
     {
       medians[i] = median (rates[i]);
@@ -258,9 +321,10 @@ compare (Bench       *bench,
   for (guint i = 1; i < n_sides; i++)
     {
       g_autofree char *label = i == 1 ? g_strdup (what) : g_strdup_printf ("  %s, vs raw", sides[i].impl);
+      double side_goal = sides[i].diagnostic ? 0 : goal;
 
-      print_ratio (label, medians[0], medians[i], goal);
-      met &= goal <= 0 || medians[i] / medians[0] >= goal;
+      print_ratio (label, medians[0], medians[i], side_goal);
+      met &= side_goal <= 0 || medians[i] / medians[0] >= side_goal;
       if (sides[i].watch_idle)
         {
           g_autofree char *versus = g_strdup_printf ("  %s, vs %s", sides[i].impl, sides[i - 1].impl);
@@ -336,20 +400,27 @@ main (int    argc,
   Bench bench = { 0 };
   gboolean met = TRUE;
   g_autofree char *json_file = NULL;
+  gboolean diagnose = FALSE;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &json_file, "Write the figures to FILE as JSON", "FILE" },
+    { "diagnose", 0, 0, G_OPTION_ARG_NONE, &diagnose, "Add the sides that tell where graph launches' host time goes",
+      NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr(GOptionContext) options = g_option_context_new (NULL);
   const Side launches[] = {
-    { "raw", launch_raw, FALSE },
-    { "cugi", launch_cugi, FALSE },
-    { "cugi-idle", launch_cugi_idle, TRUE },
+    { "raw", launch_raw, FALSE, FALSE, FALSE },
+    { "cugi", launch_cugi, FALSE, FALSE, FALSE },
+    { "cugi-idle", launch_cugi_idle, TRUE, FALSE, FALSE },
   };
   const Side graphs[] = {
-    { "raw", graph_raw, FALSE },
-    { "cugi", graph_cugi, FALSE },
+    { "raw", graph_raw, FALSE, FALSE, FALSE },
+    { "cugi", graph_cugi, FALSE, FALSE, FALSE },
+    { "raw-asking-context", graph_raw_asking_context, FALSE, FALSE, TRUE },
+    { "raw-quiet", graph_raw, FALSE, TRUE, TRUE },
+    { "cugi-quiet", graph_cugi, FALSE, TRUE, TRUE },
   };
+  guint n_graph_sides;
 
   setlocale (LC_ALL, "C.UTF-8");
   g_option_context_add_main_entries (options, entries, NULL);
@@ -360,6 +431,7 @@ main (int    argc,
     }
   if (json_file != NULL)
     json_records = g_string_new ("[");
+  n_graph_sides = diagnose ? G_N_ELEMENTS (graphs) : 2;
   if (!cugi_init (&error) || (device = cugi_device_get_default (&error)) == NULL)
     {
       g_printerr ("bench-launch: no GPU usable: %s\n", error->message);
@@ -374,14 +446,14 @@ main (int    argc,
   g_print ("bench-launch on %s: a 4-argument kernel (1 block of %u threads); medians of %u runs, "
            "launches a second\n", cugi_device_get_name (device), N_ELEMENTS, REPETITIONS);
   g_print ("%-36s %14s %14s %8s  %s\n", "", "raw", "cugi", "ratio", "goal");
-  met &= compare (&bench, "launch throughput (sync every 1024)", "throughput", launch_throughput,
+  met &= compare (&bench, "launch throughput (sync every 1024)", "throughput", launch_throughputs,
                   launches, G_N_ELEMENTS (launches), GOAL_LAUNCH);
-  met &= compare (&bench, "launch host cost (batches of 512)", "host", launch_host,
+  met &= compare (&bench, "launch host cost (batches of 512)", "host", launch_host_rates,
                   launches, G_N_ELEMENTS (launches), GOAL_LAUNCH);
-  met &= compare (&bench, "graph replay, 100 kernels", "graph-throughput", graph_throughput,
-                  graphs, G_N_ELEMENTS (graphs), GOAL_GRAPH);
-  met &= compare (&bench, "graph launch host cost (batches of 16)", "graph-host", graph_host,
-                  graphs, G_N_ELEMENTS (graphs), GOAL_LAUNCH);
+  met &= compare (&bench, "graph replay, 100 kernels", "graph-throughput", graph_throughputs,
+                  graphs, n_graph_sides, GOAL_GRAPH);
+  met &= compare (&bench, "graph launch host cost (batches of 16)", "graph-host", graph_host_rates,
+                  graphs, n_graph_sides, GOAL_LAUNCH);
   tear_down (&bench);
 
   if (json_records != NULL)
