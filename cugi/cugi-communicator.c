@@ -62,6 +62,12 @@ G_STATIC_ASSERT (sizeof (ncclUniqueId) == CUGI_NCCL_UNIQUE_ID_BYTES);
  * done, and whether a ready communicator failed. */
 #define PROGRESS_POLL_MS 2
 #define FAILURE_POLL_MS 100
+/* A call that waits for NCCL's background work asks again at once this
+ * many times, then after pauses that double from PROGRESS_FIRST_PAUSE_US
+ * to PROGRESS_POLL_MS: an enqueue is done within microseconds, a
+ * connection or a flush takes milliseconds and more. */
+#define PROGRESS_SPINS 64
+#define PROGRESS_FIRST_PAUSE_US 5
 
 struct _CugiCommunicator
 {
@@ -164,8 +170,9 @@ wait_while_in_progress (ncclComm_t    comm,
                         GCancellable *cancellable)
 {
   ncclResult_t state = ncclInProgress;
+  gulong pause_us = PROGRESS_FIRST_PAUSE_US;
 
-  for (;;)
+  for (guint polls = 0;; polls++)
     {
       ncclResult_t result = cugi_nccl.ncclCommGetAsyncError (comm, &state);
 
@@ -173,7 +180,13 @@ wait_while_in_progress (ncclComm_t    comm,
         return result;
       if (state != ncclInProgress || g_cancellable_is_cancelled (cancellable))
         return state;
-      g_usleep (PROGRESS_POLL_MS * 1000);
+      if (polls < PROGRESS_SPINS)
+        g_thread_yield ();
+      else
+        {
+          g_usleep (pause_us);
+          pause_us = MIN (pause_us * 2, PROGRESS_POLL_MS * 1000);
+        }
     }
 }
 
