@@ -21,6 +21,10 @@ gboolean            cugi_communicator_check_ready       (CugiCommunicator  *self
 gboolean            cugi_communicator_check_buffer      (CugiCommunicator  *self,
                                                          CugiBuffer        *buffer,
                                                          GError           **error);
+/* INVALID_ARGUMENT unless @unique_id (nullable) has the size of NCCL's
+ * unique ids: what every user of an id checks it with. */
+gboolean            cugi_communicator_check_unique_id   (GBytes  *unique_id,
+                                                         GError **error);
 /* The error for @result (an ncclResult_t) of NCCL's @operation, with what
  * NCCL last said about @comm (NULL: about the thread's last call). */
 void                cugi_communicator_set_error_from_result (GError       **error,

@@ -344,6 +344,20 @@ make_config (CugiCommunicator *self)
   return config;
 }
 
+gboolean
+cugi_communicator_check_unique_id (GBytes  *unique_id,
+                                   GError **error)
+{
+  gsize size = unique_id != NULL ? g_bytes_get_size (unique_id) : 0;
+
+  if (size == CUGI_NCCL_UNIQUE_ID_BYTES)
+    return TRUE;
+  g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
+               _("A unique id of %d bytes, from cugi_communicator_new_unique_id(), is needed; got %zu"),
+               CUGI_NCCL_UNIQUE_ID_BYTES, size);
+  return FALSE;
+}
+
 /* Everything checked before NCCL is called: INVALID_ARGUMENT naming what. */
 static gboolean
 check_construction (CugiCommunicator  *self,
@@ -355,14 +369,8 @@ check_construction (CugiCommunicator  *self,
                    _("The communicator is initialized already"));
       return FALSE;
     }
-  if (self->unique_id == NULL || g_bytes_get_size (self->unique_id) != CUGI_NCCL_UNIQUE_ID_BYTES)
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("A unique id of %d bytes, from cugi_communicator_new_unique_id(), is needed; got %zu"),
-                   CUGI_NCCL_UNIQUE_ID_BYTES,
-                   self->unique_id != NULL ? g_bytes_get_size (self->unique_id) : (gsize) 0);
-      return FALSE;
-    }
+  if (!cugi_communicator_check_unique_id (self->unique_id, error))
+    return FALSE;
   if (self->n_ranks < 1 || self->rank < 0 || self->rank >= self->n_ranks)
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
@@ -907,14 +915,9 @@ cugi_communicator_unique_id_to_string (GBytes  *unique_id,
   g_return_val_if_fail (unique_id != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (!cugi_communicator_check_unique_id (unique_id, error))
+    return NULL;
   data = g_bytes_get_data (unique_id, &size);
-  if (size != CUGI_NCCL_UNIQUE_ID_BYTES)
-    {
-      g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
-                   _("A unique id of %d bytes, from cugi_communicator_new_unique_id(), is needed; got %zu"),
-                   CUGI_NCCL_UNIQUE_ID_BYTES, size);
-      return NULL;
-    }
   text = g_string_sized_new (2 * size + 1);
   for (gsize i = 0; i < size; i++)
     g_string_append_printf (text, "%02x", data[i]);

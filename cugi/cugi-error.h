@@ -42,9 +42,13 @@ G_BEGIN_DECLS
  * @CUGI_ERROR_PEER_ACCESS: peer access between two devices is unavailable,
  *   already enabled or not enabled
  * @CUGI_ERROR_INVALID_IMAGE: PTX, CUBIN or fatbinary data could not be loaded
+ * @CUGI_ERROR_TIMED_OUT: what cugi waited for outside the GPU, such as
+ *   another process's answer (cugi_rendezvous_fetch()), did not come within
+ *   the time given
  *
  * Error codes in the %CUGI_ERROR domain. Every `CUresult` of the driver maps
- * to one of them.
+ * to one of them; %CUGI_ERROR_TIMED_OUT is cugi's own (the driver's
+ * `CUDA_ERROR_TIMEOUT` is a %CUGI_ERROR_DRIVER).
  *
  * Since: 0.1
  */
@@ -62,6 +66,7 @@ typedef enum {
   CUGI_ERROR_INVALID_CONTEXT,
   CUGI_ERROR_PEER_ACCESS,
   CUGI_ERROR_INVALID_IMAGE,
+  CUGI_ERROR_TIMED_OUT,
 } CugiError;
 
 CUGI_AVAILABLE_IN_0_1

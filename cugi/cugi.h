@@ -31,6 +31,7 @@
 #include "cugi-external-memory.h"
 #include "cugi-external-semaphore.h"
 #include "cugi-communicator.h"
+#include "cugi-rendezvous.h"
 #include "cugi-program.h"
 #include "cugi-diagnostic.h"
 #include "cugi-jit-options.h"

@@ -405,6 +405,23 @@ cugi_test_is_pinned_host_memory (gconstpointer data)
 /* ---- signals, threads and main contexts ----------------------------------- */
 
 void
+cugi_test_store_result (GObject      *source,
+                        GAsyncResult *result,
+                        gpointer      slot)
+{
+  *(GAsyncResult **) slot = g_object_ref (result);
+}
+
+void
+cugi_test_wait_for_result (GAsyncResult **slot)
+{
+  GMainContext *main_context = g_main_context_get_thread_default ();
+
+  while (*slot == NULL)
+    g_main_context_iteration (main_context, TRUE);
+}
+
+void
 cugi_test_count_notify (GObject    *object,
                         GParamSpec *pspec,
                         gpointer    counter)

@@ -121,6 +121,13 @@ gboolean cugi_test_is_pinned_host_memory  (gconstpointer data);
 
 /* ---- signals, threads and main contexts ----------------------------------- */
 
+/* A GAsyncReadyCallback that keeps a reference to the result in the
+ * (GAsyncResult **) @slot, for a test to wait for and finish. */
+void          cugi_test_store_result      (GObject      *source,
+                                           GAsyncResult *result,
+                                           gpointer      slot);
+/* Iterates the thread-default main context until *@slot is set. */
+void          cugi_test_wait_for_result   (GAsyncResult **slot);
 /* A "notify" handler that counts into the guint at @counter. */
 void          cugi_test_count_notify      (GObject     *object,
                                            GParamSpec  *pspec,

@@ -49,16 +49,6 @@ new_unique_id (void)
   return id;
 }
 
-static void
-store_result (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
-}
-
 /* All ranks connected from this thread, without blocking: each connection
  * completes only once every rank has joined. */
 static void
@@ -70,7 +60,7 @@ clique_connect (Clique *clique,
 
   for (int r = 0; r < n_ranks; r++)
     {
-      cugi_communicator_new_async (NULL, id, n_ranks, r, NULL, store_result, &results[r]);
+      cugi_communicator_new_async (NULL, id, n_ranks, r, NULL, cugi_test_store_result, &results[r]);
       /* Until the last rank is there, nothing completes. */
       g_main_context_iteration (NULL, FALSE);
       if (r < n_ranks - 1)
@@ -551,7 +541,7 @@ test_cancel (void)
   cugi_test_settle (NULL);
   before = count_communicators ();
 
-  cugi_communicator_new_async (NULL, id, 2, 0, cancellable, store_result, &result);
+  cugi_communicator_new_async (NULL, id, 2, 0, cancellable, cugi_test_store_result, &result);
   for (int i = 0; i < 5; i++)
     g_main_context_iteration (NULL, FALSE);
   g_assert_null (result);
@@ -644,7 +634,7 @@ test_close (void)
 
   other = cugi_communicator_new (NULL, id, 1, 0, NULL, &error);
   g_assert_no_error (error);
-  cugi_communicator_close_async (other, NULL, store_result, &result);
+  cugi_communicator_close_async (other, NULL, cugi_test_store_result, &result);
   g_assert_cmpint (cugi_communicator_get_state (other), ==, CUGI_COMMUNICATOR_STATE_READY);
   while (result == NULL)
     g_main_context_iteration (NULL, TRUE);

@@ -14,16 +14,6 @@
 static CugiCommunicator *comm;
 static CugiStream *stream;
 
-static void
-store_result (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  GAsyncResult **slot = user_data;
-
-  *slot = g_object_ref (result);
-}
-
 static CugiBuffer *
 float_buffer (float scale)
 {
@@ -70,7 +60,7 @@ test_connect (void)
   g_clear_pointer (&id, g_bytes_unref);
   id = cugi_communicator_unique_id_from_string (text, &error);
   g_assert_no_error (error);
-  cugi_communicator_new_async (cugi_test_default_context (), id, 1, 0, NULL, store_result, &result);
+  cugi_communicator_new_async (cugi_test_default_context (), id, 1, 0, NULL, cugi_test_store_result, &result);
   while (result == NULL)
     g_main_context_iteration (NULL, TRUE);
   comm = cugi_communicator_new_finish (result, &error);
@@ -253,7 +243,7 @@ test_close (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(GAsyncResult) result = NULL;
 
-  cugi_communicator_close_async (comm, NULL, store_result, &result);
+  cugi_communicator_close_async (comm, NULL, cugi_test_store_result, &result);
   while (result == NULL)
     g_main_context_iteration (NULL, TRUE);
   g_assert_true (cugi_communicator_close_finish (comm, result, &error));

@@ -30,6 +30,7 @@ test_every_result_is_mapped (void)
       g_assert_nonnull (name);
       g_assert_true (g_str_has_prefix (name, "CUDA_"));
       g_assert_cmpint (code, >=, CUGI_ERROR_FAILED);
+      /* The codes up to INVALID_IMAGE; TIMED_OUT is cugi's own. */
       g_assert_cmpint (code, <=, CUGI_ERROR_INVALID_IMAGE);
     }
 }

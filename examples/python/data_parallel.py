@@ -3,7 +3,7 @@
 Gio.Subprocess, joined by an NCCL communicator, averaging what each
 computed with an all-reduce, without any rank's main loop blocking.
 
-    data_parallel.py [--ranks N]
+    data_parallel.py [--ranks N] [--rendezvous]
 
 Without --ranks, one rank per GPU. The launcher makes the communicator's
 unique id and gives each rank its id, rank and number of ranks in its
@@ -11,9 +11,16 @@ environment; each rank makes its communicator with new_async(), fills a
 buffer with what it "computed", all-reduces the mean, checks it against
 the mean it expects and prints one line. The launcher waits for all ranks
 in its own main loop and exits 0 when all passed, 77 where there is no
-GPU or no NCCL (docs/multi-gpu.md)."""
+GPU or no NCCL (docs/multi-gpu.md).
+
+With --rendezvous, the launcher gives the ranks an address instead of the
+id (a free port of the loopback interface), as a cluster's launcher gives
+MASTER_ADDR and MASTER_PORT: rank 0 makes the id and serves it there with
+a Cugi.Rendezvous, and the other ranks fetch it from there with
+fetch_async(), whichever starts first."""
 
 import os
+import socket
 import sys
 
 import gi
@@ -24,6 +31,8 @@ from gi.repository import Cugi, Gio, GLib  # noqa: E402
 import numpy  # noqa: E402
 
 COUNT = 1 << 16
+# How long a rank tries to fetch the id from rank 0.
+FETCH_TIMEOUT_MS = 60000
 
 
 def computed(rank):
@@ -31,7 +40,9 @@ def computed(rank):
     return numpy.arange(COUNT, dtype=numpy.float32) * (rank + 1)
 
 
-def run_rank(rank, n_ranks, unique_id):
+def run_rank(rank, n_ranks, unique_id=None, rendezvous_address=None):
+    """Rank `rank`, given the unique id, or the address of rank 0's
+    rendezvous."""
     loop = GLib.MainLoop()
     outcome = {}
     device = Cugi.Device.get(rank % Cugi.Device.get_count())
@@ -51,8 +62,25 @@ def run_rank(rank, n_ranks, unique_id):
             outcome['error'] = error.message
         loop.quit()
 
-    Cugi.Communicator.new_async(context, unique_id, n_ranks, rank, None, connected, None)
-    # The loop goes on while NCCL connects the ranks.
+    def fetched(_source, result, _data):
+        try:
+            Cugi.Communicator.new_async(context, Cugi.Rendezvous.fetch_finish(result), n_ranks, rank, None,
+                                        connected, None)
+        except GLib.Error as error:
+            outcome['error'] = error.message
+            loop.quit()
+
+    if rendezvous_address is None:
+        Cugi.Communicator.new_async(context, unique_id, n_ranks, rank, None, connected, None)
+    elif rank == 0:
+        unique_id = Cugi.Communicator.new_unique_id()
+        # Kept until the ranks are connected: dropping it stops it.
+        rendezvous = Cugi.Rendezvous.new(unique_id, n_ranks)
+        rendezvous.listen(rendezvous_address)
+        Cugi.Communicator.new_async(context, unique_id, n_ranks, rank, None, connected, None)
+    else:
+        Cugi.Rendezvous.fetch_async(rendezvous_address, FETCH_TIMEOUT_MS, None, fetched, None)
+    # The loop goes on while the id is fetched and NCCL connects the ranks.
     loop.run()
     if 'error' in outcome:
         print(f'rank {rank}/{n_ranks}: {outcome["error"]}')
@@ -62,8 +90,22 @@ def run_rank(rank, n_ranks, unique_id):
     return 0 if outcome['ok'] else 1
 
 
-def launch(n_ranks):
+def free_loopback_address():
+    """A port of the loopback interface that nothing listens on (a moment
+    ago), for rank 0's rendezvous."""
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return f'127.0.0.1:{probe.getsockname()[1]}'
+
+
+def launch(n_ranks, rendezvous):
+    # Made here where the launcher hands it on, else only to see that NCCL
+    # is there before any rank waits for rank 0.
     unique_id = Cugi.Communicator.unique_id_to_string(Cugi.Communicator.new_unique_id())
+    if rendezvous:
+        given = {'CUGI_RENDEZVOUS': free_loopback_address()}
+    else:
+        given = {'CUGI_UNIQUE_ID': unique_id}
     loop = GLib.MainLoop()
     failed = []
     running = [n_ranks]
@@ -79,7 +121,8 @@ def launch(n_ranks):
 
     for rank in range(n_ranks):
         launcher = Gio.SubprocessLauncher.new(Gio.SubprocessFlags.NONE)
-        launcher.setenv('CUGI_UNIQUE_ID', unique_id, True)
+        for name, value in given.items():
+            launcher.setenv(name, value, True)
         launcher.setenv('CUGI_RANK', str(rank), True)
         launcher.setenv('CUGI_N_RANKS', str(n_ranks), True)
         process = launcher.spawnv([sys.executable, os.path.abspath(__file__)])
@@ -94,10 +137,13 @@ def main(argv):
     try:
         Cugi.init()
         if 'CUGI_RANK' in os.environ:
-            return run_rank(int(os.environ['CUGI_RANK']), int(os.environ['CUGI_N_RANKS']),
-                            Cugi.Communicator.unique_id_from_string(os.environ['CUGI_UNIQUE_ID']))
+            rank, n_ranks = int(os.environ['CUGI_RANK']), int(os.environ['CUGI_N_RANKS'])
+            if 'CUGI_RENDEZVOUS' in os.environ:
+                return run_rank(rank, n_ranks, rendezvous_address=os.environ['CUGI_RENDEZVOUS'])
+            unique_id = Cugi.Communicator.unique_id_from_string(os.environ['CUGI_UNIQUE_ID'])
+            return run_rank(rank, n_ranks, unique_id)
         n_ranks = int(argv[argv.index('--ranks') + 1]) if '--ranks' in argv else Cugi.Device.get_count()
-        return launch(n_ranks)
+        return launch(n_ranks, '--rendezvous' in argv)
     except GLib.Error as error:
         if not error.matches(Cugi.error_quark(), Cugi.Error.NOT_AVAILABLE):
             raise
