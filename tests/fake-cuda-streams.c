@@ -522,6 +522,9 @@ serve (void *data)
           op->fn (op->data);
           pthread_mutex_lock (&lock);
         }
+      else if (op->kind == OP_MEMSET && op->wide)
+        for (size_t i = 0; i < op->count; i++)
+          memcpy (op->start + i * sizeof op->value32, &op->value32, sizeof op->value32);
       else if (op->kind == OP_MEMSET)
         memset (op->start, op->value, op->count);
       else if (op->kind == OP_COPY)
@@ -861,8 +864,10 @@ fake_cuGraphLaunch (CUgraphExec exec, CUstream handle)
   return CUDA_SUCCESS;
 }
 
+/* A memset of @count bytes of @value, or (@wide) of @count 32-bit values
+ * of @value32. */
 static CUresult
-fake_cuMemsetD8Async (CUdeviceptr start, unsigned char value, size_t count, CUstream handle)
+push_memset (CUdeviceptr start, unsigned char value, uint32_t value32, int wide, size_t count, CUstream handle)
 {
   Op *op;
 
@@ -872,11 +877,26 @@ fake_cuMemsetD8Async (CUdeviceptr start, unsigned char value, size_t count, CUst
   op->kind = OP_MEMSET;
   op->start = (unsigned char *) (uintptr_t) start;
   op->value = value;
+  op->value32 = value32;
+  op->wide = wide;
   op->count = count;
   pthread_mutex_lock (&lock);
   push (handle, op);
   pthread_mutex_unlock (&lock);
   return CUDA_SUCCESS;
+}
+
+static CUresult
+fake_cuMemsetD8Async (CUdeviceptr start, unsigned char value, size_t count, CUstream handle)
+{
+  return push_memset (start, value, 0, 0, count, handle);
+}
+
+/* 32-bit values (the examples' gradients of floats). */
+static CUresult
+fake_cuMemsetD32Async (CUdeviceptr start, unsigned int value, size_t count, CUstream handle)
+{
+  return push_memset (start, 0, value, 1, count, handle);
 }
 
 static CUresult
@@ -1982,6 +2002,7 @@ static const struct
   ENTRY (cuGraphExecDestroy)
   ENTRY (cuGraphLaunch)
   ENTRY (cuMemsetD8Async)
+  ENTRY (cuMemsetD32Async)
   ENTRY (cuMemAlloc)
   ENTRY (cuMemAllocManaged)
   ENTRY (cuMemFree)

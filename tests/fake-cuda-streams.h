@@ -41,7 +41,8 @@ typedef struct Op
   unsigned char *start;      /* MEMSET, COPY, WRITE_VALUE: what it writes; FREE: the block's memory */
   const unsigned char *source;  /* COPY: what it reads */
   unsigned char  value;
-  uint32_t       value32;    /* WRITE_VALUE */
+  uint32_t       value32;    /* WRITE_VALUE, and MEMSET of 32-bit values */
+  unsigned char  wide;       /* MEMSET: of @count 32-bit values, value32 */
   size_t         count;
   /* Graphs built node by node: what OP_NOTHING stands for, a kernel node's
    * function, grid and block, the node of the graph an executable graph's

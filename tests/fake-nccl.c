@@ -310,6 +310,14 @@ ncclCommInitRankConfig (Comm **comm, int n_ranks, UniqueId id, int rank, Config 
   return is_blocking (*comm) ? SUCCESS : IN_PROGRESS;
 }
 
+/* The blocking connection of NCCL's first interface (bench-all-reduce's raw
+ * side). */
+EXPORT Result
+ncclCommInitRank (Comm **comm, int n_ranks, UniqueId id, int rank)
+{
+  return ncclCommInitRankConfig (comm, n_ranks, id, rank, NULL);
+}
+
 EXPORT Result
 ncclCommGetAsyncError (Comm *comm, Result *state)
 {

@@ -30,11 +30,13 @@ run launch "$bench/bench-launch"
 run completion "$bench/bench-completion"
 run copy "$bench/bench-copy"
 run alloc "$bench/bench-alloc"
+run all-reduce "$bench/bench-all-reduce"
 python_with_peers=/usr/bin/python3
 [ -x .gpu/venv-gi ] || [ -f .gpu/venv-gi ] && python_with_peers="bash .gpu/venv-gi"
 export CUGI_BENCH_RAW_LAUNCH="$bench/libbench-raw-launch.so"
 run peers $python_with_peers "$here/bench_peers.py"
 run alloc-py $python_with_peers "$here/bench_alloc.py"
+run all-reduce-py $python_with_peers "$here/bench_all_reduce.py"
 command -v gjs >/dev/null && run gjs gjs "$here/bench_gjs_launch.js"
 
 plot="/usr/bin/python3 $here/plot-performance.py $data"
