@@ -265,9 +265,9 @@ operation_begin (Operation         *op,
 }
 
 /* @value (finite) in a binary float format of @exponent_bits and
- * @mantissa_bits, rounded to the nearest (even) as a conversion on the
- * device would; FALSE beyond its largest finite value, whose code is
- * @largest. */
+ * @mantissa_bits (IEEE half, bfloat16), rounded to the nearest (even) as a
+ * conversion on the device would; FALSE beyond its largest finite value,
+ * whose code is @largest. */
 static gboolean
 encode_narrow_float (double   value,
                      int      exponent_bits,
@@ -347,13 +347,6 @@ encode_factor (double        factor,
     case CUGI_DATA_TYPE_BFLOAT16:
       fits = fits && encode_narrow_float (factor, 8, 7, 0x7f7f, &code);
       break;
-    case CUGI_DATA_TYPE_FLOAT8_E4M3:
-      /* No infinities: all of the top exponent is finite, but 0x7f. */
-      fits = fits && encode_narrow_float (factor, 4, 3, 0x7e, &code);
-      break;
-    case CUGI_DATA_TYPE_FLOAT8_E5M2:
-      fits = fits && encode_narrow_float (factor, 5, 2, 0x7b, &code);
-      break;
     default:
       g_assert_not_reached ();
     }
@@ -365,8 +358,6 @@ encode_factor (double        factor,
 
       memcpy (scalar, &value, sizeof value);
     }
-  else if (data_type >= CUGI_DATA_TYPE_FLOAT8_E4M3)
-    scalar[0] = code;
   if (!fits)
     {
       g_autoptr(GEnumClass) types = g_type_class_ref (CUGI_TYPE_DATA_TYPE);
@@ -402,6 +393,14 @@ operation_set_reduction (Operation     *op,
         }
       *reduction = reduce_op;
       return TRUE;
+    }
+  /* NCCL 2.28 refuses them (ncclInvalidArgument), on an H200 too. */
+  if (op->data_type == CUGI_DATA_TYPE_FLOAT8_E4M3 || op->data_type == CUGI_DATA_TYPE_FLOAT8_E5M2)
+    {
+      g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
+                           _("NCCL has no pre-multiplied sums of 8-bit floats: scale them in a kernel, or sum "
+                             "them as 16-bit floats"));
+      return FALSE;
     }
   if (!encode_factor (*factor, op->data_type, scalar, error) ||
       !cugi_communicator_finish_call (op->communicator,
@@ -597,7 +596,8 @@ cugi_communicator_all_reduce (CugiCommunicator  *self,
  *
  * Returns: %TRUE if the all-reduce was enqueued; else %FALSE with @error
  *   set (%CUGI_ERROR_INVALID_ARGUMENT for a factor that @data_type cannot
- *   hold)
+ *   hold, %CUGI_ERROR_NOT_SUPPORTED for 8-bit floats, which NCCL does not
+ *   pre-multiply)
  *
  * Since: 0.1
  */

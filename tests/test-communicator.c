@@ -113,8 +113,8 @@ test_collectives (void)
 }
 
 /* One rank's all-to-all, gather and scatter are copies; a pre-multiplied
- * sum is its factor times the elements, in the narrow float types too, as
- * NCCL reads the factor cugi encoded for it. */
+ * sum is its factor times the elements, in the 16-bit float types too, as
+ * NCCL reads the factor cugi encoded for it; NCCL takes 8-bit floats. */
 static void
 test_exchanges_and_scaled (void)
 {
@@ -124,9 +124,8 @@ test_exchanges_and_scaled (void)
   const struct { CugiDataType type; double factor; guint16 one, expected; gsize size; } narrow[] = {
     { CUGI_DATA_TYPE_FLOAT16, 0.1, 0x3c00, 0x2e66, 2 },
     { CUGI_DATA_TYPE_BFLOAT16, 0.1, 0x3f80, 0x3dcd, 2 },
-    { CUGI_DATA_TYPE_FLOAT8_E4M3, 2, 0x38, 0x40, 1 },
-    { CUGI_DATA_TYPE_FLOAT8_E5M2, 0.25, 0x3c, 0x34, 1 },
   };
+  const guint8 e4m3_ones[4] = { 0x38, 0x38, 0x38, 0x38 };
 
   g_assert_true (cugi_communicator_all_to_all (comm, send, recv, COUNT, CUGI_DATA_TYPE_FLOAT32, stream, &error));
   g_assert_no_error (error);
@@ -147,6 +146,21 @@ test_exchanges_and_scaled (void)
                                                           stream, &error));
   g_assert_no_error (error);
   assert_floats (recv, COUNT, 0, 0.5f, 3.0f);
+
+  /* 1.0 in E4M3, summed over the one rank. */
+  {
+    g_autoptr(GBytes) ones = g_bytes_new (e4m3_ones, sizeof e4m3_ones);
+    g_autoptr(CugiBuffer) values = cugi_test_buffer_new_with (ones);
+    g_autoptr(CugiBuffer) sums = cugi_test_buffer_new (sizeof e4m3_ones);
+    g_autoptr(GBytes) result = NULL;
+
+    g_assert_true (cugi_communicator_all_reduce (comm, values, sums, sizeof e4m3_ones, CUGI_DATA_TYPE_FLOAT8_E4M3,
+                                                 CUGI_REDUCE_OP_SUM, stream, &error));
+    g_assert_no_error (error);
+    cugi_test_synchronize (stream);
+    result = cugi_test_download_all (sums);
+    cugi_test_assert_bytes_equal (result, ones);
+  }
 
   for (gsize t = 0; t < G_N_ELEMENTS (narrow); t++)
     {

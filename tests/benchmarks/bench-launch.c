@@ -4,10 +4,10 @@
  *    parameters) and through cugi_kernel_launch(): throughput over many
  *    launches with a synchronization every SYNC_EVERY (below the queue
  *    depth), and the host cost alone, timing only the launch calls of
- *    batches of BATCH launches that are each synchronized afterwards, the
- *    sides' batches taking turns (each batch of a round started by another
- *    side), so that every side meets the machine and the driver in the same
- *    state: run after run, two identical sides drifted apart by 4% here;
+ *    batches of BATCH launches that are each synchronized afterwards; the
+ *    sides' chunks between synchronizations take turns, round by round, so
+ *    that every side meets the machine and the driver in the same state
+ *    (run after run, two identical sides drifted 4% apart here);
  *  - a graph of GRAPH_KERNELS such launches replayed through cuGraphLaunch
  *    and through cugi_graph_exec_launch(), the same two ways.
  * The launches are also made with a handler of the stream's ::idle
@@ -188,92 +188,68 @@ typedef void (*MeasureFunc) (Bench      *bench,
                              guint       first,
                              double     *rates);
 
-/* Launches a second by the wall clock, side after side, each over @total
- * launches synchronizing every @sync_every. */
+/* Launches a second, each side over @rounds chunks of @chunk launches.
+ * A chunk is timed from its first launch to the end of the
+ * synchronization after its last (@timed_sync), or only over its launch
+ * calls: the host cost, with chunks short enough never to fill the queue.
+ * In each round every side has one chunk, and the rounds rotate which side
+ * goes first, so that every side meets the machine and the driver in the
+ * same state (run after run, two identical sides drifted 4% apart here). */
 static void
-throughputs (Bench      *bench,
-             const Side *sides,
-             guint       n_sides,
-             guint       first,
-             guint       total,
-             guint       sync_every,
-             double     *rates)
-{
-  for (guint k = 0; k < n_sides; k++)
-    {
-      guint index = (first + k) % n_sides;
-      const Side *side = &sides[index];
-      gint64 start;
-
-      side_begin (bench, side);
-      start = g_get_monotonic_time ();
-      for (guint i = 1; i <= total; i++)
-        {
-          side->launch (bench);
-          if (i % sync_every == 0)
-            side_synchronize (bench, side);
-        }
-      side_synchronize (bench, side);
-      rates[index] = total / ((g_get_monotonic_time () - start) / 1e6);
-      side_end (bench, side);
-    }
-}
-
-/* Launches a second counting only the launch calls, each side over
- * @batches batches of @batch, short enough never to fill the queue and
- * each synchronized untimed; in each round of batches every side has one,
- * and the rounds rotate which side goes first. */
-static void
-host_rates (Bench      *bench,
-            const Side *sides,
-            guint       n_sides,
-            guint       first,
-            guint       batch,
-            guint       batches,
-            double     *rates)
+interleaved_rates (Bench      *bench,
+                   const Side *sides,
+                   guint       n_sides,
+                   guint       first,
+                   guint       chunk,
+                   guint       rounds,
+                   gboolean    timed_sync,
+                   double     *rates)
 {
   gint64 spent[MAX_SIDES] = { 0 };
 
-  for (guint b = 0; b < batches; b++)
+  for (guint round = 0; round < rounds; round++)
     for (guint k = 0; k < n_sides; k++)
       {
-        guint index = (first + b + k) % n_sides;
+        guint index = (first + round + k) % n_sides;
         const Side *side = &sides[index];
         gint64 start;
 
         side_begin (bench, side);
         start = g_get_monotonic_time ();
-        for (guint i = 0; i < batch; i++)
+        for (guint i = 0; i < chunk; i++)
           side->launch (bench);
+        if (timed_sync)
+          side_synchronize (bench, side);
         spent[index] += g_get_monotonic_time () - start;
         side_end (bench, side);
       }
   for (guint i = 0; i < n_sides; i++)
-    rates[i] = (double) batch * batches / (MAX (spent[i], 1) / 1e6);
+    rates[i] = (double) chunk * rounds / (MAX (spent[i], 1) / 1e6);
 }
 
 static void
 launch_throughputs (Bench *bench, const Side *sides, guint n_sides, guint first, double *rates)
 {
-  throughputs (bench, sides, n_sides, first, THROUGHPUT_LAUNCHES, SYNC_EVERY, rates);
+  interleaved_rates (bench, sides, n_sides, first, SYNC_EVERY, THROUGHPUT_LAUNCHES / SYNC_EVERY, TRUE, rates);
 }
 
 static void
 launch_host_rates (Bench *bench, const Side *sides, guint n_sides, guint first, double *rates)
 {
-  host_rates (bench, sides, n_sides, first, BATCH, BATCHES, rates);
+  interleaved_rates (bench, sides, n_sides, first, BATCH, BATCHES, FALSE, rates);
 }
 
 static void
 graph_throughputs (Bench *bench, const Side *sides, guint n_sides, guint first, double *rates)
 {
-  throughputs (bench, sides, n_sides, first, GRAPH_LAUNCHES, GRAPH_SYNC_EVERY, rates);
+  interleaved_rates (bench, sides, n_sides, first, GRAPH_SYNC_EVERY, GRAPH_LAUNCHES / GRAPH_SYNC_EVERY, TRUE,
+                     rates);
 }
 
 static void
 graph_host_rates (Bench *bench, const Side *sides, guint n_sides, guint first, double *rates)
 {
-  host_rates (bench, sides, n_sides, first, GRAPH_BATCH, GRAPH_BATCHES, rates);
+  interleaved_rates (bench, sides, n_sides, first, GRAPH_BATCH, GRAPH_BATCHES, FALSE, rates);
 }
 
 static void
