@@ -131,6 +131,8 @@ struct Comm
   Config    config;
   int       init_polls;    /* polls left before a joined connection is done */
   int       busy_polls;    /* polls left before a call is done */
+  int       in_flight;     /* operations launched and not done */
+  int       finalizing;    /* in progress until in_flight is 0, as NCCL's flush */
   int       aborted;
   int       registrations;
   unsigned  collectives;
@@ -336,6 +338,8 @@ ncclCommGetAsyncError (Comm *comm, Result *state)
       comm->busy_polls--;
       *state = IN_PROGRESS;
     }
+  else if (comm->finalizing && comm->in_flight > 0)
+    *state = IN_PROGRESS;
   else
     *state = error != 0 ? (Result) error : SUCCESS;
   pthread_mutex_unlock (&lock);
@@ -355,12 +359,21 @@ busy (Comm *comm)
   return IN_PROGRESS;
 }
 
+/* A communicator destroyed with operations still on their streams (not
+ * finalized, or aborted) waits for them to end, as they read it: those
+ * that wait for other ranks give up, as the clique is then aborted. */
 static void
 leave (Comm *comm)
 {
   Clique *clique = comm->clique;
 
   pthread_mutex_lock (&lock);
+  while (comm->in_flight > 0)
+    {
+      clique->aborted = 1;
+      pthread_cond_broadcast (&changed);
+      pthread_cond_wait (&changed, &lock);
+    }
   clique->ranks[comm->rank] = NULL;
   if (--clique->members == 0)
     for (size_t i = 0; i < sizeof cliques / sizeof cliques[0]; i++)
@@ -376,6 +389,9 @@ leave (Comm *comm)
 EXPORT Result
 ncclCommFinalize (Comm *comm)
 {
+  pthread_mutex_lock (&lock);
+  comm->finalizing = 1;
+  pthread_mutex_unlock (&lock);
   return busy (comm);
 }
 
@@ -695,6 +711,8 @@ run_op (void *data)
           pthread_cond_broadcast (&changed);
         }
     }
+  op->comm->in_flight--;
+  pthread_cond_broadcast (&changed);
   pthread_mutex_unlock (&lock);
   free (op);
 }
@@ -702,8 +720,14 @@ run_op (void *data)
 static Result
 launch (Op *op)
 {
+  pthread_mutex_lock (&lock);
+  op->comm->in_flight++;
+  pthread_mutex_unlock (&lock);
   if (launch_host_func (op->stream, run_op, op) != CUDA_SUCCESS)
     {
+      pthread_mutex_lock (&lock);
+      op->comm->in_flight--;
+      pthread_mutex_unlock (&lock);
       free (op);
       return SYSTEM_ERROR;
     }
