@@ -1,7 +1,8 @@
 /* cugi-communicator-private.h: what cugi-communicator.c (the object, its
  * connection and its state) shares with cugi-communicator-ops.c (the work
- * enqueued on it) and cugi-communicator-memory.c (registered and NCCL's own
- * memory). Not installed. */
+ * enqueued on it), cugi-communicator-memory.c (registered and NCCL's own
+ * memory), cugi-communicator-nccl.c (NCCL's results, unique ids) and the
+ * rendezvous. Not installed. */
 #pragma once
 
 #include "cugi-context-private.h"
