@@ -30,6 +30,7 @@
 
 #include <locale.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "launch-pair.h"
 #include "cugi-graph-private.h"
@@ -44,7 +45,7 @@
 #define GRAPH_LAUNCHES 2000
 #define GRAPH_SYNC_EVERY 10
 #define GRAPH_BATCH 16
-#define GRAPH_BATCHES 50
+#define GRAPH_BATCHES 400
 #define N_ELEMENTS 32
 #define MAX_SIDES 6
 
@@ -188,6 +189,17 @@ typedef void (*MeasureFunc) (Bench      *bench,
                              guint       first,
                              double     *rates);
 
+/* In nanoseconds: a batch of 16 graph launches takes some 30 µs, which
+ * g_get_monotonic_time()'s microseconds cut too coarsely. */
+static gint64
+now_ns (void)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  return (gint64) now.tv_sec * G_GINT64_CONSTANT (1000000000) + now.tv_nsec;
+}
+
 /* Launches a second, each side over @rounds chunks of @chunk launches.
  * A chunk is timed from its first launch to the end of the
  * synchronization after its last (@timed_sync), or only over its launch
@@ -205,7 +217,7 @@ interleaved_rates (Bench      *bench,
                    gboolean    timed_sync,
                    double     *rates)
 {
-  gint64 spent[MAX_SIDES] = { 0 };
+  gint64 spent[MAX_SIDES] = { 0 };  /* ns */
 
   for (guint round = 0; round < rounds; round++)
     for (guint k = 0; k < n_sides; k++)
@@ -215,16 +227,16 @@ interleaved_rates (Bench      *bench,
         gint64 start;
 
         side_begin (bench, side);
-        start = g_get_monotonic_time ();
+        start = now_ns ();
         for (guint i = 0; i < chunk; i++)
           side->launch (bench);
         if (timed_sync)
           side_synchronize (bench, side);
-        spent[index] += g_get_monotonic_time () - start;
+        spent[index] += now_ns () - start;
         side_end (bench, side);
       }
   for (guint i = 0; i < n_sides; i++)
-    rates[i] = (double) chunk * rounds / (MAX (spent[i], 1) / 1e6);
+    rates[i] = (double) chunk * rounds / (MAX (spent[i], 1) / 1e9);
 }
 
 static void
