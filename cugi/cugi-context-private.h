@@ -121,6 +121,21 @@ cugi_context_binding_is_current (const CugiContextBinding *self)
          (self->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0;
 }
 
+/* cugi_context_binding_is_current() of two bindings to one context, which
+ * asks for its generation once. */
+static inline gboolean
+cugi_context_bindings_are_current (const CugiContextBinding *a,
+                                   const CugiContextBinding *b)
+{
+  guint generation;
+
+  if (a->context == NULL || a->context != b->context)
+    return cugi_context_binding_is_current (a) && cugi_context_binding_is_current (b);
+  generation = cugi_context_get_generation (a->context);
+  return (generation == a->generation || (a->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0) &&
+         (generation == b->generation || (b->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0);
+}
+
 /* FALSE with CUGI_ERROR_INVALID_CONTEXT and the class's own message when
  * the context was reset since. @reset_message is untranslated (marked N_()):
  * every call of the object checks, and only a failure translates. */

@@ -28,26 +28,29 @@ struct _CugiGraphExec
 {
   GObject      parent_instance;
 
-  CugiContextBinding binding;   /* to the generation it was instantiated in */
-  /* The driver names nodes of an executable graph by the nodes of the graph
-   * it was instantiated from, even after updates from other graphs. */
-  CugiGraph   *instantiated;
-  CugiGraph   *graph;           /* the latest: node parameters, kernels */
+  /* What every launch reads comes first, together: the driver's own work
+   * between two launches evicts what a launch touched. */
   CUgraphExec  handle;
   /* The binding's CUDA context, for launches to compare with the current
    * one without a call. */
   CUcontext    context_handle;
-
-  GMutex       lock;            /* guards the three below */
-  GHashTable  *node_resources;  /* kernel CUgraphNode → buffers of its new args */
-  /* What a launch must keep alive: the graph's resources and those of
-   * changed nodes. Immutable: a change makes a new one. */
-  GPtrArray   *resources;
   /* The stream of the launches since resources was made (cugi_stream_pin()),
    * as argument lists pin theirs: launches there need no tracking of their
    * own, and resources go to it when they change. Atomic; NULL before a
    * launch. */
   CugiStream  *pinned_stream;
+  CugiContextBinding binding;   /* to the generation it was instantiated in */
+
+  /* The driver names nodes of an executable graph by the nodes of the graph
+   * it was instantiated from, even after updates from other graphs. */
+  CugiGraph   *instantiated;
+  CugiGraph   *graph;           /* the latest: node parameters, kernels */
+
+  GMutex       lock;            /* guards the two below, and pinned_stream's changes */
+  GHashTable  *node_resources;  /* kernel CUgraphNode → buffers of its new args */
+  /* What a launch must keep alive: the graph's resources and those of
+   * changed nodes. Immutable: a change makes a new one. */
+  GPtrArray   *resources;
 };
 
 G_DEFINE_FINAL_TYPE (CugiGraphExec, cugi_graph_exec, G_TYPE_OBJECT)
@@ -393,8 +396,7 @@ cugi_graph_exec_launch (CugiGraphExec *self,
    * stream of the graph's own context wrapper, neither reset, the context
    * current. */
   if (G_LIKELY (stream != NULL && self->handle != NULL && stream->binding.context == self->binding.context &&
-                cugi_context_binding_is_current (&self->binding) &&
-                cugi_context_binding_is_current (&stream->binding) &&
+                cugi_context_bindings_are_current (&self->binding, &stream->binding) &&
                 cugi_cuda.cuCtxGetCurrent (&current) == CUDA_SUCCESS && current == self->context_handle))
     return launch_current (self, stream, error);
   return launch_entering (self, stream, error);
