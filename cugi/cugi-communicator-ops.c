@@ -189,6 +189,12 @@ get_element_size (CugiDataType data_type)
     }
 }
 
+static gboolean
+is_float8 (CugiDataType data_type)
+{
+  return data_type == CUGI_DATA_TYPE_FLOAT8_E4M3 || data_type == CUGI_DATA_TYPE_FLOAT8_E5M2;
+}
+
 /* One operation on a communicator, from its checks to its tracking. */
 typedef struct
 {
@@ -240,8 +246,7 @@ operation_begin (Operation         *op,
                    _("%d is not a data type (a CugiDataType)"), (int) data_type);
       return FALSE;
     }
-  if (op->element_size == 1 && data_type >= CUGI_DATA_TYPE_FLOAT8_E4M3 &&
-      cugi_loader_get_nccl_version () < CUGI_NCCL_VERSION_FLOAT8)
+  if (is_float8 (data_type) && cugi_loader_get_nccl_version () < CUGI_NCCL_VERSION_FLOAT8)
     {
       int version = cugi_loader_get_nccl_version ();
 
@@ -395,7 +400,7 @@ operation_set_reduction (Operation     *op,
       return TRUE;
     }
   /* NCCL 2.28 refuses them (ncclInvalidArgument), on an H200 too. */
-  if (op->data_type == CUGI_DATA_TYPE_FLOAT8_E4M3 || op->data_type == CUGI_DATA_TYPE_FLOAT8_E5M2)
+  if (is_float8 (op->data_type))
     {
       g_set_error_literal (error, CUGI_ERROR, CUGI_ERROR_NOT_SUPPORTED,
                            _("NCCL has no pre-multiplied sums of 8-bit floats: scale them in a kernel, or sum "
@@ -911,6 +916,7 @@ enqueue_exchange (CugiCommunicator  *self,
   gboolean needs_send = exchange != EXCHANGE_SCATTER || is_root || send_buffer != NULL;
   gboolean needs_recv = exchange != EXCHANGE_GATHER || is_root || recv_buffer != NULL;
   ncclComm_t comm = cugi_communicator_get_handle (self);
+  __typeof__ (ncclGather) *rooted;
   ncclResult_t result;
 
   if (!operation_begin (&operation, self, data_type, stream, error) ||
@@ -921,27 +927,16 @@ enqueue_exchange (CugiCommunicator  *self,
        !operation_add_buffer (&operation, recv_buffer, _("receive buffer"), count, recv_parts, &recv, error)))
     return FALSE;
 
-  switch (exchange)
-    {
-    case EXCHANGE_ALL_TO_ALL:
-      result = cugi_nccl.ncclAlltoAll != NULL
-                 ? cugi_nccl.ncclAlltoAll ((const void *) send, (void *) recv, count, data_type, comm,
-                                           cugi_stream_get_handle (operation.target))
-                 : exchange_pairwise (&operation, exchange, send, recv, count, root);
-      break;
-    case EXCHANGE_GATHER:
-      result = cugi_nccl.ncclGather != NULL
-                 ? cugi_nccl.ncclGather ((const void *) send, (void *) recv, count, data_type, root, comm,
-                                         cugi_stream_get_handle (operation.target))
-                 : exchange_pairwise (&operation, exchange, send, recv, count, root);
-      break;
-    default:
-      result = cugi_nccl.ncclScatter != NULL
-                 ? cugi_nccl.ncclScatter ((const void *) send, (void *) recv, count, data_type, root, comm,
-                                          cugi_stream_get_handle (operation.target))
-                 : exchange_pairwise (&operation, exchange, send, recv, count, root);
-      break;
-    }
+  /* ncclGather and ncclScatter take the same arguments. */
+  rooted = exchange == EXCHANGE_GATHER ? cugi_nccl.ncclGather : cugi_nccl.ncclScatter;
+  if (exchange == EXCHANGE_ALL_TO_ALL && cugi_nccl.ncclAlltoAll != NULL)
+    result = cugi_nccl.ncclAlltoAll ((const void *) send, (void *) recv, count, data_type, comm,
+                                     cugi_stream_get_handle (operation.target));
+  else if (exchange != EXCHANGE_ALL_TO_ALL && rooted != NULL)
+    result = rooted ((const void *) send, (void *) recv, count, data_type, root, comm,
+                     cugi_stream_get_handle (operation.target));
+  else
+    result = exchange_pairwise (&operation, exchange, send, recv, count, root);
   return operation_end (&operation, result, calls[exchange], error);
 }
 

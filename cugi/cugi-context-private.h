@@ -115,10 +115,17 @@ void      cugi_context_binding_clear   (CugiContextBinding      *self);
  * destroyed the object's handles; TRUE for a binding to nothing. Inline: the
  * launch path asks. */
 static inline gboolean
+cugi_context_binding_is_of_generation (const CugiContextBinding *self,
+                                       guint                     generation)
+{
+  return generation == self->generation || (self->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0;
+}
+
+static inline gboolean
 cugi_context_binding_is_current (const CugiContextBinding *self)
 {
-  return self->context == NULL || cugi_context_get_generation (self->context) == self->generation ||
-         (self->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0;
+  return self->context == NULL ||
+         cugi_context_binding_is_of_generation (self, cugi_context_get_generation (self->context));
 }
 
 /* cugi_context_binding_is_current() of two bindings to one context, which
@@ -132,8 +139,8 @@ cugi_context_bindings_are_current (const CugiContextBinding *a,
   if (a->context == NULL || a->context != b->context)
     return cugi_context_binding_is_current (a) && cugi_context_binding_is_current (b);
   generation = cugi_context_get_generation (a->context);
-  return (generation == a->generation || (a->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0) &&
-         (generation == b->generation || (b->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0);
+  return cugi_context_binding_is_of_generation (a, generation) &&
+         cugi_context_binding_is_of_generation (b, generation);
 }
 
 /* FALSE with CUGI_ERROR_INVALID_CONTEXT and the class's own message when
