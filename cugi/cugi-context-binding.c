@@ -35,6 +35,19 @@ reset_error (GError     **error,
   return FALSE;
 }
 
+/* Out of line: launch paths ask only when the address epoch changed since
+ * the binding was last found current, after a reset or a free. */
+G_GNUC_NO_INLINE gboolean
+cugi_context_binding_recheck (const CugiContextBinding *self,
+                              gsize                    *current_epoch,
+                              gsize                     epoch)
+{
+  if (!cugi_context_binding_is_current (self))
+    return FALSE;
+  g_atomic_pointer_set (current_epoch, epoch);
+  return TRUE;
+}
+
 CUGI_LAUNCH_PATH gboolean
 cugi_context_binding_check (const CugiContextBinding *self,
                             const char               *reset_message,

@@ -128,19 +128,24 @@ cugi_context_binding_is_current (const CugiContextBinding *self)
          cugi_context_binding_is_of_generation (self, cugi_context_get_generation (self->context));
 }
 
-/* cugi_context_binding_is_current() of two bindings to one context, which
- * asks for its generation once. */
-static inline gboolean
-cugi_context_bindings_are_current (const CugiContextBinding *a,
-                                   const CugiContextBinding *b)
-{
-  guint generation;
+/* Asks the context whether @self is current and, when it is, stores @epoch
+ * in @current_epoch (atomic). Out of line: see the function below. */
+gboolean  cugi_context_binding_recheck (const CugiContextBinding *self,
+                                        gsize                    *current_epoch,
+                                        gsize                     epoch);
 
-  if (a->context == NULL || a->context != b->context)
-    return cugi_context_binding_is_current (a) && cugi_context_binding_is_current (b);
-  generation = cugi_context_get_generation (a->context);
-  return cugi_context_binding_is_of_generation (a, generation) &&
-         cugi_context_binding_is_of_generation (b, generation);
+/* cugi_context_binding_is_current() for launch paths: a comparison while
+ * the address epoch (@epoch, read by the caller before this) is still the
+ * one in which the binding was last found current, @current_epoch (a field
+ * of the bound object's, atomic), else the context is asked. A context reset
+ * changes the context's generation before it ends the epoch. */
+static G_ALWAYS_INLINE inline gboolean
+cugi_context_binding_is_current_in_epoch (const CugiContextBinding *self,
+                                          gsize                    *current_epoch,
+                                          gsize                     epoch)
+{
+  return G_LIKELY (g_atomic_pointer_get (current_epoch) == epoch) ||
+         cugi_context_binding_recheck (self, current_epoch, epoch);
 }
 
 /* FALSE with CUGI_ERROR_INVALID_CONTEXT and the class's own message when

@@ -40,6 +40,9 @@ struct _CugiGraphExec
    * launch. */
   CugiStream  *pinned_stream;
   CugiContextBinding binding;   /* to the generation it was instantiated in */
+  /* The address epoch in which the binding was last found current (see
+   * cugi_context_binding_is_current_in_epoch()), 0 for none. Atomic. */
+  gsize        current_epoch;
 
   /* The driver names nodes of an executable graph by the nodes of the graph
    * it was instantiated from, even after updates from other graphs. */
@@ -387,16 +390,20 @@ cugi_graph_exec_launch (CugiGraphExec *self,
                         GError       **error)
 {
   CUcontext current = NULL;
+  gsize epoch;
 
   g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
   g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   /* The common case needs no context scope, whose cleanup is a call: a
-   * stream of the graph's own context wrapper, neither reset, the context
+   * stream of the graph's own context wrapper, neither reset (known without
+   * reading the context while the address epoch stays), the context
    * current. */
+  epoch = cugi_memory_get_address_epoch ();
   if (G_LIKELY (stream != NULL && self->handle != NULL && stream->binding.context == self->binding.context &&
-                cugi_context_bindings_are_current (&self->binding, &stream->binding) &&
+                cugi_context_binding_is_current_in_epoch (&self->binding, &self->current_epoch, epoch) &&
+                cugi_context_binding_is_current_in_epoch (&stream->binding, &stream->current_epoch, epoch) &&
                 cugi_cuda.cuCtxGetCurrent (&current) == CUDA_SUCCESS && current == self->context_handle))
     return launch_current (self, stream, error);
   return launch_entering (self, stream, error);

@@ -97,11 +97,6 @@ cugi_kernel_is_usable (CugiKernel *self)
          cugi_context_binding_is_current (&self->binding);
 }
 
-/* Whether the binding is current, asked of the context: when it is,
- * remembers @epoch as one in which it was. */
-gboolean cugi_kernel_recheck_binding  (CugiKernel           *self,
-                                       gsize                 epoch);
-
 /* The common case of launches, without a call of cugi's but for the
  * address epoch (@epoch, read by the caller before this, as a reset changes
  * the context's generation before the epoch): the kernel is usable and its
@@ -115,8 +110,7 @@ cugi_kernel_is_current (CugiKernel *self,
   CUcontext current = NULL;
 
   return self->context_handle != NULL &&
-         (G_LIKELY (g_atomic_pointer_get (&self->current_epoch) == epoch) ||
-          cugi_kernel_recheck_binding (self, epoch)) &&
+         cugi_context_binding_is_current_in_epoch (&self->binding, &self->current_epoch, epoch) &&
          cugi_cuda.cuCtxGetCurrent (&current) == CUDA_SUCCESS && current == self->context_handle;
 }
 

@@ -491,18 +491,6 @@ cugi_kernel_get_context (CugiKernel *self)
   return self->binding.context;
 }
 
-/* Out of line: the launch path asks only when the address epoch changed
- * since the binding was last found current, after a reset or a free. */
-G_GNUC_NO_INLINE gboolean
-cugi_kernel_recheck_binding (CugiKernel *self,
-                             gsize       epoch)
-{
-  if (!cugi_context_binding_is_current (&self->binding))
-    return FALSE;
-  g_atomic_pointer_set (&self->current_epoch, epoch);
-  return TRUE;
-}
-
 /* Out of line: the launch path runs cugi_kernel_is_usable() alone. */
 G_GNUC_NO_INLINE gboolean
 cugi_kernel_check_usable (CugiKernel *self,

@@ -123,6 +123,7 @@ struct _CugiStream
   CUstream         handle;
   gboolean         flush_scheduled;    /* atomic: also read without the lock */
   CugiContextBinding binding;          /* no reference in the null stream: its context keeps it */
+  gsize            current_epoch;      /* atomic: see cugi_context_binding_is_current_in_epoch() */
   gboolean         owns_handle;
   CugiStreamFlags  flags;
   gint             priority;

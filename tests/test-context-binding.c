@@ -369,6 +369,53 @@ test_null_stream_survives_reset (void)
   g_assert_no_error (error);
 }
 
+/* Graph launches on a stream remember the address epoch in which the graph
+ * and the stream were found current: a reset must end what they remember,
+ * for the graph and for a stream made before it alike. */
+static void
+test_graph_launch_on_stream_after_reset (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) context = NULL;
+  g_autoptr(CugiGraphExec) exec = NULL, made_after = NULL;
+  g_autoptr(CugiStream) stream = NULL, stream_after = NULL;
+
+  if (!cugi_test_in_subprocess (60))
+    return;
+
+  context = cugi_test_default_context ();
+  exec = graph_exec_new (context);
+  stream = stream_new (context);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_assert_true (cugi_graph_exec_launch (exec, stream, &error));
+      g_assert_no_error (error);
+    }
+
+  g_assert_true (cugi_context_reset (context, &error));
+  g_assert_no_error (error);
+  cugi_test_assert_fails (cugi_graph_exec_launch (exec, stream, &error), &error, CUGI_ERROR_INVALID_CONTEXT,
+                          "executable graph is gone");
+  /* A graph of the new generation on the old stream, and the old graph on a
+   * new stream. */
+  made_after = graph_exec_new (context);
+  stream_after = stream_new (context);
+  /* Current, so that the launches take their fast path. */
+  g_assert_true (cugi_context_push (context, &error));
+  g_assert_no_error (error);
+  cugi_test_assert_fails (cugi_graph_exec_launch (made_after, stream, &error), &error,
+                          CUGI_ERROR_INVALID_CONTEXT, "stream's context was reset");
+  cugi_test_assert_fails (cugi_graph_exec_launch (exec, stream_after, &error), &error,
+                          CUGI_ERROR_INVALID_CONTEXT, "executable graph is gone");
+  /* The new ones work together. */
+  g_assert_true (cugi_graph_exec_launch (made_after, stream_after, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_stream_synchronize (stream_after, &error));
+  g_assert_no_error (error);
+  g_assert_true (cugi_context_pop (context, &error));
+  g_assert_no_error (error);
+}
+
 /* ---- two objects of two contexts ------------------------------------------ */
 
 static void
@@ -470,6 +517,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &bound_classes[i], test_after_reset);
     }
   g_test_add_func ("/context-binding/after-reset/null-stream-survives", test_null_stream_survives_reset);
+  g_test_add_func ("/context-binding/after-reset/graph-launch-on-stream", test_graph_launch_on_stream_after_reset);
   g_test_add_func ("/context-binding/launch-on-stream-of-another-context",
                    test_launch_on_stream_of_another_context);
   g_test_add_func ("/context-binding/record-on-stream-of-another-context",
