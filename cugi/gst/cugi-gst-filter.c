@@ -49,6 +49,7 @@ typedef struct
   guint           rows[GST_VIDEO_MAX_PLANES];
   CugiBuffer     *scratch[GST_VIDEO_MAX_PLANES];      /* device planes for system memory */
   CugiHostBuffer *staging[GST_VIDEO_MAX_PLANES];      /* packed rows, for memory not pinned */
+  CugiGstFrame   *spare;                              /* the last frame handed, if nobody kept it */
 } Side;
 
 /* One buffer mapped for the subclass, and its planes. */
@@ -149,6 +150,7 @@ side_clear (Side *side)
       g_clear_object (&side->scratch[i]);
       g_clear_object (&side->staging[i]);
     }
+  g_clear_object (&side->spare);
   memset (side, 0, sizeof *side);
 }
 
@@ -293,10 +295,16 @@ mapping_wrap_device_planes (CugiGstFilter *self,
 /* ---- mappings -------------------------------------------------------------- */
 
 static void
-mapping_close (Mapping *mapping)
+mapping_close (Mapping *mapping,
+               Side    *side)
 {
   if (mapping->handed != NULL)
-    cugi_gst_frame_end_borrowed (mapping->handed);
+    {
+      cugi_gst_frame_end_borrowed (mapping->handed);
+      /* Bound again for the next frame, unless the subclass kept it. */
+      if (side->spare == NULL && cugi_gst_frame_recycle (mapping->handed))
+        side->spare = g_steal_pointer (&mapping->handed);
+    }
   g_clear_object (&mapping->handed);
   for (guint i = 0; i < GST_VIDEO_MAX_PLANES; i++)
     g_clear_object (&mapping->planes[i]);
@@ -310,7 +318,7 @@ mapping_close (Mapping *mapping)
 static gboolean
 mapping_open (CugiGstFilter   *self,
               Mapping         *mapping,
-              const Side      *side,
+              Side            *side,
               GstBuffer       *buffer,
               CugiGstMapFlags  flags,
               GError         **error)
@@ -351,7 +359,7 @@ mapping_open (CugiGstFilter   *self,
           mapping->pitches[plane] = cugi_buffer_get_pitch (side->scratch[plane]);
         }
     }
-  mapping->handed = cugi_gst_frame_new_borrowed (buffer, &side->info, flags,
+  mapping->handed = cugi_gst_frame_new_borrowed (g_steal_pointer (&side->spare), buffer, &side->info, flags,
                                                  mapping->on_device ? CUGI_GST_MEMORY_KIND_CUDA
                                                                     : CUGI_GST_MEMORY_KIND_SYSTEM,
                                                  priv->context, cugi_gst_streams_get_work (priv->streams),
@@ -497,9 +505,11 @@ transform_mappings (CugiGstFilter *self,
                                               in.on_device ? gst_buffer_peek_memory (inbuf, 0) : NULL,
                                               &in_on_work, &error) &&
        mapping_transfer (self, &in, &priv->in, TRUE, &error);
+  GST_LOG_OBJECT (self, "input ordered");
   ok = ok && (in_place ? klass->transform_frame_ip (self, in.handed, stream, &error)
-                        : klass->transform_frame (self, in.handed, out.handed, stream, &error)) &&
-       mapping_transfer (self, written, written_side, FALSE, &error);
+                        : klass->transform_frame (self, in.handed, out.handed, stream, &error));
+  GST_LOG_OBJECT (self, "subclass done");
+  ok = ok && mapping_transfer (self, written, written_side, FALSE, &error);
   GST_LOG_OBJECT (self, "work enqueued");
   /* Here the streaming thread may wait: see the top of this file. */
   must_wait = !in_on_work || out_memory == NULL ||
@@ -516,8 +526,8 @@ transform_mappings (CugiGstFilter *self,
     cugi_gst_streams_mark_output (priv->streams, out_memory, must_wait);
   ok = ok && mapping_finish (written, written_side, &error);
 
-  mapping_close (&out);
-  mapping_close (&in);
+  mapping_close (&out, &priv->out);
+  mapping_close (&in, &priv->in);
   cugi_gst_streams_dispatch (priv->streams);
   GST_LOG_OBJECT (self, "frames unmapped");
   GST_OBJECT_LOCK (self);

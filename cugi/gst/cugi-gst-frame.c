@@ -834,7 +834,8 @@ cugi_gst_frame_get_plane_size (CugiGstFrame *self,
 /* ---- frames of a filter --------------------------------------------------- */
 
 CugiGstFrame *
-cugi_gst_frame_new_borrowed (GstBuffer          *buffer,
+cugi_gst_frame_new_borrowed (CugiGstFrame       *reuse,
+                             GstBuffer          *buffer,
                              const GstVideoInfo *info,
                              CugiGstMapFlags     flags,
                              CugiGstMemoryKind   memory_kind,
@@ -843,16 +844,24 @@ cugi_gst_frame_new_borrowed (GstBuffer          *buffer,
                              CugiBuffer * const *planes,
                              const gsize        *pitches)
 {
-  CugiGstFrame *self = g_object_new (CUGI_GST_TYPE_FRAME, NULL);
-  gboolean laid_out = frame_read_layout (self, info, NULL);
+  CugiGstFrame *self = reuse;
 
-  /* The filter checked the layout when it took the caps. */
-  g_assert (laid_out);
+  if (self == NULL)
+    {
+      gboolean laid_out;
+
+      self = g_object_new (CUGI_GST_TYPE_FRAME, NULL);
+      laid_out = frame_read_layout (self, info, NULL);
+      /* The filter checked the layout when it took the caps. */
+      g_assert (laid_out);
+      self->borrowed = TRUE;
+    }
+  g_assert (self->borrowed && !self->mapped && self->buffer == NULL);
   self->buffer = gst_buffer_ref (buffer);
   self->flags = flags;
   self->memory_kind = memory_kind;
-  self->context = g_object_ref (context);
-  self->stream = g_object_ref (stream);
+  g_set_object (&self->context, context);
+  g_set_object (&self->stream, stream);
   for (guint i = 0; i < self->n_planes; i++)
     {
       Plane *plane = &self->planes[i];
@@ -861,7 +870,6 @@ cugi_gst_frame_new_borrowed (GstBuffer          *buffer,
       plane->pitch = pitches[i];
       plane->size = plane->pitch * (plane->height - 1) + plane->row_size;
     }
-  self->borrowed = TRUE;
   self->mapped = TRUE;
   return self;
 }
@@ -873,6 +881,16 @@ cugi_gst_frame_end_borrowed (CugiGstFrame *self)
     g_clear_object (&self->planes[i].buffer);
   self->mapped = FALSE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_MAPPED]);
+}
+
+gboolean
+cugi_gst_frame_recycle (CugiGstFrame *self)
+{
+  g_assert (self->borrowed && !self->mapped);
+  if (g_atomic_int_get (&G_OBJECT (self)->ref_count) != 1)
+    return FALSE;
+  gst_clear_buffer (&self->buffer);
+  return TRUE;
 }
 
 gboolean

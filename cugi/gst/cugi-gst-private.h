@@ -72,8 +72,11 @@ G_GNUC_INTERNAL void            cugi_gst_streams_mark_output    (CugiGstStreams 
 /* A frame over planes that @buffer's mapping (held by the filter) and the
  * filter's own device memory provide: nothing is mapped or copied here, and
  * cugi_gst_frame_end_borrowed() ends it without freeing the planes, which
- * the filter keeps for the next frames. */
-G_GNUC_INTERNAL CugiGstFrame *cugi_gst_frame_new_borrowed (GstBuffer          *buffer,
+ * the filter keeps for the next frames. @reuse (transfer full, nullable): a
+ * frame of the same @info that cugi_gst_frame_recycle() ended, bound again
+ * instead of a new one made: a filter's frames then cost no object each. */
+G_GNUC_INTERNAL CugiGstFrame *cugi_gst_frame_new_borrowed (CugiGstFrame       *reuse,
+                                                           GstBuffer          *buffer,
                                                            const GstVideoInfo *info,
                                                            CugiGstMapFlags     flags,
                                                            CugiGstMemoryKind   memory_kind,
@@ -82,6 +85,10 @@ G_GNUC_INTERNAL CugiGstFrame *cugi_gst_frame_new_borrowed (GstBuffer          *b
                                                            CugiBuffer * const *planes,
                                                            const gsize        *pitches);
 G_GNUC_INTERNAL void          cugi_gst_frame_end_borrowed (CugiGstFrame       *self);
+/* Whether @self, ended, is held by nobody but the caller, who may then bind
+ * it again (new_borrowed's @reuse): if so, its buffer is dropped, which it no
+ * longer keeps from its pool or from being written downstream. */
+G_GNUC_INTERNAL gboolean      cugi_gst_frame_recycle      (CugiGstFrame       *self);
 /* Whether frames of @info can be mapped (their planes are rows of pixels),
  * and the bytes of pixels in a row and the rows of each plane. */
 G_GNUC_INTERNAL gboolean      cugi_gst_frame_check_layout (const GstVideoInfo *info,

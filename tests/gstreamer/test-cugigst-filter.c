@@ -38,6 +38,11 @@ struct _TestCopy
   gboolean      passthrough;
   guint         set_info_calls;
   guint         frames;
+  /* What each transform was handed, for the test of reused frames. */
+  gboolean      keep_frames;          /* a reference on every input frame */
+  GPtrArray    *kept;
+  gboolean      seen_before[8];       /* the input frame was handed before */
+  GstBuffer    *in_buffers[8];        /* what each input frame was over */
 };
 
 G_DEFINE_FINAL_TYPE (TestCopy, test_copy, CUGI_GST_TYPE_FILTER)
@@ -67,6 +72,14 @@ test_copy_transform_frame (CugiGstFilter *filter,
 {
   TestCopy *self = TEST_COPY (filter);
 
+  if (self->frames < G_N_ELEMENTS (self->seen_before))
+    {
+      self->seen_before[self->frames] = g_object_get_data (G_OBJECT (in_frame), "test-seen") != NULL;
+      g_object_set_data (G_OBJECT (in_frame), "test-seen", GINT_TO_POINTER (TRUE));
+      self->in_buffers[self->frames] = cugi_gst_frame_get_buffer (in_frame);
+    }
+  if (self->keep_frames)
+    g_ptr_array_add (self->kept, g_object_ref (in_frame));
   self->frames++;
   g_assert_true (stream == cugi_gst_filter_get_stream (filter));
   g_assert_true (cugi_gst_frame_is_mapped (in_frame));
@@ -89,6 +102,13 @@ test_copy_transform_frame (CugiGstFilter *filter,
 }
 
 static void
+test_copy_finalize (GObject *object)
+{
+  g_ptr_array_unref (TEST_COPY (object)->kept);
+  G_OBJECT_CLASS (test_copy_parent_class)->finalize (object);
+}
+
+static void
 test_copy_class_init (TestCopyClass *klass)
 {
   CugiGstFilterClass *filter_class = CUGI_GST_FILTER_CLASS (klass);
@@ -99,6 +119,7 @@ test_copy_class_init (TestCopyClass *klass)
                                          "Copies frames", "cugi");
   g_assert_true (cugi_gst_filter_class_set_formats (filter_class, formats, &error));
   g_assert_no_error (error);
+  G_OBJECT_CLASS (klass)->finalize = test_copy_finalize;
   filter_class->set_info = test_copy_set_info;
   filter_class->transform_frame = test_copy_transform_frame;
 }
@@ -106,6 +127,7 @@ test_copy_class_init (TestCopyClass *klass)
 static void
 test_copy_init (TestCopy *self)
 {
+  self->kept = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 /* Fills the first plane with FILL, in place only. */
@@ -369,6 +391,66 @@ test_copy_frames (gconstpointer data)
     gst_buffer_pool_set_active (pool, FALSE);
 }
 
+/* The filter hands a subclass the same frame object for frame after frame
+ * while nobody keeps it, each time over the right buffer, and holds no
+ * buffer between frames (an output pushed on is writable downstream); a
+ * frame the subclass keeps stays over its own buffer, unmapped, and the
+ * next frames get new objects. */
+static void
+test_frames_reused (void)
+{
+  g_autoptr(GstObject) cuda_context_object = GST_OBJECT (stand_in_cuda_context ());
+  GstCudaContext *cuda_context = GST_CUDA_CONTEXT (cuda_context_object);
+
+  for (gboolean keep = FALSE; keep <= TRUE; keep++)
+    {
+      g_autofree gchar *caps = caps_string ("RGBA", TRUE);
+      g_autoptr(GstCaps) parsed = gst_caps_from_string (caps);
+      g_autoptr(GstBufferPool) pool = NULL;
+      g_autoptr(GstBus) bus = NULL;
+      GstHarness *harness = harness_new ("testcopy", cuda_context, &bus);
+      TestCopy *element = TEST_COPY (harness->element);
+      GstBuffer *inputs[4];
+      GstVideoInfo info;
+
+      g_assert_true (gst_video_info_from_caps (&info, parsed));
+      element->keep_frames = keep;
+      gst_harness_set_caps_str (harness, caps, caps);
+      for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+        {
+          g_autoptr(GstBuffer) output = NULL;
+
+          inputs[i] = patterned_frame (&info, cuda_context, &pool);
+          g_assert_cmpint (gst_harness_push (harness, gst_buffer_ref (inputs[i])), ==, GST_FLOW_OK);
+          output = gst_harness_pull (harness);
+          g_assert_true (gst_buffer_is_writable (output));
+          g_assert_true (element->in_buffers[i] == inputs[i]);
+        }
+      g_assert_cmpuint (element->frames, ==, G_N_ELEMENTS (inputs));
+      g_assert_false (element->seen_before[0]);
+      for (guint i = 1; i < G_N_ELEMENTS (inputs); i++)
+        g_assert_cmpint (element->seen_before[i], ==, !keep);
+      for (guint i = 0; i < element->kept->len; i++)
+        {
+          CugiGstFrame *kept = g_ptr_array_index (element->kept, i);
+
+          g_assert_false (cugi_gst_frame_is_mapped (kept));
+          g_assert_true (cugi_gst_frame_get_buffer (kept) == inputs[i]);
+        }
+      /* The filter let go of every input: each is ours alone, but for the
+       * frames the subclass kept. */
+      for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+        {
+          g_assert_cmpint (GST_MINI_OBJECT_REFCOUNT_VALUE (inputs[i]), ==, keep ? 2 : 1);
+          gst_buffer_unref (inputs[i]);
+        }
+      g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR));
+      gst_harness_teardown (harness);
+      if (pool != NULL)
+        gst_buffer_pool_set_active (pool, FALSE);
+    }
+}
+
 /* A subclass that only works in place changes the very buffer it is
  * given, in either memory, and the memory stays what it was. */
 static void
@@ -565,6 +647,7 @@ main (int    argc,
 
       g_test_add_data_func (path, &cases[i], test_copy_frames);
     }
+  g_test_add_func ("/cugigst/filter/frames-reused", test_frames_reused);
   g_test_add_func ("/cugigst/filter/in-place", test_in_place);
   g_test_add_func ("/cugigst/filter/passthrough", test_passthrough);
   g_test_add_func ("/cugigst/filter/errors", test_errors);
