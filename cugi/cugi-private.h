@@ -58,8 +58,16 @@ int       cugi_dup_fd                  (int          fd,
 /* Changes whenever an address cugi handed out may have stopped being usable
  * (memory freed, a context reset), never otherwise: what was checked usable
  * in one epoch stays so while the epoch lasts, so repeated launches check
- * their buffers once. Read it before checking. Never 0. */
-gsize     cugi_memory_get_address_epoch (void);
+ * their buffers once. Read it before checking. Never 0. Inline: every launch
+ * reads it. */
+extern gsize cugi_memory_address_epoch;   /* cugi-utils.c; atomic */
+
+static inline gsize
+cugi_memory_get_address_epoch (void)
+{
+  return g_atomic_pointer_get (&cugi_memory_address_epoch);
+}
+
 void      cugi_memory_invalidate_addresses (void);
 
 /* ---- the launch path ------------------------------------------------------ */

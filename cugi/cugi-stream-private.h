@@ -270,8 +270,15 @@ void      cugi_work_track              (CugiStream  *stream,
                                         GPtrArray   *resources);
 /* TRUE while a capture registered with cugi_work_begin_capture() is under
  * way, on any stream; until then a launch whose arguments pin their stream
- * (cugi_kernel_args_track_launch()) needs no cugi_work_track(). */
-gboolean  cugi_work_has_captures       (void);
+ * (cugi_kernel_args_track_launch()) needs no cugi_work_track(). Inline:
+ * every launch asks. */
+extern gint cugi_work_n_captures;   /* cugi-work.c; atomic */
+
+static inline gboolean
+cugi_work_has_captures (void)
+{
+  return g_atomic_int_get (&cugi_work_n_captures) != 0;
+}
 
 /* What captured work uses, which the graph made of it keeps. */
 typedef struct

@@ -20,18 +20,12 @@ cugi_capture_main_context (void)
  * and what caches addresses (kernel arguments) compares it. It lives in the
  * lowest layer because both a context (devices layer) and memory (a layer
  * above) move it. gsize, so that it never wraps around in practice. */
-static gsize address_epoch = 1;
-
-CUGI_LAUNCH_PATH gsize
-cugi_memory_get_address_epoch (void)
-{
-  return g_atomic_pointer_get (&address_epoch);
-}
+gsize cugi_memory_address_epoch = 1;
 
 void
 cugi_memory_invalidate_addresses (void)
 {
-  g_atomic_pointer_add (&address_epoch, 1);
+  g_atomic_pointer_add (&cugi_memory_address_epoch, 1);
 }
 
 /* The error of the system call that just failed on @display. */

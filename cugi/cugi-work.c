@@ -20,7 +20,7 @@
 static GMutex captures_lock;
 static GHashTable *captures;  /* &CugiCapturedWork.capture_id → CugiCapturedWork */
 /* Read on every launch: while it is 0, no launch needs to look further. */
-static gint n_captures;
+gint cugi_work_n_captures;
 
 CugiCapturedWork *
 cugi_captured_work_new (cuuint64_t capture_id)
@@ -64,10 +64,12 @@ get_capture_id (CugiStream *stream,
   return TRUE;
 }
 
-CUGI_LAUNCH_PATH gboolean
-cugi_work_has_captures (void)
+/* What cugi_stream_set_capture_probe() calls: the stream layer cannot call
+ * this file's. */
+static gboolean
+has_captures (void)
 {
-  return g_atomic_int_get (&n_captures) != 0;
+  return cugi_work_has_captures ();
 }
 
 gboolean
@@ -81,12 +83,12 @@ cugi_work_begin_capture (CugiStream *stream,
     return FALSE;
 
   capture = cugi_captured_work_new (id);
-  cugi_stream_set_capture_probe (cugi_work_has_captures);
+  cugi_stream_set_capture_probe (has_captures);
   g_mutex_lock (&captures_lock);
   if (captures == NULL)
     captures = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_hash_table_insert (captures, &capture->capture_id, capture);
-  g_atomic_int_inc (&n_captures);
+  g_atomic_int_inc (&cugi_work_n_captures);
   g_mutex_unlock (&captures_lock);
   return TRUE;
 }
@@ -103,7 +105,7 @@ cugi_work_end_capture (CugiStream *stream,
 
   g_mutex_lock (&captures_lock);
   if (captures != NULL && g_hash_table_steal_extended (captures, &id, NULL, (gpointer *) &capture))
-    g_atomic_int_add (&n_captures, -1);
+    g_atomic_int_add (&cugi_work_n_captures, -1);
   g_mutex_unlock (&captures_lock);
   return capture != NULL ? capture : cugi_captured_work_new (id);
 }
@@ -117,7 +119,7 @@ cugi_work_track (CugiStream *stream,
   cuuint64_t id = 0;
   CugiCapturedWork *capture;
 
-  if (G_LIKELY (g_atomic_int_get (&n_captures) == 0) ||
+  if (G_LIKELY (g_atomic_int_get (&cugi_work_n_captures) == 0) ||
       cugi_cuda.cuStreamGetCaptureInfo (cugi_stream_get_handle (stream), &status, &id,
                                         NULL, NULL, NULL, NULL) != CUDA_SUCCESS ||
       status == CU_STREAM_CAPTURE_STATUS_NONE)
