@@ -38,6 +38,11 @@ G_DECLARE_DERIVABLE_TYPE (CugiGstFilter, cugi_gst_filter, CUGI_GST, FILTER, GstB
  * error set on failure, which the filter posts as an element error carrying
  * the error's message.
  *
+ * The frames are mapped for the call only (#CugiGstFrame:mapped turns
+ * %FALSE after it). A frame nobody kept may be handed again, over the next
+ * buffer, so that frames cost no object each: a subclass that keeps a frame
+ * gets new ones after it, and the one it kept stays over its own buffer.
+ *
  * Since: 0.1
  */
 struct _CugiGstFilterClass
