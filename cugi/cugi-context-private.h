@@ -115,17 +115,10 @@ void      cugi_context_binding_clear   (CugiContextBinding      *self);
  * destroyed the object's handles; TRUE for a binding to nothing. Inline: the
  * launch path asks. */
 static inline gboolean
-cugi_context_binding_is_of_generation (const CugiContextBinding *self,
-                                       guint                     generation)
-{
-  return generation == self->generation || (self->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0;
-}
-
-static inline gboolean
 cugi_context_binding_is_current (const CugiContextBinding *self)
 {
-  return self->context == NULL ||
-         cugi_context_binding_is_of_generation (self, cugi_context_get_generation (self->context));
+  return self->context == NULL || cugi_context_get_generation (self->context) == self->generation ||
+         (self->flags & CUGI_CONTEXT_BINDING_SURVIVES_RESET) != 0;
 }
 
 /* Asks the context whether @self is current and, when it is, stores @epoch

@@ -64,14 +64,6 @@ get_capture_id (CugiStream *stream,
   return TRUE;
 }
 
-/* What cugi_stream_set_capture_probe() calls: the stream layer cannot call
- * this file's. */
-static gboolean
-has_captures (void)
-{
-  return cugi_work_has_captures ();
-}
-
 gboolean
 cugi_work_begin_capture (CugiStream *stream,
                          GError    **error)
@@ -83,7 +75,8 @@ cugi_work_begin_capture (CugiStream *stream,
     return FALSE;
 
   capture = cugi_captured_work_new (id);
-  cugi_stream_set_capture_probe (has_captures);
+  /* The stream layer cannot call this file's: it asks through the probe. */
+  cugi_stream_set_capture_probe (cugi_work_has_captures);
   g_mutex_lock (&captures_lock);
   if (captures == NULL)
     captures = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -119,7 +112,7 @@ cugi_work_track (CugiStream *stream,
   cuuint64_t id = 0;
   CugiCapturedWork *capture;
 
-  if (G_LIKELY (g_atomic_int_get (&cugi_work_n_captures) == 0) ||
+  if (G_LIKELY (!cugi_work_has_captures ()) ||
       cugi_cuda.cuStreamGetCaptureInfo (cugi_stream_get_handle (stream), &status, &id,
                                         NULL, NULL, NULL, NULL) != CUDA_SUCCESS ||
       status == CU_STREAM_CAPTURE_STATUS_NONE)
