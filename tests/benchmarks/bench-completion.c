@@ -47,11 +47,11 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cugi-private.h"
 #include "cugi-stream-private.h"
 #include "cugi-staging-private.h"
+#include "bench-util.h"
 #include "gpu-work.h"
 
 #define N_LATENCY_SAMPLES 2000
@@ -82,15 +82,6 @@ static const char kernels_source[] =
   "  *flag = value;\n"
   "}\n"
   "extern \"C\" __global__ void nothing() {}\n";
-
-static gint64
-now_ns (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static int
 compare_gint64 (gconstpointer a,
@@ -216,7 +207,7 @@ watch_flag (gpointer data)
     {
       if (*latency->flag >= expected)
         {
-          latency->visible_at[expected - 1] = now_ns ();
+          latency->visible_at[expected - 1] = bench_clock_ns (CLOCK_MONOTONIC);
           g_atomic_int_set (&latency->n_visible, expected);
           expected++;
         }
@@ -252,7 +243,7 @@ note_stage (CugiCompletionStage stage)
   if (stage == CUGI_COMPLETION_STAGE_CHECK)
     stage = CUGI_COMPLETION_STAGE_PREPARE;
   if (sample < N_LATENCY_SAMPLES && probed->stage_at[stage][sample] == 0)
-    probed->stage_at[stage][sample] = now_ns ();
+    probed->stage_at[stage][sample] = bench_clock_ns (CLOCK_MONOTONIC);
 }
 
 static void CUDA_CB
@@ -260,7 +251,7 @@ note_raw_callback (void *data)
 {
   Latency *latency = data;
 
-  latency->learned_at[latency->sample] = now_ns ();
+  latency->learned_at[latency->sample] = bench_clock_ns (CLOCK_MONOTONIC);
 }
 
 static void
@@ -269,7 +260,7 @@ on_completed (CugiEvent *event,
 {
   g_autoptr(GError) error = NULL;
 
-  latency->learned_at[latency->sample] = now_ns ();
+  latency->learned_at[latency->sample] = bench_clock_ns (CLOCK_MONOTONIC);
   if (++latency->sample == N_LATENCY_SAMPLES)
     {
       g_main_loop_quit (latency->loop);
@@ -332,7 +323,7 @@ wake_source_dispatch (GSource    *source,
 {
   WakeSource *wake = (WakeSource *) source;
 
-  wake->woken_at = now_ns ();
+  wake->woken_at = bench_clock_ns (CLOCK_MONOTONIC);
   g_source_set_ready_time (source, -1);
   g_atomic_int_set (&wake->woken, TRUE);
   return G_SOURCE_CONTINUE;
@@ -374,7 +365,7 @@ measure_thread_wake (gint64 *latencies)
       /* Long enough for the thread to go back to sleep in poll(). */
       g_usleep (200);
       g_atomic_int_set (&wake->woken, FALSE);
-      sent_at = now_ns ();
+      sent_at = bench_clock_ns (CLOCK_MONOTONIC);
       g_source_set_ready_time (source, 0);
       while (!g_atomic_int_get (&wake->woken))
         ;
@@ -558,7 +549,7 @@ launch_rate (CugiKernel *nothing,
   if (watch_idle)
     g_signal_connect (stream, "idle", G_CALLBACK (count_emission), &n_idle);
 
-  start = now_ns ();
+  start = bench_clock_ns (CLOCK_MONOTONIC);
   for (guint burst = 0; burst < N_BURSTS; burst++)
     {
       for (guint i = 0; i < LAUNCHES_PER_BURST; i++)
@@ -570,7 +561,7 @@ launch_rate (CugiKernel *nothing,
   g_assert_no_error (error);
   if (watch_idle)
     iterate_until (&n_idle, 1, 10000);
-  seconds = (now_ns () - start) / 1e9;
+  seconds = (bench_clock_ns (CLOCK_MONOTONIC) - start) / 1e9;
 
   return N_BURSTS * LAUNCHES_PER_BURST / seconds;
 }

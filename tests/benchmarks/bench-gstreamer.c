@@ -26,8 +26,6 @@
  * Run it with GST_PLUGIN_PATH on the built plugin (meson devenv does) and
  * CUGI_GST_KERNELS on the kernels' folder.
  */
-#include <string.h>
-#include <time.h>
 
 #ifndef GST_USE_UNSTABLE_API
 #define GST_USE_UNSTABLE_API
@@ -74,21 +72,12 @@ typedef struct
   GstElement *element;
   Raw        *raw;
   gint64      entered_wall, entered_cpu;
-  guint64     waited_before;  /* cugikernel's stats at the frame's start */
+  guint64     waited_before;  /* cugikernel's stats after the last frame (0 at start) */
   guint       frames;
   GArray     *wall, *host;    /* µs, doubles */
 } Run;
 
 static char *kernel_source;
-
-static gint64
-clock_ns (clockid_t clock)
-{
-  struct timespec now;
-
-  clock_gettime (clock, &now);
-  return (gint64) now.tv_sec * G_GINT64_CONSTANT (1000000000) + now.tv_nsec;
-}
 
 /* cugikernel's gpu-wait-time so far (ns), 0 for other elements. */
 static guint64
@@ -174,18 +163,18 @@ raw_copy (GstPad          *pad,
   dst_stride = GST_VIDEO_FRAME_PLANE_STRIDE (&dst, 0);
   timestamp = GST_BUFFER_PTS (in);
 
-  wait_begin = clock_ns (CLOCK_MONOTONIC);
+  wait_begin = bench_clock_ns (CLOCK_MONOTONIC);
 #if GST_CHECK_VERSION (1, 24, 0)
   /* The input's pending upload, as GStreamer's own elements wait for it. */
   gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (memory));
 #endif
-  raw->waited_ns = clock_ns (CLOCK_MONOTONIC) - wait_begin;
+  raw->waited_ns = bench_clock_ns (CLOCK_MONOTONIC) - wait_begin;
   g_assert (gst_cuda_context_push (raw->cuda_context));
   check (cugi_cuda.cuLaunchKernel (raw->kernel->function, (WIDTH + 15) / 16, (HEIGHT + 15) / 16, 1, 16, 16, 1,
                                    0, raw->stream, params, NULL), "cuLaunchKernel");
-  wait_begin = clock_ns (CLOCK_MONOTONIC);
+  wait_begin = bench_clock_ns (CLOCK_MONOTONIC);
   check (cugi_cuda.cuStreamSynchronize (raw->stream), "cuStreamSynchronize");
-  raw->waited_ns += clock_ns (CLOCK_MONOTONIC) - wait_begin;
+  raw->waited_ns += bench_clock_ns (CLOCK_MONOTONIC) - wait_begin;
   gst_cuda_context_pop (NULL);
   gst_video_frame_unmap (&dst);
   gst_video_frame_unmap (&src);
@@ -203,10 +192,8 @@ on_enter (GstPad          *pad,
 {
   Run *run = data;
 
-  if (run->kind >= SIDE_CUGI)
-    run->waited_before = filter_waited (run->element);
-  run->entered_cpu = clock_ns (CLOCK_THREAD_CPUTIME_ID);
-  run->entered_wall = clock_ns (CLOCK_MONOTONIC);
+  run->entered_cpu = bench_clock_ns (CLOCK_THREAD_CPUTIME_ID);
+  run->entered_wall = bench_clock_ns (CLOCK_MONOTONIC);
   return GST_PAD_PROBE_OK;
 }
 
@@ -216,15 +203,20 @@ on_leave (GstPad          *pad,
           gpointer         data)
 {
   Run *run = data;
-  gint64 wall = clock_ns (CLOCK_MONOTONIC) - run->entered_wall;
-  gint64 cpu = clock_ns (CLOCK_THREAD_CPUTIME_ID) - run->entered_cpu;
+  gint64 wall = bench_clock_ns (CLOCK_MONOTONIC) - run->entered_wall;
+  gint64 cpu = bench_clock_ns (CLOCK_THREAD_CPUTIME_ID) - run->entered_cpu;
   gint64 waited = 0;
   double wall_us, host_us;
 
   if (run->kind == SIDE_RAW)
     waited = run->raw->waited_ns;
   else if (run->kind >= SIDE_CUGI)
-    waited = (gint64) (filter_waited (run->element) - run->waited_before);
+    {
+      guint64 waited_since_start = filter_waited (run->element);
+
+      waited = (gint64) (waited_since_start - run->waited_before);
+      run->waited_before = waited_since_start;
+    }
   wall_us = wall / 1e3;
   host_us = (cpu - waited) / 1e3;
   if (run->frames++ >= WARMUP)
@@ -297,11 +289,11 @@ pinned_upload_gbps (void)
   check_error (host != NULL && device != NULL && stream != NULL, error);
   for (guint i = 0; i < G_N_ELEMENTS (seconds); i++)
     {
-      gint64 begin = clock_ns (CLOCK_MONOTONIC);
+      gint64 begin = bench_clock_ns (CLOCK_MONOTONIC);
 
       check_error (cugi_buffer_upload_from_host (device, 0, host, 0, FRAME_BYTES, stream, &error) &&
                    cugi_stream_synchronize (stream, &error), error);
-      seconds[i] = (clock_ns (CLOCK_MONOTONIC) - begin) / 1e9;
+      seconds[i] = (bench_clock_ns (CLOCK_MONOTONIC) - begin) / 1e9;
     }
   return FRAME_BYTES / bench_median (seconds, G_N_ELEMENTS (seconds)) / 1e9;
 }

@@ -30,7 +30,6 @@
 
 #include <locale.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "launch-pair.h"
 #include "cugi-graph-private.h"
@@ -189,17 +188,6 @@ typedef void (*MeasureFunc) (Bench      *bench,
                              guint       first,
                              double     *rates);
 
-/* In nanoseconds: a batch of 16 graph launches takes some 30 µs, which
- * g_get_monotonic_time()'s microseconds cut too coarsely. */
-static gint64
-now_ns (void)
-{
-  struct timespec now;
-
-  clock_gettime (CLOCK_MONOTONIC, &now);
-  return (gint64) now.tv_sec * G_GINT64_CONSTANT (1000000000) + now.tv_nsec;
-}
-
 /* Launches a second, each side over @rounds chunks of @chunk launches.
  * A chunk is timed from its first launch to the end of the
  * synchronization after its last (@timed_sync), or only over its launch
@@ -227,12 +215,12 @@ interleaved_rates (Bench      *bench,
         gint64 start;
 
         side_begin (bench, side);
-        start = now_ns ();
+        start = bench_clock_ns (CLOCK_MONOTONIC);
         for (guint i = 0; i < chunk; i++)
           side->launch (bench);
         if (timed_sync)
           side_synchronize (bench, side);
-        spent[index] += now_ns () - start;
+        spent[index] += bench_clock_ns (CLOCK_MONOTONIC) - start;
         side_end (bench, side);
       }
   for (guint i = 0; i < n_sides; i++)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdlib.h>
+#include <time.h>
 
 #include <glib.h>
 
@@ -22,6 +23,18 @@ check_error (gboolean ok,
 {
   if (G_UNLIKELY (!ok))
     g_error ("%s", error->message);
+}
+
+/* @clock now, in nanoseconds: the launches and frames timed are a few
+ * microseconds, which g_get_monotonic_time()'s microseconds cut too
+ * coarsely; CLOCK_THREAD_CPUTIME_ID for a thread's own CPU time. */
+static inline gint64
+bench_clock_ns (clockid_t clock)
+{
+  struct timespec now;
+
+  clock_gettime (clock, &now);
+  return (gint64) now.tv_sec * G_GINT64_CONSTANT (1000000000) + now.tv_nsec;
 }
 
 static inline int
