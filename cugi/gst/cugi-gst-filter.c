@@ -43,12 +43,12 @@ GST_DEBUG_CATEGORY_STATIC (cugi_gst_filter_debug);
 typedef struct
 {
   GstVideoInfo    info;
-  gboolean        cuda_memory;                        /* caps say CUDA memory */
+  CugiGstMemoryKind memory;                           /* the memory the caps say */
   guint           n_planes;
   gsize           row_bytes[GST_VIDEO_MAX_PLANES];
   guint           rows[GST_VIDEO_MAX_PLANES];
-  CugiBuffer     *scratch[GST_VIDEO_MAX_PLANES];      /* device planes for system memory */
-  CugiHostBuffer *staging[GST_VIDEO_MAX_PLANES];      /* packed rows, for memory not pinned */
+  CugiBuffer     *scratch[GST_VIDEO_MAX_PLANES];      /* device planes for system and GL memory */
+  CugiHostBuffer *staging[GST_VIDEO_MAX_PLANES];      /* packed rows, for system memory not pinned */
   CugiGstFrame   *spare;                              /* the last frame handed, if nobody kept it */
 } Side;
 
@@ -57,7 +57,7 @@ typedef struct
 {
   GstVideoFrame   frame;
   gboolean        mapped;
-  gboolean        on_device;                          /* the memory is CUDA memory */
+  CugiGstMemoryKind kind;                             /* where the frame is */
   CugiHostBuffer *pinned;                             /* the memory is ours, pinned */
   CugiBuffer     *planes[GST_VIDEO_MAX_PLANES];
   gsize           pitches[GST_VIDEO_MAX_PLANES];
@@ -90,6 +90,9 @@ typedef struct
   GstCudaContext *cuda_context;
   CugiGstStreams *streams;
   GstAllocator   *host_allocator;
+
+  /* From init: GL's display and context are negotiated before start(). */
+  CugiGstGl      *gl;
 
   /* From set_caps(). */
   GHashTable     *wrapped;   /* device address -> Wrapped */
@@ -176,15 +179,18 @@ side_setup (CugiGstFilter *self,
     }
   if (!cugi_gst_frame_check_layout (&side->info, side->row_bytes, side->rows, error))
     return FALSE;
-  side->cuda_memory = features != NULL &&
-                      gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  side->memory = cugi_gst_caps_memory_kind (features);
+  if (side->memory == CUGI_GST_MEMORY_KIND_GL && !cugi_gst_gl_ensure (priv->gl, GST_ELEMENT (self), error))
+    return FALSE;
   side->n_planes = GST_VIDEO_INFO_N_PLANES (&side->info);
-  for (guint plane = 0; plane < side->n_planes && !side->cuda_memory; plane++)
+  for (guint plane = 0; plane < side->n_planes && side->memory != CUGI_GST_MEMORY_KIND_CUDA; plane++)
     {
       side->scratch[plane] = cugi_buffer_new_pitched (priv->context, side->row_bytes[plane],
                                                       side->rows[plane], 4, error);
       if (side->scratch[plane] == NULL)
         return FALSE;
+      if (side->memory == CUGI_GST_MEMORY_KIND_GL)
+        continue;
       side->staging[plane] = cugi_host_buffer_new (priv->context,
                                                    side->row_bytes[plane] * side->rows[plane],
                                                    CUGI_HOST_BUFFER_FLAGS_NONE, error);
@@ -313,8 +319,9 @@ mapping_close (Mapping *mapping,
   mapping->mapped = FALSE;
 }
 
-/* Maps @buffer for the subclass: CUDA memory in place, system memory on the
- * host (the subclass then sees the side's device planes). */
+/* Maps @buffer for the subclass: CUDA memory in place, GL memory as its
+ * textures, system memory on the host (the subclass then sees the side's
+ * device planes for both). */
 static gboolean
 mapping_open (CugiGstFilter   *self,
               Mapping         *mapping,
@@ -329,10 +336,18 @@ mapping_open (CugiGstFilter   *self,
                           ((flags & CUGI_GST_MAP_FLAGS_WRITE) ? GST_MAP_WRITE : 0);
 
   memset (mapping, 0, sizeof *mapping);
-  mapping->on_device = side->cuda_memory && gst_buffer_n_memory (buffer) == 1 &&
-                       gst_is_cuda_memory (first);
-  if (mapping->on_device)
-    map_flags |= GST_MAP_CUDA;
+  if (side->memory == CUGI_GST_MEMORY_KIND_CUDA && gst_buffer_n_memory (buffer) == 1 && gst_is_cuda_memory (first))
+    {
+      mapping->kind = CUGI_GST_MEMORY_KIND_CUDA;
+      map_flags |= GST_MAP_CUDA;
+    }
+  else if (side->memory == CUGI_GST_MEMORY_KIND_GL)
+    {
+      mapping->kind = CUGI_GST_MEMORY_KIND_GL;
+      map_flags |= GST_MAP_GL;
+    }
+  else
+    mapping->kind = CUGI_GST_MEMORY_KIND_SYSTEM;
   if (!gst_video_frame_map (&mapping->frame, (GstVideoInfo *) &side->info, buffer, map_flags))
     {
       g_set_error (error, CUGI_ERROR, CUGI_ERROR_INVALID_ARGUMENT,
@@ -344,14 +359,14 @@ mapping_open (CugiGstFilter   *self,
     }
   mapping->mapped = TRUE;
 
-  if (mapping->on_device)
+  if (mapping->kind == CUGI_GST_MEMORY_KIND_CUDA)
     {
       if (!mapping_wrap_device_planes (self, mapping, side, error))
         return FALSE;
     }
   else
     {
-      if (gst_buffer_n_memory (buffer) == 1)
+      if (mapping->kind == CUGI_GST_MEMORY_KIND_SYSTEM && gst_buffer_n_memory (buffer) == 1)
         mapping->pinned = cugi_gst_host_memory_get_buffer (first);
       for (guint plane = 0; plane < side->n_planes; plane++)
         {
@@ -360,9 +375,7 @@ mapping_open (CugiGstFilter   *self,
         }
     }
   mapping->handed = cugi_gst_frame_new_borrowed (g_steal_pointer (&side->spare), buffer, &side->info, flags,
-                                                 mapping->on_device ? CUGI_GST_MEMORY_KIND_CUDA
-                                                                    : CUGI_GST_MEMORY_KIND_SYSTEM,
-                                                 priv->context, cugi_gst_streams_get_work (priv->streams),
+                                                 mapping->kind, priv->context, cugi_gst_streams_get_work (priv->streams),
                                                  mapping->planes, mapping->pitches);
   return TRUE;
 }
@@ -421,10 +434,11 @@ mapping_stage_plane (Mapping    *mapping,
   return TRUE;
 }
 
-/* Enqueues the copy of a system-memory frame between the host and its
- * device planes: by DMA from or into pinned memory, else through the side's
- * pinned staging (filled now for an upload, emptied by mapping_finish()
- * after a download). */
+/* Enqueues the copy of a frame in system or GL memory between where it is
+ * and its device planes: for GL memory on the GPU from or into its
+ * textures (cugi-gst-gl.c); for system memory by DMA from or into pinned
+ * memory, else through the side's pinned staging (filled now for an upload,
+ * emptied by mapping_finish() after a download). */
 static gboolean
 mapping_transfer (CugiGstFilter *self,
                   Mapping       *mapping,
@@ -432,9 +446,13 @@ mapping_transfer (CugiGstFilter *self,
                   gboolean       to_device,
                   GError       **error)
 {
-  CugiStream *stream = cugi_gst_streams_get_work (PRIV (self)->streams);
+  CugiGstFilterPrivate *priv = PRIV (self);
+  CugiStream *stream = cugi_gst_streams_get_work (priv->streams);
 
-  for (guint plane = 0; plane < side->n_planes && !mapping->on_device; plane++)
+  if (mapping->kind == CUGI_GST_MEMORY_KIND_GL)
+    return cugi_gst_gl_transfer (priv->gl, &mapping->frame, priv->context, mapping->planes, mapping->pitches,
+                                 side->row_bytes, side->rows, to_device, stream, error);
+  for (guint plane = 0; plane < side->n_planes && mapping->kind == CUGI_GST_MEMORY_KIND_SYSTEM; plane++)
     {
       CugiHostBuffer *host;
       gsize host_offset, host_pitch;
@@ -463,7 +481,7 @@ mapping_finish (Mapping    *mapping,
                 const Side *side,
                 GError    **error)
 {
-  if (mapping->on_device || mapping->pinned != NULL)
+  if (mapping->kind != CUGI_GST_MEMORY_KIND_SYSTEM || mapping->pinned != NULL)
     return TRUE;
   for (guint plane = 0; plane < side->n_planes; plane++)
     if (!mapping_stage_plane (mapping, side, plane, FALSE, error))
@@ -499,10 +517,11 @@ transform_mappings (CugiGstFilter *self,
                      &error) &&
        (in_place || mapping_open (self, &out, &priv->out, outbuf, CUGI_GST_MAP_FLAGS_WRITE, &error));
   GST_LOG_OBJECT (self, "frames mapped");
-  if (ok && written->on_device)
+  if (ok && written->kind == CUGI_GST_MEMORY_KIND_CUDA)
     out_memory = gst_buffer_peek_memory (in_place ? inbuf : outbuf, 0);
   ok = ok && cugi_gst_streams_wait_for_input (priv->streams,
-                                              in.on_device ? gst_buffer_peek_memory (inbuf, 0) : NULL,
+                                              in.kind == CUGI_GST_MEMORY_KIND_CUDA ? gst_buffer_peek_memory (inbuf, 0)
+                                                                                   : NULL,
                                               &in_on_work, &error) &&
        mapping_transfer (self, &in, &priv->in, TRUE, &error);
   GST_LOG_OBJECT (self, "input ordered");
@@ -635,6 +654,7 @@ cugi_gst_filter_set_context (GstElement *element,
 {
   cugi_gst_context_handle_set_context (element, context,
                                        cugi_gst_filter_get_device_id (CUGI_GST_FILTER (element)));
+  cugi_gst_gl_set_context (PRIV (CUGI_GST_FILTER (element))->gl, element, context);
 
   GST_ELEMENT_CLASS (cugi_gst_filter_parent_class)->set_context (element, context);
 }
@@ -645,7 +665,8 @@ cugi_gst_filter_query (GstBaseTransform *trans,
                        GstQuery         *query)
 {
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      cugi_gst_context_handle_context_query (GST_ELEMENT (trans), query))
+      (cugi_gst_context_handle_context_query (GST_ELEMENT (trans), query) ||
+       cugi_gst_gl_handle_query (PRIV (CUGI_GST_FILTER (trans))->gl, GST_ELEMENT (trans), query)))
     return TRUE;
 
   return GST_BASE_TRANSFORM_CLASS (cugi_gst_filter_parent_class)->query (trans, direction, query);
@@ -661,65 +682,25 @@ in_place_only (GstBaseTransform *trans)
   return klass->transform_frame == NULL;
 }
 
-/* The same formats and sizes on the other side, in CUDA or system memory:
- * the filter may also move frames between the two. CUDA memory comes first,
- * so that neighbours that offer both (cudaupload, cudadownload) pick it and
- * frames stay on the GPU. GstBaseTransform keeps of these what the pad
- * templates allow: GRAY8, say, only in system memory. */
 static GstCaps *
 cugi_gst_filter_transform_caps (GstBaseTransform *trans,
                                 GstPadDirection   direction,
                                 GstCaps          *caps,
                                 GstCaps          *filter)
 {
-  GstCaps *result = gst_caps_new_empty ();
-  gboolean same_memory = in_place_only (trans);
+  GstCaps *result = cugi_gst_caps_in_other_memory (caps, filter, in_place_only (trans));
 
-  for (guint i = 0; i < gst_caps_get_size (caps); i++)
-    {
-      GstStructure *structure = gst_caps_get_structure (caps, i);
-      GstCapsFeatures *features = gst_caps_get_features (caps, i);
-      const gchar *order[] = { GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY };
-      gboolean cuda = gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
-
-      if (!cuda && !gst_caps_features_is_equal (features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
-        continue;
-      for (guint j = 0; j < G_N_ELEMENTS (order); j++)
-        if (!same_memory || (j == 0) == cuda)
-          result = gst_caps_merge_structure_full (result, gst_structure_copy (structure),
-                                                  gst_caps_features_new (order[j], NULL));
-    }
-
-  if (filter != NULL)
-    {
-      GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
-
-      gst_caps_unref (result);
-      result = filtered;
-    }
   GST_DEBUG_OBJECT (trans, "%" GST_PTR_FORMAT " -> %" GST_PTR_FORMAT, caps, result);
   return result;
 }
 
-/* Frames stay on the GPU where the other side takes CUDA memory too:
- * cudadownload, say, which would otherwise pass system memory through and
- * leave the download to this filter. */
 static GstCaps *
 cugi_gst_filter_fixate_caps (GstBaseTransform *trans,
                              GstPadDirection   direction,
                              GstCaps          *caps,
                              GstCaps          *othercaps)
 {
-  GstCaps *on_gpu = gst_caps_new_empty ();
-
-  for (guint i = 0; i < gst_caps_get_size (othercaps); i++)
-    if (gst_caps_features_contains (gst_caps_get_features (othercaps, i), GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
-      on_gpu = gst_caps_merge_structure_full (on_gpu, gst_structure_copy (gst_caps_get_structure (othercaps, i)),
-                                              gst_caps_features_copy (gst_caps_get_features (othercaps, i)));
-  if (gst_caps_is_empty (on_gpu))
-    gst_caps_unref (on_gpu);
-  else
-    gst_caps_take (&othercaps, on_gpu);
+  othercaps = cugi_gst_caps_keep_on_gpu (othercaps);
 
   return GST_BASE_TRANSFORM_CLASS (cugi_gst_filter_parent_class)->fixate_caps (trans, direction, caps, othercaps);
 }
@@ -755,8 +736,9 @@ cugi_gst_filter_set_caps (GstBaseTransform *trans,
 }
 
 /* Sets @pool up for @caps, in @allocator's memory if given; a
- * GstCudaBufferPool shares a stream with the filter (cugi-gst-streams.c).
- * FALSE if the pool refuses (it is in use, say). */
+ * GstCudaBufferPool shares a stream with the filter (cugi-gst-streams.c), a
+ * GL pool's buffers carry sync metas (cugi-gst-gl.c). FALSE if the pool
+ * refuses (it is in use, say). */
 static gboolean
 configure_pool (CugiGstFilter *self,
                 GstBufferPool *pool,
@@ -774,11 +756,13 @@ configure_pool (CugiGstFilter *self,
     gst_buffer_pool_config_set_allocator (config, allocator, NULL);
   if (GST_IS_CUDA_BUFFER_POOL (pool))
     cugi_gst_streams_share (PRIV (self)->streams, config);
+  cugi_gst_gl_configure_pool (pool, config);
   return gst_buffer_pool_set_config (pool, config);
 }
 
 /* A pool for @caps: a GstCudaBufferPool in the filter's context for CUDA
- * memory, else a video pool of pinned memory. */
+ * memory, a GL pool in the filter's GL context for GL memory, else a video
+ * pool of pinned memory. */
 static GstBufferPool *
 new_pool (CugiGstFilter *self,
           GstCaps       *caps,
@@ -787,17 +771,20 @@ new_pool (CugiGstFilter *self,
           guint         *size)
 {
   CugiGstFilterPrivate *priv = PRIV (self);
-  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
-  gboolean cuda = gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  CugiGstMemoryKind kind = cugi_gst_caps_memory_kind (gst_caps_get_features (caps, 0));
   GstBufferPool *pool;
   GstStructure *config;
   GstVideoInfo info;
 
   if (!gst_video_info_from_caps (&info, caps))
     return NULL;
-  pool = cuda ? gst_cuda_buffer_pool_new (priv->cuda_context) : gst_video_buffer_pool_new ();
+  if (kind == CUGI_GST_MEMORY_KIND_GL && !cugi_gst_gl_ensure (priv->gl, GST_ELEMENT (self), NULL))
+    return NULL;
+  pool = kind == CUGI_GST_MEMORY_KIND_CUDA ? gst_cuda_buffer_pool_new (priv->cuda_context)
+       : kind == CUGI_GST_MEMORY_KIND_GL   ? cugi_gst_gl_new_pool (priv->gl)
+                                           : gst_video_buffer_pool_new ();
   if (!configure_pool (self, pool, caps, GST_VIDEO_INFO_SIZE (&info), min, max,
-                       cuda ? NULL : priv->host_allocator))
+                       kind == CUGI_GST_MEMORY_KIND_SYSTEM ? priv->host_allocator : NULL))
     {
       gst_object_unref (pool);
       return NULL;
@@ -834,14 +821,43 @@ cugi_gst_filter_propose_allocation (GstBaseTransform *trans,
   if ((pool = new_pool (self, caps, 0, 0, &size)) == NULL)
     return FALSE;
   gst_query_add_allocation_pool (query, pool, size, 0, 0);
-  if (!gst_caps_features_contains (gst_caps_get_features (caps, 0), GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
-    gst_query_add_allocation_param (query, priv->host_allocator, NULL);
+  switch (cugi_gst_caps_memory_kind (gst_caps_get_features (caps, 0)))
+    {
+    case CUGI_GST_MEMORY_KIND_SYSTEM:
+      gst_query_add_allocation_param (query, priv->host_allocator, NULL);
+      break;
+    case CUGI_GST_MEMORY_KIND_GL:
+      gst_query_add_allocation_meta (query, GST_GL_SYNC_META_API_TYPE, NULL);
+      break;
+    case CUGI_GST_MEMORY_KIND_CUDA:
+      break;
+    }
   gst_object_unref (pool);
   return TRUE;
 }
 
-/* Downstream's pool where it fits (CUDA memory of our context, or any
- * system-memory pool), else a pool of ours. Not chained up: GstBaseTransform
+/* Whether @pool makes buffers in @kind of memory that the filter can use. */
+static gboolean
+pool_fits (CugiGstFilter     *self,
+           GstBufferPool     *pool,
+           CugiGstMemoryKind  kind)
+{
+  CugiGstFilterPrivate *priv = PRIV (self);
+
+  switch (kind)
+    {
+    case CUGI_GST_MEMORY_KIND_CUDA:
+      return GST_IS_CUDA_BUFFER_POOL (pool) && GST_CUDA_BUFFER_POOL (pool)->context == priv->cuda_context;
+    case CUGI_GST_MEMORY_KIND_GL:
+      return cugi_gst_gl_pool_fits (priv->gl, pool);
+    case CUGI_GST_MEMORY_KIND_SYSTEM:
+    default:
+      return !GST_IS_CUDA_BUFFER_POOL (pool) && !cugi_gst_gl_pool_fits (priv->gl, pool);
+    }
+}
+
+/* Downstream's pool where it fits (CUDA memory of our context, GL memory of
+ * our GL context, or any system-memory pool), else a pool of ours. Not chained up: GstBaseTransform
  * would give our pinned pool downstream's allocator. */
 static gboolean
 cugi_gst_filter_decide_allocation (GstBaseTransform *trans,
@@ -860,10 +876,7 @@ cugi_gst_filter_decide_allocation (GstBaseTransform *trans,
 
   if (update)
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
-  if (pool != NULL &&
-      (priv->out.cuda_memory
-         ? !(GST_IS_CUDA_BUFFER_POOL (pool) && GST_CUDA_BUFFER_POOL (pool)->context == priv->cuda_context)
-         : GST_IS_CUDA_BUFFER_POOL (pool)))
+  if (pool != NULL && !pool_fits (self, pool, priv->out.memory))
     gst_clear_object (&pool);
   if (pool != NULL && !configure_pool (self, pool, caps, size, min, max, NULL))
     gst_clear_object (&pool);
@@ -1117,6 +1130,7 @@ cugi_gst_filter_finalize (GObject *object)
   CugiGstFilterPrivate *priv = PRIV (CUGI_GST_FILTER (object));
 
   g_hash_table_unref (priv->wrapped);
+  cugi_gst_gl_free (priv->gl);
 
   G_OBJECT_CLASS (cugi_gst_filter_parent_class)->finalize (object);
 }
@@ -1200,4 +1214,5 @@ cugi_gst_filter_init (CugiGstFilter *self)
 
   priv->device_id = -1;
   priv->wrapped = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, wrapped_free);
+  priv->gl = cugi_gst_gl_new ();
 }

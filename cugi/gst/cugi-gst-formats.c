@@ -1,9 +1,10 @@
 /* cugi-gst-formats.c: the video formats of cugi's filters, in which memory
  * each is offered
  *
- * A filter offers every format of its subclass in system memory and those
- * that GStreamer's CUDA allocator can lay out in CUDA memory too; a format
- * whose planes are not rows of pixels is refused when the subclass sets it.
+ * A filter offers every format of its subclass in system memory, those that
+ * GStreamer's CUDA allocator can lay out in CUDA memory too, and those whose
+ * GL textures CUDA can register in GL memory; a format whose planes are not
+ * rows of pixels is refused when the subclass sets it.
  */
 #include <glib/gi18n-lib.h>
 
@@ -24,6 +25,17 @@ static const gchar * const cuda_formats[] = {
   NULL
 };
 
+/* The formats in GL memory: those whose planes GstGLMemory keeps in
+ * textures of 1, 2 or 4 channels of 8 or 16 bits, the kinds CUDA registers
+ * (cuGraphicsGLRegisterImage takes no 3-channel textures: no RGB), each
+ * texel as many bytes as the plane's pixels (no packed 4:2:2, whose GL
+ * textures are half as wide). */
+static const gchar * const gl_formats[] = {
+  "RGBA", "BGRA", "RGBx", "BGRx", "ARGB", "ABGR", "I420", "YV12", "Y42B", "Y444",
+  "NV12", "NV21", "GRAY8", "GRAY16_LE", "P010_10LE",
+  NULL
+};
+
 /* Caps of raw video in @formats (a list of names, "{ RGBA, NV12 }"), with
  * @feature's memory, any size and frame rate. */
 static GstCaps *
@@ -39,35 +51,50 @@ video_caps (const gchar *feature,
   return gst_caps_from_string (description);
 }
 
-/* Whether @format is one GstCudaAllocator lays out. */
-static gboolean
-is_cuda_format (const gchar *format)
+/* Appends to @caps those of @formats that are in @allowed (all if NULL),
+ * in @feature's memory, with @extra fields. */
+static void
+append_video_caps (GstCaps             *caps,
+                   const gchar         *feature,
+                   const gchar * const *formats,
+                   const gchar * const *allowed,
+                   const gchar         *extra)
 {
-  return g_strv_contains (cuda_formats, format);
+  g_autoptr(GString) list = g_string_new ("{ ");
+  GstCaps *these;
+
+  for (guint i = 0; formats[i] != NULL; i++)
+    if (allowed == NULL || g_strv_contains (allowed, formats[i]))
+      g_string_append_printf (list, "%s%s", list->len > 2 ? ", " : "", formats[i]);
+  if (list->len == 2)
+    return;
+  g_string_append (list, " }");
+  these = video_caps (feature, list->str);
+  if (extra != NULL)
+    {
+      g_autoptr(GstStructure) fields = gst_structure_from_string (extra, NULL);
+
+      for (gint i = 0; i < gst_structure_n_fields (fields); i++)
+        gst_caps_set_value (these, gst_structure_nth_field_name (fields, i),
+                            gst_structure_get_value (fields, gst_structure_nth_field_name (fields, i)));
+    }
+  gst_caps_append (caps, these);
 }
 
 /* Replaces the class's "sink" and "src" templates with ones for @formats,
- * which cugi_gst_formats_check() passed: each in system memory, those
- * GstCudaAllocator lays out in CUDA memory too. */
+ * which cugi_gst_formats_check() passed: those GstCudaAllocator lays out in
+ * CUDA memory, those CUDA registers in GL memory (2D textures), and each in
+ * system memory, in the order the filter prefers them. */
 void
 cugi_gst_formats_set_templates (GstElementClass     *element_class,
                                 const gchar * const *formats)
 {
-  g_autoptr(GString) all = g_string_new ("{ ");
-  g_autoptr(GString) on_gpu = g_string_new ("{ ");
-  g_autoptr(GstCaps) caps = NULL;
+  g_autoptr(GstCaps) caps = gst_caps_new_empty ();
 
-  for (guint i = 0; formats[i] != NULL; i++)
-    {
-      g_string_append_printf (all, "%s%s", all->len > 2 ? ", " : "", formats[i]);
-      if (is_cuda_format (formats[i]))
-        g_string_append_printf (on_gpu, "%s%s", on_gpu->len > 2 ? ", " : "", formats[i]);
-    }
-  g_string_append (all, " }");
-  g_string_append (on_gpu, " }");
-  caps = on_gpu->len > 4 ? video_caps (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, on_gpu->str)
-                         : gst_caps_new_empty ();
-  gst_caps_append (caps, video_caps (GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, all->str));
+  append_video_caps (caps, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, formats, cuda_formats, NULL);
+  append_video_caps (caps, GST_CAPS_FEATURE_MEMORY_GL_MEMORY, formats, gl_formats,
+                     "extra, texture-target=(string)2D");
+  append_video_caps (caps, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY, formats, NULL, NULL);
   gst_element_class_add_pad_template (element_class,
                                       gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template (element_class,
@@ -112,4 +139,96 @@ const gchar * const *
 cugi_gst_formats_cuda (void)
 {
   return cuda_formats;
+}
+
+/* ---- caps between memories -------------------------------------------------- */
+
+/* The memory of caps with @features: CUDA, GL or (any other) system memory. */
+CugiGstMemoryKind
+cugi_gst_caps_memory_kind (GstCapsFeatures *features)
+{
+  if (features != NULL && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+    return CUGI_GST_MEMORY_KIND_CUDA;
+  if (features != NULL && gst_caps_features_contains (features, GST_CAPS_FEATURE_MEMORY_GL_MEMORY))
+    return CUGI_GST_MEMORY_KIND_GL;
+  return CUGI_GST_MEMORY_KIND_SYSTEM;
+}
+
+/* The same formats and sizes as @caps in CUDA, GL and system memory, or in
+ * the same memory only where @same_memory: a filter moves frames between
+ * them. CUDA memory comes first and system memory last, so that neighbours
+ * that offer several (cudaupload, cudadownload, glupload) pick memory on
+ * the GPU. A texture target is GL memory's only. GstBaseTransform keeps of
+ * these what the pad templates allow: GRAY8, say, not in CUDA memory. */
+GstCaps *
+cugi_gst_caps_in_other_memory (GstCaps  *caps,
+                               GstCaps  *filter,
+                               gboolean  same_memory)
+{
+  static const struct { CugiGstMemoryKind kind; const gchar *feature; } order[] = {
+    { CUGI_GST_MEMORY_KIND_CUDA, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY },
+    { CUGI_GST_MEMORY_KIND_GL, GST_CAPS_FEATURE_MEMORY_GL_MEMORY },
+    { CUGI_GST_MEMORY_KIND_SYSTEM, GST_CAPS_FEATURE_MEMORY_SYSTEM_MEMORY },
+  };
+  GstCaps *result = gst_caps_new_empty ();
+
+  for (guint i = 0; i < gst_caps_get_size (caps); i++)
+    {
+      GstStructure *structure = gst_caps_get_structure (caps, i);
+      GstCapsFeatures *features = gst_caps_get_features (caps, i);
+      CugiGstMemoryKind kind = cugi_gst_caps_memory_kind (features);
+
+      /* Other memory, or system memory with metas, is not ours to map. */
+      if (kind == CUGI_GST_MEMORY_KIND_SYSTEM &&
+          !gst_caps_features_is_equal (features, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
+        continue;
+      for (guint j = 0; j < G_N_ELEMENTS (order); j++)
+        if (!same_memory || order[j].kind == kind)
+          {
+            GstStructure *other = gst_structure_copy (structure);
+
+            if (order[j].kind != CUGI_GST_MEMORY_KIND_GL)
+              gst_structure_remove_field (other, "texture-target");
+            result = gst_caps_merge_structure_full (result, other,
+                                                    gst_caps_features_new (order[j].feature, NULL));
+          }
+    }
+
+  if (filter != NULL)
+    {
+      GstCaps *filtered = gst_caps_intersect_full (filter, result, GST_CAPS_INTERSECT_FIRST);
+
+      gst_caps_unref (result);
+      result = filtered;
+    }
+  return result;
+}
+
+/* Of @othercaps (transfer full), those in CUDA memory, else those in GL
+ * memory, else all: frames stay on the GPU where the other side takes GPU
+ * memory too (cudadownload, say, which would otherwise pass system memory
+ * through and leave the download to the filter), in CUDA memory first,
+ * which needs no copy. */
+GstCaps *
+cugi_gst_caps_keep_on_gpu (GstCaps *othercaps)
+{
+  const CugiGstMemoryKind preferred[] = { CUGI_GST_MEMORY_KIND_CUDA, CUGI_GST_MEMORY_KIND_GL };
+
+  for (guint p = 0; p < G_N_ELEMENTS (preferred); p++)
+    {
+      GstCaps *on_gpu = gst_caps_new_empty ();
+
+      for (guint i = 0; i < gst_caps_get_size (othercaps); i++)
+        if (cugi_gst_caps_memory_kind (gst_caps_get_features (othercaps, i)) == preferred[p])
+          on_gpu = gst_caps_merge_structure_full (on_gpu,
+                                                  gst_structure_copy (gst_caps_get_structure (othercaps, i)),
+                                                  gst_caps_features_copy (gst_caps_get_features (othercaps, i)));
+      if (!gst_caps_is_empty (on_gpu))
+        {
+          gst_caps_unref (othercaps);
+          return on_gpu;
+        }
+      gst_caps_unref (on_gpu);
+    }
+  return othercaps;
 }

@@ -37,6 +37,9 @@ typedef enum {
  * @CUGI_GST_MEMORY_KIND_SYSTEM: the frame is in system memory: its planes are
  *   device memory that cugi copies it into (and back, for
  *   %CUGI_GST_MAP_FLAGS_WRITE) through its pinned staging
+ * @CUGI_GST_MEMORY_KIND_GL: the frame is in GL memory (`GstGLMemory`, a
+ *   texture a plane), as #CugiGstFilter takes it: its planes are device
+ *   memory that cugi copies the textures into (and back) on the GPU
  *
  * Where the frame of a #CugiGstFrame lives.
  *
@@ -45,6 +48,7 @@ typedef enum {
 typedef enum {
   CUGI_GST_MEMORY_KIND_CUDA,
   CUGI_GST_MEMORY_KIND_SYSTEM,
+  CUGI_GST_MEMORY_KIND_GL,
 } CugiGstMemoryKind;
 
 #define CUGI_GST_TYPE_FRAME (cugi_gst_frame_get_type ())

@@ -8,6 +8,7 @@
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+#include <gst/gl/gl.h>
 #if GST_CHECK_VERSION (1, 24, 0)
 #include <gst/cuda/gstcudastream.h>
 #endif
@@ -27,13 +28,19 @@ gboolean cugi_gst_ensure_cuda_library (GError **error);
 /* The CUcontext of @context, as the integer cugi hands out. */
 guint64  cugi_gst_context_handle (CugiContext *context);
 
-/* ---- cugi-gst-formats.c: a filter's formats and their memory ---- */
+/* ---- cugi-gst-formats.c: a filter's formats and their memory, its caps ---- */
 
 G_GNUC_INTERNAL gboolean             cugi_gst_formats_check         (const gchar * const *formats,
                                                                      GError             **error);
 G_GNUC_INTERNAL void                 cugi_gst_formats_set_templates (GstElementClass     *element_class,
                                                                      const gchar * const *formats);
 G_GNUC_INTERNAL const gchar * const *cugi_gst_formats_cuda          (void);
+/* The memory caps features say, and caps between memories: see there. */
+G_GNUC_INTERNAL CugiGstMemoryKind    cugi_gst_caps_memory_kind      (GstCapsFeatures     *features);
+G_GNUC_INTERNAL GstCaps             *cugi_gst_caps_in_other_memory  (GstCaps             *caps,
+                                                                     GstCaps             *filter,
+                                                                     gboolean             same_memory);
+G_GNUC_INTERNAL GstCaps             *cugi_gst_caps_keep_on_gpu      (GstCaps             *othercaps);
 
 /* ---- cugi-gst-host-allocator.c: GstMemory in cugi's pinned host memory ---- */
 
@@ -66,6 +73,37 @@ G_GNUC_INTERNAL gboolean        cugi_gst_streams_carries_work   (CugiGstStreams 
 G_GNUC_INTERNAL void            cugi_gst_streams_mark_output    (CugiGstStreams *self,
                                                                  GstMemory      *memory,
                                                                  gboolean        complete);
+
+/* ---- cugi-gst-gl.c: GL memory through GstGL ---- */
+
+typedef struct _CugiGstGl CugiGstGl;
+
+G_GNUC_INTERNAL CugiGstGl     *cugi_gst_gl_new            (void);
+G_GNUC_INTERNAL void           cugi_gst_gl_free           (CugiGstGl          *self);
+G_GNUC_INTERNAL void           cugi_gst_gl_set_context    (CugiGstGl          *self,
+                                                           GstElement         *element,
+                                                           GstContext         *context);
+G_GNUC_INTERNAL gboolean       cugi_gst_gl_handle_query   (CugiGstGl          *self,
+                                                           GstElement         *element,
+                                                           GstQuery           *query);
+G_GNUC_INTERNAL gboolean       cugi_gst_gl_ensure         (CugiGstGl          *self,
+                                                           GstElement         *element,
+                                                           GError            **error);
+G_GNUC_INTERNAL GstBufferPool *cugi_gst_gl_new_pool       (CugiGstGl          *self);
+G_GNUC_INTERNAL gboolean       cugi_gst_gl_pool_fits      (CugiGstGl          *self,
+                                                           GstBufferPool      *pool);
+G_GNUC_INTERNAL void           cugi_gst_gl_configure_pool (GstBufferPool      *pool,
+                                                           GstStructure       *config);
+G_GNUC_INTERNAL gboolean       cugi_gst_gl_transfer       (CugiGstGl          *self,
+                                                           GstVideoFrame      *frame,
+                                                           CugiContext        *context,
+                                                           CugiBuffer * const *planes,
+                                                           const gsize        *pitches,
+                                                           const gsize        *row_bytes,
+                                                           const guint        *rows,
+                                                           gboolean            to_device,
+                                                           CugiStream         *stream,
+                                                           GError            **error);
 
 /* ---- cugi-gst-frame.c: frames whose planes a filter made ---- */
 

@@ -6,6 +6,14 @@ ordered."""
 import ctypes
 import os
 
+# cugikernel's invert for the stand-in NVRTC: the kernel as the stand-in
+# driver's module format has it (name, then its parameters' sizes), then
+# what it stands for.
+INVERT_SOURCE = ('//! invert 8 4 8 4 4 4 8\n'
+                 'extern "C" __global__ void invert (const unsigned char *src, int src_stride, '
+                 'unsigned char *dst, int dst_stride, int width, int height, '
+                 'unsigned long long timestamp) {}\n')
+
 
 def use_own_registry(scratch, plugins=()):
     """Makes GStreamer, once initialized, read its plugins from @scratch

@@ -30,7 +30,11 @@ NO_DRIVER = dict(os.environ, CUGI_LIBCUDA='/nonexistent/libcuda.so.1')
 FORMATS = {'RGBA', 'BGRA', 'RGBx', 'BGRx', 'ARGB', 'ABGR', 'GRAY8', 'NV12', 'NV21', 'I420',
            'YV12', 'Y42B', 'Y444', 'P010_10LE', 'P016_LE', 'Y444_16LE'}
 CUDA_FORMATS = FORMATS - {'GRAY8'}
+# Those whose GL textures CUDA registers: no 3-channel texture, every texel
+# as many bytes as the plane's pixels.
+GL_FORMATS = FORMATS - {'P016_LE', 'Y444_16LE'}
 CUDA = 'memory:CUDAMemory'
+GL = 'memory:GLMemory'
 # docs/gstreamer.md: the largest file location may name.
 MAX_SOURCE_SIZE = 16 * 2**20
 
@@ -70,17 +74,22 @@ class Inspect(unittest.TestCase):
 
 
 def formats_by_memory(caps):
-    """{True: formats in CUDA memory, False: formats in system memory} of @caps."""
-    formats = {True: set(), False: set()}
+    """{CUDA: formats in CUDA memory, GL: in GL memory, None: in system
+    memory} of @caps."""
+    formats = {CUDA: set(), GL: set(), None: set()}
     for index in range(caps.get_size()):
         value = caps[index]['format']   # a structure as it is, in gst-python 1.22 and 1.26
-        formats[caps.get_features(index).contains(CUDA)].update(
-            [value] if isinstance(value, str) else value)
+        features = caps.get_features(index)
+        memory = CUDA if features.contains(CUDA) else GL if features.contains(GL) else None
+        if memory == GL:
+            assert caps[index]['texture-target'] == '2D', caps.to_string()
+        formats[memory].update([value] if isinstance(value, str) else value)
     return formats
 
 
 class Caps(unittest.TestCase):
-    """CUDA memory only in the formats GstCudaAllocator can allocate."""
+    """CUDA memory only in the formats GstCudaAllocator can allocate, GL
+    memory only in those whose textures CUDA registers."""
 
     def test_pad_templates(self):
         factory = Gst.ElementFactory.find('cugikernel')
@@ -88,8 +97,9 @@ class Caps(unittest.TestCase):
         self.assertEqual({t.name_template for t in templates}, {'sink', 'src'})
         for template in templates:
             formats = formats_by_memory(template.get_caps())
-            self.assertEqual(formats[True], CUDA_FORMATS, template.name_template)
-            self.assertEqual(formats[False], FORMATS, template.name_template)
+            self.assertEqual(formats[CUDA], CUDA_FORMATS, template.name_template)
+            self.assertEqual(formats[GL], GL_FORMATS, template.name_template)
+            self.assertEqual(formats[None], FORMATS, template.name_template)
 
     def neighbour_caps(self, fmt, features=None):
         media = 'video/x-raw' if features is None else f'video/x-raw({features})'
@@ -109,13 +119,17 @@ class Caps(unittest.TestCase):
         self.assertEqual(pads[0].link_full(pads[1], Gst.PadLinkCheck.NOTHING), Gst.PadLinkReturn.OK)
         return element.get_static_pad(far).query_caps(None)
 
-    def test_cuda_memory_offered_for_its_formats(self):
+    def test_gpu_memory_offered_for_its_formats(self):
         for fmt in sorted(FORMATS):
-            for upstream in (True, False):
-                with self.subTest(fmt=fmt, upstream=upstream):
-                    formats = formats_by_memory(self.query_through(fmt, upstream=upstream))
-                    self.assertEqual(formats[False], {fmt})
-                    self.assertEqual(formats[True], {fmt} & CUDA_FORMATS)
+            for features in (None, CUDA, GL):
+                for upstream in (True, False):
+                    with self.subTest(fmt=fmt, features=features, upstream=upstream):
+                        if features == CUDA and fmt not in CUDA_FORMATS or features == GL and fmt not in GL_FORMATS:
+                            continue
+                        formats = formats_by_memory(self.query_through(fmt, features, upstream))
+                        self.assertEqual(formats[None], {fmt})
+                        self.assertEqual(formats[CUDA], {fmt} & CUDA_FORMATS)
+                        self.assertEqual(formats[GL], {fmt} & GL_FORMATS)
 
     def test_gray8_in_cuda_memory_refused(self):
         # Before, the element took and offered it, and the first buffer of

@@ -27,7 +27,7 @@ import sys
 import tempfile
 import unittest
 
-from stand_in_gst import Ops, use_own_registry, waited_for
+from stand_in_gst import INVERT_SOURCE as SOURCE, Ops, use_own_registry, waited_for
 
 _scratch = tempfile.mkdtemp(prefix='cugi-gst-stand-in-')
 atexit.register(shutil.rmtree, _scratch, True)
@@ -53,12 +53,6 @@ WIDTH, HEIGHT = 64, 48
 FRAMES = 4
 CUDA_CAPS = f'video/x-raw(memory:CUDAMemory),format=RGBA,width={WIDTH},height={HEIGHT},framerate=30/1'
 SYSTEM_CAPS = f'video/x-raw,format=RGBA,width={WIDTH},height={HEIGHT},framerate=30/1'
-# For the stand-in NVRTC: the kernel as the stand-in driver's module format
-# has it (name, then its parameters' sizes), then what it stands for.
-SOURCE = ('//! invert 8 4 8 4 4 4 8\n'
-          'extern "C" __global__ void invert (const unsigned char *src, int src_stride, '
-          'unsigned char *dst, int dst_stride, int width, int height, '
-          'unsigned long long timestamp) {}\n')
 # The Python element's kernel, for the stand-in NVRTC: no timestamp.
 cugi_invert.SOURCE = ('//! invert 8 4 8 4 4 4\n'
                       'extern "C" __global__ void invert (const unsigned char *src, int src_pitch, '

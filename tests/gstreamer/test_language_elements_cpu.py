@@ -49,9 +49,9 @@ class ValaElement(StandInPipeline):
                                 check=True, env=os.environ)
         self.assertIn('cugi invert (Vala)', result.stdout)
         self.assertIn('libgstcugivala.so', result.stdout)
-        for feature in ('video/x-raw(memory:CUDAMemory)', 'video/x-raw\n'):
+        for feature in ('video/x-raw(memory:CUDAMemory)', 'video/x-raw(memory:GLMemory)', 'video/x-raw\n'):
             self.assertEqual(result.stdout.count(feature), 2, result.stdout)   # sink and src
-        self.assertEqual(result.stdout.count('format: { (string)RGBA, (string)BGRA }'), 4, result.stdout)
+        self.assertEqual(result.stdout.count('format: { (string)RGBA, (string)BGRA }'), 6, result.stdout)
 
     def run_to_eos(self, pool=None):
         """Runs FRAMES frames from @pool (system memory where there is
