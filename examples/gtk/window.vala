@@ -33,7 +33,10 @@ public class Window : Gtk.ApplicationWindow {
     // them, so stale results never reach the screen.
     Cancellable? rendering;
     Cancellable? compiling;
-    uint image_tick;
+    // The frame-clock frame in which the paintable was last given an image,
+    // and whether a band's image waits for a frame of its own.
+    int64 shown_in_frame = -1;
+    bool band_show_pending;
     bool is_ready;
     bool compile_in_flight;
 
@@ -176,7 +179,6 @@ public class Window : Gtk.ApplicationWindow {
     void use_selected_device () {
         var device = (Cugi.Device) device_drop_down.selected_item;
         rendering?.cancel ();
-        cancel_image_tick ();
         try {
             renderer = new Renderer (device);
         } catch (Error e) {
@@ -269,9 +271,10 @@ public class Window : Gtk.ApplicationWindow {
     async void render (View view, int width, int height, Cancellable cancellable) {
         try {
             var kernel_ms = yield renderer.render (view, width, height, cancellable);
-            // The whole image at once rather than at the next frame: once
-            // the window is ready, the picture shows it.
-            cancel_image_tick ();
+            // Awaited, unlike the bands' images: once the window is ready,
+            // the picture shows the whole image.
+            yield next_frame_without_image ();
+            cancellable.set_error_if_cancelled ();
             yield show_image (cancellable);
             show_status ("%.2f ms · %d × %d · %d iterations · %s".printf (
                 kernel_ms, width, height, view.max_iterations (), describe_path (paintable.path)), false);
@@ -298,36 +301,49 @@ public class Window : Gtk.ApplicationWindow {
             timing_label.remove_css_class ("error");
     }
 
-    /* Bands are done faster than frames are drawn: the paintable gets the
-     * image so far, one copy of it, once per frame at most. */
+    /* Bands are done faster than frames are drawn, and renders may be: the
+     * paintable gets the image so far, one copy of it, once a frame at most. */
     void show_image_soon () {
-        if (image_tick != 0)
+        if (band_show_pending)
             return;
-        image_tick = canvas.add_tick_callback (() => {
-            image_tick = 0;
-            show_image.begin (rendering, (source, result) => {
-                try {
-                    show_image.end (result);
-                } catch (IOError.CANCELLED e) {
-                    // A newer view took over.
-                } catch (Error e) {
-                    show_status (e.message, true);
-                }
-            });
-            return Source.REMOVE;
-        });
+        band_show_pending = true;
+        show_band_image.begin ();
     }
 
-    void cancel_image_tick () {
-        if (image_tick != 0) {
-            canvas.remove_tick_callback (image_tick);
-            image_tick = 0;
+    async void show_band_image () {
+        yield next_frame_without_image ();
+        band_show_pending = false;
+        // A renderer for another device may have come meanwhile, with
+        // nothing rendered yet.
+        if (renderer.pixels == null)
+            return;
+        try {
+            yield show_image (rendering);
+        } catch (IOError.CANCELLED e) {
+            // A newer view took over.
+        } catch (Error e) {
+            show_status (e.message, true);
+        }
+    }
+
+    // Returns at once where no image has been shown in this frame (or the
+    // canvas has no frame clock yet), else at the next frame's update.
+    async void next_frame_without_image () {
+        var clock = canvas.get_frame_clock ();
+        while (clock != null && clock.get_frame_counter () == shown_in_frame) {
+            canvas.add_tick_callback (() => {
+                next_frame_without_image.callback ();
+                return Source.REMOVE;
+            });
+            yield;
         }
     }
 
     /* Shows the renderer's image as its stream will hold it once the work
      * enqueued so far is done: the paintable's copy goes on that stream. */
     async void show_image (Cancellable? cancellable) throws Error {
+        var clock = canvas.get_frame_clock ();
+        shown_in_frame = clock != null ? clock.get_frame_counter () : -1;
         yield paintable.show_buffer_async (renderer.pixels, renderer.width, renderer.height, renderer.stride,
                                            renderer.stream, cancellable);
     }
