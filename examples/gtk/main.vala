@@ -35,8 +35,8 @@ public class Application : Gtk.Application {
         { "height", 0, 0, OptionArg.INT, null, "The height of --render, in pixels (default 800)", "H" },
         { "view", 0, 0, OptionArg.STRING, null, "The view: cx,cy,scale[,julia_re,julia_im]", "VIEW" },
         { "screenshot", 0, 0, OptionArg.FILENAME, null, "Save a PNG of the window once it is ready, then quit", "FILE" },
-        { "size", 0, 0, OptionArg.STRING, null, "Render the window's picture at W×H pixels whatever its size, scaled to fit", "WxH" },
-        { "benchmark", 0, 0, OptionArg.DOUBLE, null, "Zoom continuously for SECONDS through a paintable on the display, then for SECONDS through one that downloads; print both and their ratios, quit", "SECONDS" },
+        { "size", 0, 0, OptionArg.STRING, null, "Render the picture at W×H pixels, scaled to fit the window", "WxH" },
+        { "benchmark", 0, 0, OptionArg.DOUBLE, null, "Zoom for SECONDS through the display's paintable, then one that downloads; compare, quit", "SECONDS" },
         { null }
     };
 
@@ -160,11 +160,12 @@ public class Application : Gtk.Application {
             yield write_png (texture, File.new_for_commandline_arg (screenshot_path));
             int width, height;
             window.canvas.get_render_size (out width, out height);
+            // What the picture shows, and how its image came, for the tests.
             var shown = window.canvas.picture.paintable;
+            var how = (shown is CugiGtk.Paintable)
+                ? " (%s)".printf (describe_path (((CugiGtk.Paintable) shown).path)) : "";
             print ("Saved the window, showing the %s page (picture %d × %d, paintable %s), to %s\n",
-                   window.page, width, height,
-                   shown == null ? "none" : "%s (%s)".printf (shown.get_type ().name (),
-                                                             describe_path (window.paintable.path)),
+                   window.page, width, height, shown == null ? "none" : shown.get_type ().name () + how,
                    screenshot_path);
         } catch (Error e) {
             printerr ("--screenshot: %s\n", e.message);
@@ -232,8 +233,9 @@ public class Application : Gtk.Application {
         print ("benchmark: the continuous zoom at %d × %d, through two paintables in turn\n", width, height);
         a.print_summary ();
         b.print_summary ();
-        print ("ratios, %s / %s: frames a second %s, gap p50 %s, p99 %s, max %s, CPU a frame %s, host copies a frame %s\n",
-               a.name, b.name, ratio (a.frames_per_second, b.frames_per_second), ratio (a.gap_p50, b.gap_p50),
+        print ("ratios, %s / %s: frames a second %s, gap p50 %s, p99 %s, max %s, CPU a frame %s, "
+               + "host copies a frame %s\n", a.name, b.name,
+               ratio (a.frames_per_second, b.frames_per_second), ratio (a.gap_p50, b.gap_p50),
                ratio (a.gap_p99, b.gap_p99), ratio (a.gap_max, b.gap_max),
                ratio (a.cpu_ms_per_frame, b.cpu_ms_per_frame),
                ratio (a.host_copies_per_frame, b.host_copies_per_frame));
@@ -318,8 +320,8 @@ class BenchmarkRun {
         print ("%s (%s): %.1f s, %d renders (%.1f a second), kernel %.2f ms a render on average\n",
                name, describe_path (paintable.path), seconds, renders, renders / seconds,
                kernel_ms / int.max (renders, 1));
-        print ("  frames shown: %" + uint64.FORMAT + " (%.1f a second); frame-clock gaps over %d ticks: p50 %.2f ms, p99 %.2f ms, "
-               + "max %.2f ms (goal: max ≤ 20 ms)\n",
+        print ("  frames shown: %" + uint64.FORMAT + " (%.1f a second); frame-clock gaps over %d ticks: "
+               + "p50 %.2f ms, p99 %.2f ms, max %.2f ms (goal: max ≤ 20 ms)\n",
                frames, frames_per_second, ticks.length, gap_p50, gap_p99, gap_max);
         print ("  CPU: %.2f ms a frame (the process %.0f%% of one core, driver threads included; the main thread "
                + "%.0f%%); host copies: %.2f a frame\n",
