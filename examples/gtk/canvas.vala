@@ -21,6 +21,9 @@ public class Canvas : Gtk.Widget {
     double pointer_y;
     int last_width;
     int last_height;
+    // --size: the size renders take whatever the canvas's, 0 × 0 for none.
+    int fixed_width;
+    int fixed_height;
     // How many times GTK allocated the canvas, for Window.describe_progress().
     public uint allocations { get; private set; }
 
@@ -94,10 +97,20 @@ public class Canvas : Gtk.Widget {
     // allocation, not get_width(): ::resized is emitted from size_allocate,
     // and a render requested there (the first one, when the kernel was ready
     // before the window was shown: a compile from the disk cache) must see
-    // the new size.
+    // the new size. Once the canvas has been allocated, a fixed size takes
+    // its place.
     public void get_render_size (out int width, out int height) {
-        width = last_width * scale_factor;
-        height = last_height * scale_factor;
+        var fixed = fixed_width > 0 && last_width > 0;
+        width = fixed ? fixed_width : last_width * scale_factor;
+        height = fixed ? fixed_height : last_height * scale_factor;
+    }
+
+    /* Renders at width × height pixels from now on, whatever the canvas's
+     * size (--size): the picture scales the image to fit. A benchmark
+     * renders as many pixels whatever the screen, Xvfb's included. */
+    public void fix_render_size (int width, int height) {
+        fixed_width = width;
+        fixed_height = height;
     }
 }
 

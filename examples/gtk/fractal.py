@@ -11,8 +11,11 @@ tree:
         --render out.png --width 1920 --height 1080 --view -0.7436,0.1318,0.02
 
 GPU work never blocks the main loop: a render is a launch on a non-blocking
-stream followed by download_async(), whose callback shows the image. PyGObject
-3.42 (Debian 12) has no awaitable async calls, so the code passes callbacks.
+stream into a device buffer, which a CugiGtk.Paintable shows with a copy
+enqueued on the same stream (on the GPU into a GL texture where the display's
+GL is on the CUDA device, else a download); a PNG downloads the buffer.
+PyGObject 3.42 (Debian 12) has no awaitable async calls, so the code passes
+callbacks.
 """
 
 import argparse
@@ -23,9 +26,10 @@ import sys
 
 import gi
 gi.require_version('Cugi', '1.0')
+gi.require_version('CugiGtk', '1.0')
 gi.require_version('Gdk', '4.0')
 gi.require_version('Gtk', '4.0')
-from gi.repository import Cugi, Gdk, Gio, GLib, Gtk  # noqa: E402
+from gi.repository import Cugi, CugiGtk, Gdk, Gio, GLib, Gtk  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # See fractal.cu: without fused multiply-adds the CPU reference matches.
@@ -75,8 +79,9 @@ class View:
 
 
 class Renderer:
-    """Renders views on one device: one launch on a non-blocking stream of
-    its own, bracketed by events for the kernel time, then download_async()."""
+    """Renders views on one device into a device buffer (pixels, rows of
+    width × 4 bytes): one launch on a non-blocking stream of its own,
+    bracketed by events for the kernel time."""
 
     def __init__(self, device):
         self.device = device
@@ -86,6 +91,7 @@ class Renderer:
         self.end = Cugi.Event.new(self.context, Cugi.EventFlags.NONE)
         self.kernel = None
         self.pixels = None
+        self.width = self.height = 0
 
     def compile(self, colour_source, on_done):
         """Compiles the kernel with NVRTC in a worker thread; on_done(error)."""
@@ -103,12 +109,14 @@ class Renderer:
 
         program.compile_for_device_async(self.device, COMPILE_OPTIONS, None, compiled)
 
-    def render(self, view, width, height, cancellable, on_done):
-        """Renders view at width × height; on_done(texture, kernel_ms, error).
+    def render(self, view, width, height, paintable, cancellable, on_done):
+        """Renders view at width × height and, where paintable is not None,
+        shows it there; on_done(kernel_ms, error) once the GPU has done both.
         Cancelling drops the result (the GPU work itself still runs)."""
         size = width * height * 4
         if self.pixels is None or self.pixels.get_size() != size:
             self.pixels = Cugi.Buffer.new(self.context, size)
+        self.width, self.height = width, height
         julia_re, julia_im = view.julia or (0.0, 0.0)
         # A thread a pixel, in blocks of BLOCK × BLOCK that cover the image.
         config = Cugi.LaunchConfig.new_for_size_2d(width, height, BLOCK, BLOCK)
@@ -120,16 +128,48 @@ class Renderer:
                                            view.max_iterations()])
         self.end.record(self.stream)
 
+        def timed(start, result):
+            try:
+                kernel_ms = start.elapsed_time_finish(result)
+            except GLib.Error as error:
+                return on_done(0.0, error)
+            on_done(kernel_ms, None)
+
+        def shown(paintable, result):
+            try:
+                paintable.show_buffer_finish(result)
+            except GLib.Error as error:
+                return on_done(0.0, error)
+            # The GL path's copy completes at once, before the kernel may
+            # have: the events say when it has.
+            self.start.elapsed_time_async(self.end, cancellable, timed)
+
+        if paintable is None:
+            self.start.elapsed_time_async(self.end, cancellable, timed)
+        else:
+            # Enqueued on the stream after the launch: it copies the image
+            # the kernel writes.
+            paintable.show_buffer_async(self.pixels, width, height, width * 4, self.stream, cancellable,
+                                        shown)
+
+    def download_texture(self, on_done):
+        """The last image in host memory, as a Gdk.MemoryTexture, for what
+        needs its pixels (a PNG); on_done(texture, error)."""
+        width, height = self.width, self.height
+
         def downloaded(pixels, result):
             try:
                 data = pixels.download_finish(result)
             except GLib.Error as error:
-                return on_done(None, 0.0, error)
-            # The download followed the end event: elapsed_time() won't wait.
-            texture = Gdk.MemoryTexture.new(width, height, Gdk.MemoryFormat.R8G8B8A8, data, width * 4)
-            on_done(texture, self.start.elapsed_time(self.end), None)
+                return on_done(None, error)
+            on_done(Gdk.MemoryTexture.new(width, height, Gdk.MemoryFormat.R8G8B8A8, data, width * 4), None)
 
-        self.pixels.download_async(0, size, self.stream, cancellable, downloaded)
+        self.pixels.download_async(0, width * height * 4, self.stream, None, downloaded)
+
+
+# How a paintable brought its image to GTK, for the status line.
+PATHS = {CugiGtk.PaintablePath.NONE: 'nothing shown', CugiGtk.PaintablePath.GL_TEXTURE: 'zero-copy GL',
+         CugiGtk.PaintablePath.DOWNLOAD: 'download'}
 
 
 def cancelled(error):
@@ -174,7 +214,7 @@ class Window(Gtk.ApplicationWindow):
         self.view = view
         self.renderer = None
         self.rendering = None       # the GCancellable of the render in flight
-        self.texture = None
+        self.paintable = None       # what the picture shows, made for each renderer
         self.ready_callback = None  # called once the first image (or the no-GPU page) is up
         self.pointer = (0.0, 0.0)
 
@@ -231,6 +271,11 @@ class Window(Gtk.ApplicationWindow):
         if self.rendering:
             self.rendering.cancel()
         self.renderer = Renderer(self.device_drop_down.get_selected_item())
+        # For the display, whose GL it copies into where that is on the CUDA
+        # device; one for each renderer, since its GL textures are registered
+        # with one device's context.
+        self.paintable = CugiGtk.Paintable.new(self.get_display())
+        self.picture.set_paintable(self.paintable)
         self.renderer.compile(read_source('colour.cuh'), self.on_compiled)
 
     def on_compiled(self, error):
@@ -260,20 +305,31 @@ class Window(Gtk.ApplicationWindow):
         self.rendering = Gio.Cancellable()
         view = self.view
 
-        def done(texture, kernel_ms, error):
+        def done(kernel_ms, error):
             if error and cancelled(error):
                 return      # a newer view took over
             if error:
                 self.status.set_label(error.message)
             else:
-                self.texture = texture
-                self.picture.set_paintable(texture)
                 self.save_button.set_sensitive(True)
-                self.status.set_label('%.2f ms · %d × %d · %d iterations'
-                                      % (kernel_ms, width, height, view.max_iterations()))
+                self.status.set_label('%.2f ms · %d × %d · %d iterations · %s'
+                                      % (kernel_ms, width, height, view.max_iterations(),
+                                         PATHS[self.paintable.props.path]))
             self.become_ready()
 
-        self.renderer.render(view, width, height, self.rendering, done)
+        self.renderer.render(view, width, height, self.paintable, self.rendering, done)
+
+    def save_png(self, file):
+        """Downloads the image from the device and writes it to file."""
+        def done(error):
+            self.status.set_label(error.message if error else 'Saved')
+
+        def downloaded(texture, error):
+            if error:
+                return done(error)
+            write_png(texture, file, done)
+
+        self.renderer.download_texture(downloaded)
 
     def on_save(self, button):
         if hasattr(Gtk, 'FileDialog'):      # GTK 4.10+, where the file chooser is deprecated
@@ -286,8 +342,7 @@ class Window(Gtk.ApplicationWindow):
                     if not error.matches(Gtk.DialogError.quark(), Gtk.DialogError.DISMISSED):
                         self.status.set_label(error.message)
                     return
-                write_png(self.texture, file,
-                          lambda error: self.status.set_label(error.message if error else 'Saved'))
+                self.save_png(file)
 
             dialog.save(self, None, chosen)
             return
@@ -297,8 +352,7 @@ class Window(Gtk.ApplicationWindow):
 
         def response(chooser, response_id):
             if response_id == Gtk.ResponseType.ACCEPT:
-                write_png(self.texture, chooser.get_file(),
-                          lambda error: self.status.set_label(error.message if error else 'Saved'))
+                self.save_png(chooser.get_file())
 
         chooser.connect('response', response)
         chooser.show()
@@ -378,8 +432,12 @@ def save_window(window, path):
     gtk.g_object_unref(texture)
     gtk.gsk_render_node_unref(node)
     if saved:
-        print('Saved the window, showing the %s page (picture %d × %d), to %s'
-              % ((window.page,) + window.canvas.size + (path,)))
+        shown = window.picture.get_paintable()
+        print('Saved the window, showing the %s page (picture %d × %d, paintable %s), to %s'
+              % ((window.page,) + window.canvas.size
+                 + ('none' if shown is None else '%s (%s)' % (shown.__gtype__.name,
+                                                              PATHS[shown.props.path]),
+                    path)))
     else:
         print('--screenshot: could not write', path, file=sys.stderr)
         window.get_application().exit_status = 1
@@ -416,16 +474,21 @@ def render_file(args):
                      renderer.device.props.name))
         loop.quit()
 
-    def rendered(texture, ms, error):
-        nonlocal kernel_ms
-        kernel_ms = ms
+    def downloaded(texture, error):
         if error:
             return finish(error)
         write_png(texture, Gio.File.new_for_commandline_arg(args.render), finish)
 
+    def rendered(ms, error):
+        nonlocal kernel_ms
+        kernel_ms = ms
+        if error:
+            return finish(error)
+        renderer.download_texture(downloaded)
+
     kernel_ms = 0.0
     renderer.compile(read_source('colour.cuh'), lambda error: finish(error) if error else
-                     renderer.render(args.view, args.width, args.height, None, rendered))
+                     renderer.render(args.view, args.width, args.height, None, None, rendered))
     loop.run()
     return status
 

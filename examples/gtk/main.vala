@@ -3,7 +3,7 @@
 //     build/examples/gtk/cugi-fractal
 //     build/examples/gtk/cugi-fractal --render out.png --width 1920 --height 1080 --view -0.7436,0.1318,0.02
 //     build/examples/gtk/cugi-fractal --screenshot window.png
-//     build/examples/gtk/cugi-fractal --benchmark 10
+//     build/examples/gtk/cugi-fractal --benchmark 10 --size 3840x2160
 //
 // Drag to pan, scroll to zoom, edit the colouring on the right and press
 // Compile. Nothing here waits on the GPU or on NVRTC in the main loop: every
@@ -20,8 +20,13 @@ public class Application : Gtk.Application {
     const double BENCHMARK_ZOOM_STEP = 0.97;
     const double BENCHMARK_DEEPEST = 1e-9;
 
+    // The longest side --size takes: GL's usual limit on a texture's side.
+    const int MAX_SIDE = 16384;
+
     string? screenshot_path;
     double benchmark_seconds;
+    int fixed_width;
+    int fixed_height;
     int exit_status;
 
     const OptionEntry[] OPTIONS = {
@@ -30,7 +35,8 @@ public class Application : Gtk.Application {
         { "height", 0, 0, OptionArg.INT, null, "The height of --render, in pixels (default 800)", "H" },
         { "view", 0, 0, OptionArg.STRING, null, "The view: cx,cy,scale[,julia_re,julia_im]", "VIEW" },
         { "screenshot", 0, 0, OptionArg.FILENAME, null, "Save a PNG of the window once it is ready, then quit", "FILE" },
-        { "benchmark", 0, 0, OptionArg.DOUBLE, null, "Render continuously for SECONDS, print the frame-clock gaps, quit", "SECONDS" },
+        { "size", 0, 0, OptionArg.STRING, null, "Render the picture at W×H pixels, scaled to fit the window", "WxH" },
+        { "benchmark", 0, 0, OptionArg.DOUBLE, null, "Zoom for SECONDS through the display's paintable, then one that downloads; compare, quit", "SECONDS" },
         { null }
     };
 
@@ -78,6 +84,11 @@ public class Application : Gtk.Application {
             return status;
         }
 
+        string? size_text = null;
+        if (options.lookup ("size", "s", out size_text) && !parse_size (size_text, out fixed_width, out fixed_height)) {
+            printerr ("--size takes WxH, such as 3840x2160, each side 1 to %d pixels\n", MAX_SIDE);
+            return 2;
+        }
         options.lookup ("screenshot", "^ay", out screenshot_path);
         options.lookup ("benchmark", "d", out benchmark_seconds);
         if (view_text != null)
@@ -87,6 +98,16 @@ public class Application : Gtk.Application {
 
     View? start_view;
 
+    static bool parse_size (string text, out int width, out int height) {
+        var sides = text.split ("x");
+        int64 w = 0, h = 0;
+        var valid = sides.length == 2 && int64.try_parse (sides[0], out w) && int64.try_parse (sides[1], out h)
+                    && w > 0 && w <= MAX_SIDE && h > 0 && h <= MAX_SIDE;
+        width = valid ? (int) w : 0;
+        height = valid ? (int) h : 0;
+        return valid;
+    }
+
     // --screenshot and --benchmark give up when the window is not ready by
     // then, saying what it waits for, rather than hang a script or a test.
     const uint READY_TIMEOUT_SECONDS = 30;
@@ -95,6 +116,8 @@ public class Application : Gtk.Application {
         var window = new Window (this);
         if (start_view != null)
             window.canvas.view = start_view;
+        if (fixed_width > 0)
+            window.canvas.fix_render_size (fixed_width, fixed_height);
         if (screenshot_path != null)
             window.ready.connect (() => take_screenshot.begin (window));
         if (benchmark_seconds > 0)
@@ -137,8 +160,13 @@ public class Application : Gtk.Application {
             yield write_png (texture, File.new_for_commandline_arg (screenshot_path));
             int width, height;
             window.canvas.get_render_size (out width, out height);
-            print ("Saved the window, showing the %s page (picture %d × %d), to %s\n", window.page,
-                   width, height, screenshot_path);
+            // What the picture shows, and how its image came, for the tests.
+            var shown = window.canvas.picture.paintable;
+            var how = (shown is CugiGtk.Paintable)
+                ? " (%s)".printf (describe_path (((CugiGtk.Paintable) shown).path)) : "";
+            print ("Saved the window, showing the %s page (picture %d × %d, paintable %s), to %s\n",
+                   window.page, width, height, shown == null ? "none" : shown.get_type ().name () + how,
+                   screenshot_path);
         } catch (Error e) {
             printerr ("--screenshot: %s\n", e.message);
             exit_status = 1;
@@ -148,21 +176,26 @@ public class Application : Gtk.Application {
 
     /* Renders back to back, each view zoomed a little from the last, while a
      * tick callback records the gaps between frame-clock ticks: a gap longer
-     * than a frame is a frame the main loop was too busy to draw. */
+     * than a frame is a frame the main loop was too busy to draw. Twice, in
+     * the same process and window: through the window's paintable, made for
+     * its display (the zero-copy GL path where the display's GL is on the
+     * CUDA device), then through one made without a display, which
+     * downloads every image. */
     void benchmark (Window window) {
-        if (window.page != "fractal") {
+        // Without a GPU no image shows: the no-GPU page, or on the
+        // stand-in driver a kernel that cannot load.
+        if (window.page != "fractal" || window.paintable == null || window.paintable.frames == 0) {
             printerr ("--benchmark needs a GPU\n");
             exit_status = 1;
             quit ();
             return;
         }
         var first = new View (BENCHMARK_RE, BENCHMARK_IM, BENCHMARK_SCALE);
-        var ticks = new GenericArray<int64?> ();
-        var renders = 0;
-        var kernel_ms = 0.0;
+        var on_display = new BenchmarkRun ("on the display", window.paintable);
+        var run = on_display;
         window.rendered.connect ((ms) => {
-            renders++;
-            kernel_ms += ms;
+            run.renders++;
+            run.kernel_ms += ms;
             // The next view from an idle callback: completions come at the
             // default priority, above GTK's redraws, so work that starts
             // itself again from one would keep frames from being drawn for
@@ -175,22 +208,124 @@ public class Application : Gtk.Application {
                 return Source.REMOVE;
             });
         });
-        var process_start = cpu_seconds (Posix.CLOCK_PROCESS_CPUTIME_ID);
-        var main_start = cpu_seconds (Posix.CLOCK_THREAD_CPUTIME_ID);
-        var start = get_monotonic_time ();
         window.add_tick_callback ((widget, clock) => {
             var now = get_monotonic_time ();
-            ticks.add (now);
-            if (now - start < benchmark_seconds * 1e6)
+            run.ticks.add (now);
+            if (now - run.start < benchmark_seconds * 1e6)
                 return Source.CONTINUE;
-            print_benchmark (ticks, (now - start) / 1e6,
-                             cpu_seconds (Posix.CLOCK_PROCESS_CPUTIME_ID) - process_start,
-                             cpu_seconds (Posix.CLOCK_THREAD_CPUTIME_ID) - main_start,
-                             renders, kernel_ms, window);
+            run.finish (now);
+            if (run == on_display) {
+                window.paintable = new CugiGtk.Paintable (null);
+                run = new BenchmarkRun ("without a display", window.paintable);
+                window.canvas.view = first;
+                return Source.CONTINUE;
+            }
+            print_benchmark (on_display, run, window);
             quit ();
             return Source.REMOVE;
         });
         window.canvas.view = first;
+    }
+
+    static void print_benchmark (BenchmarkRun a, BenchmarkRun b, Window window) {
+        int width, height;
+        window.canvas.get_render_size (out width, out height);
+        print ("benchmark: the continuous zoom at %d × %d, through two paintables in turn\n", width, height);
+        a.print_summary ();
+        b.print_summary ();
+        print ("ratios, %s / %s: frames a second %s, gap p50 %s, p99 %s, max %s, CPU a frame %s, "
+               + "host copies a frame %s\n", a.name, b.name,
+               ratio (a.frames_per_second, b.frames_per_second), ratio (a.gap_p50, b.gap_p50),
+               ratio (a.gap_p99, b.gap_p99), ratio (a.gap_max, b.gap_max),
+               ratio (a.cpu_ms_per_frame, b.cpu_ms_per_frame),
+               ratio (a.host_copies_per_frame, b.host_copies_per_frame));
+    }
+
+    static string ratio (double a, double b) {
+        return b > 0 ? "%.2f".printf (a / b) : "n/a";
+    }
+
+    // --render: the default colouring on the default device (CUGI_DEVICE).
+    static async void render_file (string path, View view, int width, int height) throws Error {
+        Cugi.init ();
+        var renderer = new Renderer (Cugi.Device.get_default ());
+        yield renderer.compile (new_program (default_colour_source ()), null);
+        var kernel_ms = yield renderer.render (view, width, height, null);
+        var texture = yield renderer.download_texture (null);
+        yield write_png (texture, File.new_for_commandline_arg (path));
+        print ("%s: %d × %d, view %s, %d iterations, kernel %.2f ms on %s\n", path, width, height,
+               view.to_string (), view.max_iterations (), kernel_ms, renderer.device.name);
+    }
+}
+
+/* One run of --benchmark: what the continuous zoom did through one
+ * paintable, from its start (new BenchmarkRun ()) to finish (). */
+class BenchmarkRun {
+    public string name;
+    public CugiGtk.Paintable paintable;
+    public int64 start;
+    public GenericArray<int64?> ticks = new GenericArray<int64?> ();
+    public int renders;
+    public double kernel_ms;
+
+    public double seconds;
+    public double frames_per_second;
+    public double gap_p50;
+    public double gap_p99;
+    public double gap_max;
+    public double cpu_ms_per_frame;
+    public double host_copies_per_frame;
+
+    uint64 frames;
+    uint64 frames_start;
+    uint64 host_copies_start;
+    double process_cpu;
+    double process_start;
+    double main_cpu;
+    double main_start;
+
+    public BenchmarkRun (string name, CugiGtk.Paintable paintable) {
+        this.name = name;
+        this.paintable = paintable;
+        // The paintable may have shown images already: the window's first.
+        frames_start = paintable.frames;
+        host_copies_start = paintable.host_copies;
+        process_start = cpu_seconds (Posix.CLOCK_PROCESS_CPUTIME_ID);
+        main_start = cpu_seconds (Posix.CLOCK_THREAD_CPUTIME_ID);
+        start = get_monotonic_time ();
+    }
+
+    public void finish (int64 now) {
+        seconds = (now - start) / 1e6;
+        process_cpu = cpu_seconds (Posix.CLOCK_PROCESS_CPUTIME_ID) - process_start;
+        main_cpu = cpu_seconds (Posix.CLOCK_THREAD_CPUTIME_ID) - main_start;
+        frames = paintable.frames - frames_start;
+        frames_per_second = frames / seconds;
+        cpu_ms_per_frame = 1000 * process_cpu / frames;
+        host_copies_per_frame = (double) (paintable.host_copies - host_copies_start) / frames;
+
+        var gaps = new double[ticks.length - 1];
+        for (var i = 1; i < ticks.length; i++)
+            gaps[i - 1] = (ticks[i] - ticks[i - 1]) / 1000.0;
+        sort_values (gaps, gaps.length, sizeof (double), (a, b) => {
+            var x = *(double *) a, y = *(double *) b;
+            return x < y ? -1 : (x > y ? 1 : 0);
+        });
+        gap_p50 = percentile (gaps, 0.50);
+        gap_p99 = percentile (gaps, 0.99);
+        gap_max = percentile (gaps, 1);
+    }
+
+    public void print_summary () {
+        print ("%s (%s): %.1f s, %d renders (%.1f a second), kernel %.2f ms a render on average\n",
+               name, describe_path (paintable.path), seconds, renders, renders / seconds,
+               kernel_ms / int.max (renders, 1));
+        print ("  frames shown: %" + uint64.FORMAT + " (%.1f a second); frame-clock gaps over %d ticks: "
+               + "p50 %.2f ms, p99 %.2f ms, max %.2f ms (goal: max ≤ 20 ms)\n",
+               frames, frames_per_second, ticks.length, gap_p50, gap_p99, gap_max);
+        print ("  CPU: %.2f ms a frame (the process %.0f%% of one core, driver threads included; the main thread "
+               + "%.0f%%); host copies: %.2f a frame\n",
+               cpu_ms_per_frame, 100 * process_cpu / seconds, 100 * main_cpu / seconds, host_copies_per_frame);
     }
 
     // The CPU time the process or the calling thread has used, in seconds.
@@ -209,41 +344,10 @@ public class Application : Gtk.Application {
     [CCode (cname = "qsort", cheader_filename = "stdlib.h")]
     static extern void sort_values (void* values, size_t count, size_t size, CompareValues compare);
 
-    static void print_benchmark (GenericArray<int64?> ticks, double seconds, double process_cpu,
-                                 double main_cpu, int renders, double kernel_ms, Window window) {
-        var gaps = new double[ticks.length - 1];
-        for (var i = 1; i < ticks.length; i++)
-            gaps[i - 1] = (ticks[i] - ticks[i - 1]) / 1000.0;
-        sort_values (gaps, gaps.length, sizeof (double), (a, b) => {
-            var x = *(double *) a, y = *(double *) b;
-            return x < y ? -1 : (x > y ? 1 : 0);
-        });
-        int width, height;
-        window.canvas.get_render_size (out width, out height);
-        print ("benchmark: %.1f s, %d renders of %d × %d (%.1f a second), kernel %.2f ms a render on average\n",
-               seconds, renders, width, height, renders / seconds, kernel_ms / int.max (renders, 1));
-        print ("frame-clock gaps over %d ticks: p50 %.2f ms, p99 %.2f ms, max %.2f ms (goal: max ≤ 20 ms)\n",
-               ticks.length, percentile (gaps, 0.50), percentile (gaps, 0.99), gaps[gaps.length - 1]);
-        print ("CPU: the process %.0f%% of one core (driver threads included), the main thread %.0f%%\n",
-               100 * process_cpu / seconds, 100 * main_cpu / seconds);
-    }
-
     // The nearest-rank percentile of sorted values.
     static double percentile (double[] sorted, double p) {
         var rank = (int) Math.ceil (p * sorted.length) - 1;
         return sorted[rank.clamp (0, sorted.length - 1)];
-    }
-
-    // --render: the default colouring on the default device (CUGI_DEVICE).
-    static async void render_file (string path, View view, int width, int height) throws Error {
-        Cugi.init ();
-        var renderer = new Renderer (Cugi.Device.get_default ());
-        yield renderer.compile (new_program (default_colour_source ()), null);
-        var image = new Image (width, height);
-        var kernel_ms = yield renderer.render (view, image, null);
-        yield write_png (image.to_texture (), File.new_for_commandline_arg (path));
-        print ("%s: %d × %d, view %s, %d iterations, kernel %.2f ms on %s\n", path, width, height,
-               view.to_string (), view.max_iterations (), kernel_ms, renderer.device.name);
     }
 }
 

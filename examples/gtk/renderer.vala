@@ -32,64 +32,47 @@ public string default_colour_source () {
     }
 }
 
-/* An RGBA image in pinned host memory, which renders download band by band
- * into, each band straight to its rows. */
-public class Image : Object {
-    public int width { get; construct; }
-    public int height { get; construct; }
-    public Cugi.HostBuffer pixels { get; private set; }
-    // The pixels as they are in the pinned memory, without a copy.
-    Bytes view;
-
-    public Image (int width, int height) throws Error {
-        Object (width: width, height: height);
-        // PORTABLE: pinned for every context, whichever device renders.
-        pixels = new Cugi.HostBuffer (null, stride * height, Cugi.HostBufferFlags.PORTABLE);
-        view = pixels.get_bytes ();
-    }
-
-    public size_t stride {
-        get { return (size_t) width * 4; }
-    }
-
-    /* A texture of the image as it is now. A copy: a texture's bytes must
-     * not change while it is shown, and the next bands are written into
-     * the pinned memory as they come. */
-    public Gdk.Texture to_texture () {
-        return new Gdk.MemoryTexture (width, height, Gdk.MemoryFormat.R8G8B8A8,
-                                      new Bytes (view.get_data ()), stride);
-    }
-}
-
-/* Renders views of the fractal on one device, on a stream of its own.
+/* Renders views of the fractal on one device, on a stream of its own, into
+ * an RGBA image in device memory (pixels), which a CugiGtk.Paintable shows
+ * from there and download_texture() brings to the host where the pixels
+ * themselves are needed (a PNG).
  *
  * The image is computed in bands of rows: each band is a launch on a
- * non-blocking stream, bracketed by two events for its kernel time, then a
- * download_to_host_async() of its rows into the image, which the caller
- * yields on (::band-done follows), so a long render refines visibly and a
- * newer view, which cancels the stale render's GCancellable, waits for one
- * band at most. The bands are sized to take about BAND_MS each. */
+ * non-blocking stream, bracketed by two events for its kernel time, which
+ * the caller yields on (elapsed_time_async(); ::band-done follows), so a long
+ * render refines visibly and a newer view, which cancels the stale render's
+ * GCancellable, waits for one band at most. The bands are sized to take
+ * about BAND_MS each. */
 public class Renderer : Object {
     public Cugi.Device device { get; construct; }
     // The colouring kernel now in use; null until compile() has succeeded.
     public Cugi.Kernel? kernel { get; private set; }
+    // The stream renders run on: what reads pixels (a paintable's copy, a
+    // download) is enqueued on it too, so it sees the bands enqueued before.
+    public Cugi.Stream stream { get; private set; }
+    // The image of the latest render, width × height pixels of 4 bytes,
+    // rows stride bytes apart; null before the first render.
+    public Cugi.Buffer? pixels { get; private set; }
+    public int width { get; private set; }
+    public int height { get; private set; }
+    public size_t stride {
+        get { return (size_t) width * 4; }
+    }
 
-    // Emitted after each band has arrived in the image.
-    public signal void band_done (Image image, double fraction);
+    // Emitted after each band has been written to pixels on the GPU.
+    public signal void band_done (double fraction);
 
     const double BAND_MS = 8;
     const uint BLOCK = 16;
 
     Cugi.Context context;
-    Cugi.Stream stream;
     Cugi.Event band_start;
     Cugi.Event band_end;
-    Cugi.Buffer? pixels;
     int rows_per_band = 64;
-    // Counts for describe_progress(): bands enqueued, and bands whose rows
-    // have arrived in the image.
+    // Counts for describe_progress(): bands enqueued, and bands the GPU has
+    // done.
     uint bands_enqueued;
-    uint bands_arrived;
+    uint bands_done;
 
     public Renderer (Cugi.Device device) throws Error {
         Object (device: device);
@@ -113,48 +96,57 @@ public class Renderer : Object {
         kernel = module.get_kernel ("fractal");
     }
 
-    /* Renders view into image, band by band; returns the kernel time in
-     * milliseconds, the sum of the bands' own times on the GPU. Cancelling
-     * throws IOError.CANCELLED at the next band: the band in flight still
-     * runs, the GPU has no way to stop a kernel, but its rows are dropped. */
-    public async double render (View view, Image image, Cancellable? cancellable) throws Error {
+    /* Renders view into pixels at width × height, band by band; returns the
+     * kernel time in milliseconds, the sum of the bands' own times on the
+     * GPU. A new view of the same size paints over the last image, so that
+     * it shows until its rows are rendered again. Cancelling throws
+     * IOError.CANCELLED at the next band: the band in flight still runs, the
+     * GPU has no way to stop a kernel. */
+    public async double render (View view, int width, int height, Cancellable? cancellable) throws Error {
         if (kernel == null)
             throw new Cugi.Error.INVALID_STATE ("No colouring kernel has been compiled yet");
-        var size = image.stride * image.height;
-        if (pixels == null || pixels.size != size) {
+        if (pixels == null || width != this.width || height != this.height) {
             // The stale buffer lives on while work enqueued on it runs.
-            pixels = new Cugi.Buffer (context, size);
+            pixels = new Cugi.Buffer (context, (size_t) width * 4 * height);
+            this.width = width;
+            this.height = height;
         }
 
         var kernel_ms = 0.0;
-        for (var row = 0; row < image.height;) {
-            var rows = int.min (rows_per_band, image.height - row);
-            var config = new Cugi.LaunchConfig.for_size_2d (image.width, rows, BLOCK, BLOCK);
+        for (var row = 0; row < height;) {
+            var rows = int.min (rows_per_band, height - row);
+            var config = new Cugi.LaunchConfig.for_size_2d (width, rows, BLOCK, BLOCK);
             config.set_stream (stream);
 
             band_start.record (stream);
-            kernel.launch (config, band_args (view, image, row, rows));
+            kernel.launch (config, band_args (view, row, rows));
             band_end.record (stream);
-            var offset = row * image.stride;
             bands_enqueued++;
-            yield pixels.download_to_host_async (offset, image.pixels, offset, rows * image.stride,
-                                                 stream, cancellable);
-            bands_arrived++;
-            // The download came after band_end on the same stream: both
-            // events have completed, elapsed_time() does not wait (with
-            // nothing after them, elapsed_time_async() would).
-            var band_ms = band_start.elapsed_time (band_end);
+            var band_ms = yield band_start.elapsed_time_async (band_end, cancellable);
+            bands_done++;
             kernel_ms += band_ms;
             row += rows;
-            band_done (image, (double) row / image.height);
-            rows_per_band = next_band_rows (rows, band_ms, image.height);
+            band_done ((double) row / height);
+            rows_per_band = next_band_rows (rows, band_ms, height);
         }
         return kernel_ms;
     }
 
+    /* The image in host memory, as it is after the work enqueued so far: for
+     * what needs the pixels themselves (a PNG). */
+    public async Gdk.Texture download_texture (Cancellable? cancellable) throws Error {
+        if (pixels == null)
+            throw new Cugi.Error.INVALID_STATE ("Nothing has been rendered yet");
+        // This image's layout, whatever a render started meanwhile does.
+        int width = this.width, height = this.height;
+        var stride = this.stride;
+        var bytes = yield pixels.download_async (0, stride * height, stream, cancellable);
+        return new Gdk.MemoryTexture (width, height, Gdk.MemoryFormat.R8G8B8A8, bytes, stride);
+    }
+
     /* Where the renders are, for a report when something waits too long:
-     * a band whose rows never arrive while the stream says it is done would
-     * be a completion lost on its way to the main loop. */
+     * a band never done while the stream says it is done would be a
+     * completion lost on its way to the main loop. */
     public string describe_progress () {
         string stream_state;
         try {
@@ -162,20 +154,20 @@ public class Renderer : Object {
         } catch (Error e) {
             stream_state = "failed: " + e.message;
         }
-        return "%u bands enqueued, %u arrived; the GPU stream %s".printf (bands_enqueued, bands_arrived,
-                                                                            stream_state);
+        return "%u bands enqueued, %u done; the GPU stream %s".printf (bands_enqueued, bands_done,
+                                                                         stream_state);
     }
 
-    Cugi.KernelArgs band_args (View view, Image image, int first_row, int rows) {
+    Cugi.KernelArgs band_args (View view, int first_row, int rows) {
         var args = new Cugi.KernelArgs ();
         args.add_buffer (pixels);
-        args.add_int32 (image.width);
-        args.add_int32 (image.height);
+        args.add_int32 (width);
+        args.add_int32 (height);
         args.add_int32 (first_row);
         args.add_int32 (rows);
         args.add_double (view.centre_re);
         args.add_double (view.centre_im);
-        args.add_double (view.pixel_size (image.height));
+        args.add_double (view.pixel_size (height));
         args.add_int32 (view.julia ? 1 : 0);
         args.add_double (view.julia_re);
         args.add_double (view.julia_im);

@@ -8,9 +8,10 @@ renderer, within a timeout. The app saves a PNG of its window once it is
 ready and quits; this checks that it exited 0, saved a PNG, and showed the
 page it should: the no-GPU page where Cugi.init() fails (CI), the fractal
 where it succeeds (on a GPU, or on the stand-in driver, where the fractal
-page shows with a status instead of an image), and that the picture,
-whose size renders take, was given one. Exit status 77 (skipped) without
-xvfb-run. --keep FILE keeps the screenshot.
+page shows with a status instead of an image), that the picture, whose
+size renders take, was given one, and that it shows a CugiGtk.Paintable.
+Exit status 77 (skipped) without xvfb-run. --keep FILE keeps the
+screenshot.
 """
 
 import os
@@ -54,7 +55,7 @@ def main():
         if run.returncode != 0:
             print('FAIL: exit status %d' % run.returncode)
             return 1
-        shown = re.search(r'showing the (\S+) page \(picture (\d+) × (\d+)\)', run.stdout)
+        shown = re.search(r'showing the (\S+) page \(picture (\d+) × (\d+), paintable (\S+)', run.stdout)
         if shown is None or shown.group(1) != expected:
             print('FAIL: expected the %s page' % expected)
             return 1
@@ -63,6 +64,11 @@ def main():
         # never be rendered.
         if expected == 'fractal' and 0 in (int(shown.group(2)), int(shown.group(3))):
             print('FAIL: the picture was never given a size')
+            return 1
+        # Renders reach the picture through a CugiGtk.Paintable, from the
+        # device buffer the kernel writes.
+        if expected == 'fractal' and shown.group(4) != 'CugiGtkPaintable':
+            print('FAIL: the picture shows a %s, not a CugiGtkPaintable' % shown.group(4))
             return 1
         with open(path, 'rb') as f:
             header = f.read(24)

@@ -13,6 +13,12 @@ public class Window : Gtk.ApplicationWindow {
     // Which page is shown: "fractal" or "no-gpu".
     public string page { get { return stack.visible_child_name; } }
     public Canvas canvas { get; private set; }
+    // What the picture shows: the renderer's image, from its device buffer.
+    // Made for each renderer with the canvas's display, whose GL it copies
+    // into where that is on the CUDA device (its GL textures are registered
+    // with one device's context); --benchmark puts one without a display,
+    // which always downloads, in its place.
+    public CugiGtk.Paintable? paintable { get; set; }
 
     Gtk.DropDown device_drop_down;
     Gtk.ToggleButton julia_button;
@@ -23,12 +29,14 @@ public class Window : Gtk.ApplicationWindow {
     KernelEditor editor;
 
     Renderer? renderer;
-    Image? image;
     // The render in flight and the compile in flight: a newer one cancels
     // them, so stale results never reach the screen.
     Cancellable? rendering;
     Cancellable? compiling;
-    uint texture_tick;
+    // The frame-clock frame in which the paintable was last given an image,
+    // and whether a band's image waits for a frame of its own.
+    int64 shown_in_frame = -1;
+    bool band_show_pending;
     bool is_ready;
     bool compile_in_flight;
 
@@ -87,6 +95,7 @@ public class Window : Gtk.ApplicationWindow {
             request_render ();
         });
         canvas.resized.connect (request_render);
+        notify["paintable"].connect (() => canvas.picture.paintable = paintable);
         progress = new Gtk.ProgressBar () {
             valign = Gtk.Align.START,
             visible = false,
@@ -176,10 +185,13 @@ public class Window : Gtk.ApplicationWindow {
             show_status (e.message, true);
             return;
         }
-        renderer.band_done.connect ((image, fraction) => {
+        paintable = new CugiGtk.Paintable (canvas.get_display ());
+        renderer.band_done.connect ((fraction) => {
             progress.fraction = fraction;
             progress.visible = fraction < 1;
-            show_image_soon ();
+            // The last band's image is shown by render() itself.
+            if (fraction < 1)
+                show_image_soon ();
         });
         compile.begin ();
     }
@@ -253,24 +265,19 @@ public class Window : Gtk.ApplicationWindow {
             return;
         rendering?.cancel ();
         rendering = new Cancellable ();
-        // A new size needs a new image; a new view of the same size paints
-        // over the old one band by band, so the old picture shows until then.
-        if (image == null || image.width != width || image.height != height) {
-            try {
-                image = new Image (width, height);
-            } catch (Error e) {
-                show_status (e.message, true);
-                return;
-            }
-        }
-        render.begin (canvas.view, image, rendering);
+        render.begin (canvas.view, width, height, rendering);
     }
 
-    async void render (View view, Image image, Cancellable cancellable) {
+    async void render (View view, int width, int height, Cancellable cancellable) {
         try {
-            var kernel_ms = yield renderer.render (view, image, cancellable);
-            show_status ("%.2f ms · %d × %d · %d iterations".printf (kernel_ms, image.width, image.height,
-                                                                      view.max_iterations ()), false);
+            var kernel_ms = yield renderer.render (view, width, height, cancellable);
+            // Awaited, unlike the bands' images: once the window is ready,
+            // the picture shows the whole image.
+            yield next_frame_without_image ();
+            cancellable.set_error_if_cancelled ();
+            yield show_image (cancellable);
+            show_status ("%.2f ms · %d × %d · %d iterations · %s".printf (
+                kernel_ms, width, height, view.max_iterations (), describe_path (paintable.path)), false);
             save_button.sensitive = true;
             rendered (kernel_ms);
             become_ready ();
@@ -285,23 +292,60 @@ public class Window : Gtk.ApplicationWindow {
 
     void show_status (string text, bool is_error) {
         timing_label.label = text;
-        timing_label.tooltip_text = is_error ? text : "Kernel time on the GPU, image size, iterations";
+        timing_label.tooltip_text = is_error ? text
+            : "Kernel time on the GPU, image size, iterations, and how the image reached GTK: "
+              + "zero-copy GL (copied on the GPU into a GL texture) or download (through pinned host memory)";
         if (is_error)
             timing_label.add_css_class ("error");
         else
             timing_label.remove_css_class ("error");
     }
 
-    /* Bands arrive faster than frames are drawn: the picture gets a new
-     * texture, one copy of the image, once per frame at most. */
+    /* Bands are done faster than frames are drawn, and renders may be: the
+     * paintable gets the image so far, one copy of it, once a frame at most. */
     void show_image_soon () {
-        if (texture_tick != 0)
+        if (band_show_pending)
             return;
-        texture_tick = canvas.add_tick_callback (() => {
-            canvas.picture.paintable = image.to_texture ();
-            texture_tick = 0;
-            return Source.REMOVE;
-        });
+        band_show_pending = true;
+        show_band_image.begin ();
+    }
+
+    async void show_band_image () {
+        yield next_frame_without_image ();
+        band_show_pending = false;
+        // A renderer for another device may have come meanwhile, with
+        // nothing rendered yet.
+        if (renderer.pixels == null)
+            return;
+        try {
+            yield show_image (rendering);
+        } catch (IOError.CANCELLED e) {
+            // A newer view took over.
+        } catch (Error e) {
+            show_status (e.message, true);
+        }
+    }
+
+    // Returns at once where no image has been shown in this frame (or the
+    // canvas has no frame clock yet), else at the next frame's update.
+    async void next_frame_without_image () {
+        var clock = canvas.get_frame_clock ();
+        while (clock != null && clock.get_frame_counter () == shown_in_frame) {
+            canvas.add_tick_callback (() => {
+                next_frame_without_image.callback ();
+                return Source.REMOVE;
+            });
+            yield;
+        }
+    }
+
+    /* Shows the renderer's image as its stream will hold it once the work
+     * enqueued so far is done: the paintable's copy goes on that stream. */
+    async void show_image (Cancellable? cancellable) throws Error {
+        var clock = canvas.get_frame_clock ();
+        shown_in_frame = clock != null ? clock.get_frame_counter () : -1;
+        yield paintable.show_buffer_async (renderer.pixels, renderer.width, renderer.height, renderer.stride,
+                                           renderer.stream, cancellable);
     }
 
 #if GTK_4_10
@@ -331,11 +375,25 @@ public class Window : Gtk.ApplicationWindow {
 
     async void save_png (File file) {
         try {
-            yield write_png (image.to_texture (), file);
+            var texture = yield renderer.download_texture (null);
+            yield write_png (texture, file);
             show_status ("Saved %s".printf (file.get_parse_name ()), false);
         } catch (Error e) {
             show_status (e.message, true);
         }
+    }
+}
+
+/* How a paintable brought its image to GTK, for the status line and
+ * --benchmark. */
+public string describe_path (CugiGtk.PaintablePath path) {
+    switch (path) {
+    case CugiGtk.PaintablePath.GL_TEXTURE:
+        return "zero-copy GL";
+    case CugiGtk.PaintablePath.DOWNLOAD:
+        return "download";
+    default:
+        return "nothing shown";
     }
 }
 
