@@ -45,7 +45,7 @@ mkdir -p "$out"
 # Xvfb (the GTK packs) runs xkbcomp and reads keymaps and fontconfig's files at
 # paths compiled in: link the unpacked copies there, as gpu-check.sh does, for
 # the gtk suite's xvfb-run too.
-for path in /usr/bin/xkbcomp /usr/share/X11/xkb /etc/fonts /usr/share/fonts/truetype/dejavu; do
+for path in /usr/bin/xkbcomp /usr/bin/xvfb-run /usr/share/X11/xkb /etc/fonts /usr/share/fonts/truetype/dejavu; do
   if [ ! -e "$path" ] && [ -e "$GPUROOT$path" ]; then mkdir -p "$(dirname "$path")"; ln -s "$GPUROOT$path" "$path"; fi
 done
 status=0 skipped=0
