@@ -107,6 +107,27 @@ class GlMemory(base.FrameChecks):
                 with self.subTest(fmt=fmt, memory_in=memory_in, memory_out=memory_out):
                     self.check(fmt, memory_in, memory_out)
 
+    def test_to_glimagesink(self):
+        # `… ! cugikernel ! glimagesink`, headless: glimagesink draws into
+        # EGL's pbuffer, and its last sample, read back, is the last frame.
+        for memory_in in ('cuda', 'gl'):
+            with self.subTest(memory_in=memory_in):
+                upload = {'gl': 'glupload', 'cuda': base.UPLOAD}[memory_in]
+                kinds = []
+
+                def before_stop():
+                    kinds.append(self.sink.get_static_pad('sink').get_current_caps())
+                    sample = self.sink.props.last_sample
+                    self.last = base.frame_planes(sample.get_caps(), sample.get_buffer())
+
+                def setup(pipeline):
+                    self.sink = pipeline.get_by_name('show')
+
+                run(f'{SOURCE} ! {self.caps("RGBA")} ! {upload} ! {FORMATS["RGBA"][2]} ! '
+                    'glimagesink name=show sync=false', sinks=(), setup=setup, before_stop=before_stop)
+                self.assertTrue(kinds[0].get_features(0).contains(GL), kinds[0].to_string())
+                self.assert_frames([self.last], self.expected['RGBA'][-1:])
+
     def test_two_elements_chained_on_gl_memory(self):
         for fmt in ('RGBA', 'NV12'):
             with self.subTest(fmt=fmt):
