@@ -2,7 +2,8 @@
 """cugikernel on GL memory (video/x-raw(memory:GLMemory)) on a GPU,
 headless with EGL: glupload and gldownload around it, GL memory to and from
 CUDA and system memory, two elements chained on GL memory, each format it
-offers in GL memory. Every frame is checked byte for byte against the CPU
+offers in GL memory, glimagesink after it, and the Python element on GL
+memory. Every frame is checked byte for byte against the CPU
 reference of test_cugikernel_gpu.py. Exits 77 (skipped) without a driver,
 without nvcodec's CUDA elements (as that file does) or where GstGL makes no
 context (no EGL or GLX on the machine), saying which.
@@ -127,6 +128,14 @@ class GlMemory(base.FrameChecks):
                     'glimagesink name=show sync=false', sinks=(), setup=setup, before_stop=before_stop)
                 self.assertTrue(kinds[0].get_features(0).contains(GL), kinds[0].to_string())
                 self.assert_frames([self.last], self.expected['RGBA'][-1:])
+
+    def test_python_element(self):
+        # pycugiinvert, a CugiGst.Filter in Python: GL memory comes with
+        # the base class.
+        caps = self.caps('RGBA')
+        frames = run(f'{SOURCE} ! {caps} ! glupload ! {MEMORY["gl"]} ! pycugiinvert ! {MEMORY["gl"]} ! '
+                     f'gldownload ! {caps} ! appsink name=out')['out']
+        self.assert_frames(frames, self.expected['RGBA'])
 
     def test_two_elements_chained_on_gl_memory(self):
         for fmt in ('RGBA', 'NV12'):
