@@ -3,7 +3,8 @@
 (Buffer.export_dma_buf: the fd, the buffer's offset in it and its size),
 imported back as external memory as another API or process would import
 it, and read through the import. Says which step the driver refuses, if
-any. Needs a GPU (without one it prints "no GPU: ..." and exits 1).
+any. Needs a GPU (without one it prints "no GPU: ..." and exits 77, a
+test's skip).
 
     meson devenv -C build /usr/bin/python3 ../examples/python/dma_buf.py
 """
@@ -32,7 +33,7 @@ def main():
         Cugi.init()
     except GLib.Error as error:
         print(f'no GPU: {error.message}')
-        return 1
+        return 77
     n = 1 << 15
     buffer = Cugi.Buffer.new(None, n * 4)
     Cugi.Kernel.new_from_source(None, FILL, 'fill', None)(buffer, n, grid=n // 256, block=256)
