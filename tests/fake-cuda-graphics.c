@@ -6,7 +6,13 @@
  * GL has no stand-in of its own: a test makes GL buffers, textures and
  * renderbuffers here (fake_cuda_graphics_gl_buffer_new(),
  * fake_cuda_graphics_gl_image_new()), under names as GL gives them, and
- * reads back what CUDA wrote into them as GL would. An EGL image is one of
+ * reads back what CUDA wrote into them as GL would. A test whose GL is real
+ * (GTK's, Mesa's under Xvfb) has the stand-in adopt that GL's 2D textures
+ * (fake_cuda_graphics_adopt_gl_images()): a name it does not know, when
+ * registered, becomes a texture of its own of the size the test gave, which
+ * the test reads back by the name (fake_cuda_graphics_gl_last_image()): what
+ * a texture shows is then CUDA's writes into the stand-in's, not the real
+ * GL's. An EGL image is one of
  * those objects' addresses (fake_cuda_graphics_egl_image()); as CUDA does,
  * the stand-in gives an EGL image's memory from its registration on
  * (cuGraphicsResourceGetMappedEglFrame), and refuses to map it (it is
@@ -131,6 +137,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t changed = PTHREAD_COND_INITIALIZER;
 static FakeGlObject *gl_objects[MAX_GL_OBJECTS + 1];  /* by name; 0 is none */
 static int gl_not_current;
+static struct { size_t width, height; CUarray_format format; unsigned int channels; } adopted;
+static unsigned int last_image;
 static int dma_buf_unsupported;
 static int live_resources, live_mapped, live_memories, live_mipmaps, live_semaphores;
 static FakeSemaphoreState *semaphore_states;
@@ -174,15 +182,15 @@ fake_cuda_graphics_gl_buffer_new (size_t size)
 /* A GL texture of @target (GL_RENDERBUFFER: a renderbuffer) with @layers
  * layers (cube faces) of @levels mipmap levels, the base level @width ×
  * @height elements of @channels channels of @format: its name. */
-EXPORT unsigned int
-fake_cuda_graphics_gl_image_new (unsigned int target, unsigned int layers, unsigned int levels,
-                                 size_t width, size_t height, CUarray_format format, unsigned int channels)
+static FakeGlObject *
+image_object_new (unsigned int target, unsigned int layers, unsigned int levels,
+                  size_t width, size_t height, CUarray_format format, unsigned int channels)
 {
   CUresult (*create) (CUarray *, const CUDA_ARRAY3D_DESCRIPTOR *) = driver ("cuArray3DCreate");
   FakeGlObject *object;
 
   if (layers * levels > MAX_SUBRESOURCES)
-    return 0;
+    return NULL;
   object = calloc (1, sizeof *object);
   object->image = 1;
   object->target = target;
@@ -200,7 +208,37 @@ fake_cuda_graphics_gl_image_new (unsigned int target, unsigned int layers, unsig
 
         create (&object->arrays[layer * levels + level], &desc);
       }
-  return gl_object_add (object);
+  return object;
+}
+
+EXPORT unsigned int
+fake_cuda_graphics_gl_image_new (unsigned int target, unsigned int layers, unsigned int levels,
+                                 size_t width, size_t height, CUarray_format format, unsigned int channels)
+{
+  FakeGlObject *object = image_object_new (target, layers, levels, width, height, format, channels);
+
+  return object != NULL ? gl_object_add (object) : 0;
+}
+
+/* From now on, a 2D texture of a name the stand-in does not know, when
+ * registered, becomes one of its own of @width × @height elements of
+ * @channels channels of @format (@width 0: no more). */
+EXPORT void
+fake_cuda_graphics_adopt_gl_images (size_t width, size_t height, CUarray_format format, unsigned int channels)
+{
+  pthread_mutex_lock (&lock);
+  adopted.width = width;
+  adopted.height = height;
+  adopted.format = format;
+  adopted.channels = channels;
+  pthread_mutex_unlock (&lock);
+}
+
+/* The name of the GL image registered last, 0 for none. */
+EXPORT unsigned int
+fake_cuda_graphics_gl_last_image (void)
+{
+  return __atomic_load_n (&last_image, __ATOMIC_ACQUIRE);
 }
 
 /* Deletes GL object @name (glDeleteBuffers(), glDeleteTextures()). */
@@ -362,14 +400,25 @@ fake_cuGraphicsGLRegisterBuffer (CUgraphicsResource *handle, unsigned int buffer
   return resource_new (handle, object != NULL && !object->image ? object : NULL, flags);
 }
 
+#define GL_TEXTURE_2D 0x0DE1
+
 static CUresult
 fake_cuGraphicsGLRegisterImage (CUgraphicsResource *handle, unsigned int image, unsigned int target,
                                 unsigned int flags)
 {
   FakeGlObject *object = gl_object_find (image);
+  CUresult result;
 
-  return resource_new (handle, object != NULL && object->image && object->target == target ? object : NULL,
-                       flags);
+  pthread_mutex_lock (&lock);
+  if (object == NULL && adopted.width > 0 && target == GL_TEXTURE_2D && image > 0 && image <= MAX_GL_OBJECTS)
+    object = gl_objects[image] = image_object_new (target, 1, 1, adopted.width, adopted.height,
+                                                   adopted.format, adopted.channels);
+  pthread_mutex_unlock (&lock);
+  result = resource_new (handle, object != NULL && object->image && object->target == target ? object : NULL,
+                         flags);
+  if (result == CUDA_SUCCESS)
+    __atomic_store_n (&last_image, image, __ATOMIC_RELEASE);
+  return result;
 }
 
 static CUresult

@@ -5,7 +5,9 @@
  * leave it working. Run on the stand-in driver (suite cpu) and on a GPU
  * (suite gpu). With CUGI_TEST_GTK_DISPLAY=1 and a display, the paintable
  * is made for it, and the same images must come out of whichever path it
- * takes (the GL path where the display's GL is on the CUDA device). */
+ * takes (the GL path where the display's GL is on the CUDA device). On the
+ * stand-in driver with a display (Xvfb), the stand-in also takes the
+ * display GL's textures, so that the GL path runs to its end there. */
 #include <locale.h>
 #include <string.h>
 
@@ -274,6 +276,79 @@ test_stream_of_another_context (void)
   assert_image (paintable, 6);
 }
 
+/* The stand-in driver's function @name, or NULL where the driver is not
+ * the stand-in (CUGI_LIBCUDA names it). */
+static gpointer
+stand_in_symbol (const char *name)
+{
+  static GModule *driver;
+  gpointer symbol = NULL;
+
+  if (driver == NULL && g_getenv ("CUGI_LIBCUDA") != NULL)
+    driver = g_module_open (g_getenv ("CUGI_LIBCUDA"), G_MODULE_BIND_LOCAL);
+  return driver != NULL && g_module_symbol (driver, name, &symbol) ? symbol : NULL;
+}
+
+/* The image of @seed in texture @name, as the stand-in keeps it. */
+static void
+assert_texture (unsigned int name,
+                guint        seed)
+{
+  int (*read) (unsigned int, unsigned int, unsigned int, void *, size_t, size_t) =
+    stand_in_symbol ("fake_cuda_graphics_gl_image_read");
+  guint8 texels[WIDTH * 4 * HEIGHT];
+
+  g_assert_cmpint (read (name, 0, 0, texels, WIDTH * 4, HEIGHT), ==, 0);
+  for (guint y = 0; y < HEIGHT; y++)
+    for (guint x = 0; x < WIDTH; x++)
+      for (guint c = 0; c < 4; c++)
+        g_assert_cmpuint (texels[(y * WIDTH + x) * 4 + c], ==, channel (x, y, c, seed));
+}
+
+/* The GL path to its end, on the stand-in with a display: it registers the
+ * display GL's textures as CUDA registers those of GL on its own GPU
+ * (tests/fake-cuda-graphics.c, "adopt"). No host copy; each image in a
+ * texture of its own while GTK holds the one before, which is not written
+ * again. The real GL's textures are not written: the stand-in's are read. */
+static void
+test_gl_path_on_the_stand_in (void)
+{
+  void (*adopt) (size_t, size_t, int, unsigned int) = stand_in_symbol ("fake_cuda_graphics_adopt_gl_images");
+  unsigned int (*last_image) (void) = stand_in_symbol ("fake_cuda_graphics_gl_last_image");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiGtkPaintable) paintable = NULL;
+  g_autoptr(CugiBuffer) first = image_buffer_new (1);
+  g_autoptr(CugiBuffer) second = image_buffer_new (2);
+  unsigned int first_texture;
+
+  if (display == NULL || adopt == NULL)
+    {
+      g_test_skip ("needs a display and the stand-in driver");
+      return;
+    }
+  adopt (WIDTH, HEIGHT, 0x01 /* CU_AD_FORMAT_UNSIGNED_INT8 */, 4);
+  paintable = paintable_new ();
+
+  g_assert_true (show (paintable, first, WIDTH, HEIGHT, STRIDE, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (cugi_gtk_paintable_get_path (paintable), ==, CUGI_GTK_PAINTABLE_PATH_GL_TEXTURE);
+  g_assert_cmpuint (cugi_gtk_paintable_get_frames (paintable), ==, 1);
+  g_assert_cmpuint (cugi_gtk_paintable_get_host_copies (paintable), ==, 0);
+  first_texture = last_image ();
+  g_assert_cmpuint (first_texture, !=, 0);
+  assert_texture (first_texture, 1);
+
+  g_assert_true (show (paintable, second, WIDTH, HEIGHT, STRIDE, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (cugi_gtk_paintable_get_path (paintable), ==, CUGI_GTK_PAINTABLE_PATH_GL_TEXTURE);
+  g_assert_cmpuint (cugi_gtk_paintable_get_host_copies (paintable), ==, 0);
+  g_assert_cmpuint (last_image (), !=, first_texture);
+  assert_texture (last_image (), 2);
+  assert_texture (first_texture, 1);
+
+  adopt (0, 0, 0, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -294,5 +369,6 @@ main (int    argc,
   g_test_add_func ("/gtk-paintable/last-wins", test_last_wins);
   g_test_add_func ("/gtk-paintable/bad-layouts", test_bad_layouts);
   g_test_add_func ("/gtk-paintable/stream-of-another-context", test_stream_of_another_context);
+  g_test_add_func ("/gtk-paintable/gl-path-on-the-stand-in", test_gl_path_on_the_stand_in);
   return g_test_run ();
 }
