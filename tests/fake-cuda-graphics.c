@@ -503,8 +503,13 @@ fake_cuGraphicsMapResources (unsigned int count, CUgraphicsResource *resources, 
 static CUresult
 fake_cuGraphicsUnmapResources (unsigned int count, CUgraphicsResource *resources, CUstream stream)
 {
-  (void) stream;
-  return map_resources (count, resources, 0);
+  CUresult (*synchronize) (CUstream) = driver ("cuStreamSynchronize");
+  CUresult result = map_resources (count, resources, 0);
+
+  /* CUDA's work on @stream before the unmap is done before graphics work
+   * issued after it: here, graphics work is a test reading a GL object at
+   * once, so the unmap waits for the stream. */
+  return result == CUDA_SUCCESS ? synchronize (stream) : result;
 }
 
 static CUresult
