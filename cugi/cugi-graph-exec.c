@@ -58,6 +58,9 @@ struct _CugiGraphExec
 
 G_DEFINE_FINAL_TYPE (CugiGraphExec, cugi_graph_exec, G_TYPE_OBJECT)
 
+/* For the launch's type check: see cugi_is_final_instance(). */
+static CugiGraphExecClass *graph_exec_class;
+
 enum
 {
   PROP_0,
@@ -117,6 +120,7 @@ cugi_graph_exec_class_init (CugiGraphExecClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  graph_exec_class = klass;
   object_class->finalize = cugi_graph_exec_finalize;
   object_class->get_property = cugi_graph_exec_get_property;
 
@@ -340,19 +344,16 @@ track_launch (CugiGraphExec *self,
   cugi_work_track (stream, NULL, resources);
 }
 
-/* A launch on @stream, checked, its context current. */
-static G_ALWAYS_INLINE inline gboolean
-launch_current (CugiGraphExec *self,
-                CugiStream    *stream,
-                GError       **error)
+/* cuGraphLaunch of @self on @stream, tracked once enqueued. */
+static G_ALWAYS_INLINE inline CUresult
+enqueue (CugiGraphExec *self,
+         CugiStream    *stream)
 {
   CUresult result = cugi_cuda.cuGraphLaunch (self->handle, cugi_stream_get_handle (stream));
 
-  /* cugi_check_result() for failures only, away from the launch path. */
-  if (G_UNLIKELY (result != CUDA_SUCCESS))
-    return cugi_check_result (result, "cuGraphLaunch", error);
-  track_launch (self, stream);
-  return TRUE;
+  if (G_LIKELY (result == CUDA_SUCCESS))
+    track_launch (self, stream);
+  return result;
 }
 
 /* Any other launch: the checks with their messages, and the context pushed
@@ -367,7 +368,7 @@ launch_entering (CugiGraphExec *self,
 
   return enter (self, &scope, error) &&
          (target = resolve_stream (self, stream, error)) != NULL &&
-         launch_current (self, target, error);
+         cugi_check_result (enqueue (self, target), "cuGraphLaunch", error);
 }
 
 /**
@@ -389,23 +390,33 @@ cugi_graph_exec_launch (CugiGraphExec *self,
                         CugiStream    *stream,
                         GError       **error)
 {
-  CUcontext current = NULL;
   gsize epoch;
 
-  g_return_val_if_fail (CUGI_IS_GRAPH_EXEC (self), FALSE);
-  g_return_val_if_fail (stream == NULL || CUGI_IS_STREAM (stream), FALSE);
+  g_return_val_if_fail (cugi_is_final_instance (self, graph_exec_class), FALSE);
+  g_return_val_if_fail (stream == NULL || cugi_stream_is_stream (stream), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  /* The common case needs no context scope, whose cleanup is a call: a
-   * stream of the graph's own context wrapper, neither reset (known without
-   * reading the context while the address epoch stays), the context
-   * current. */
+  /* The common case needs no context scope, whose cleanup is a call, nor
+   * the current context, which costs a call too: a stream of the graph's
+   * own context wrapper, neither reset (known without reading the context
+   * while the address epoch stays), and a stream of its own rather than the
+   * legacy default one, since the driver launches in the stream's context
+   * whichever is current (a driver that wants it current says so, and the
+   * launch is made again with it current). */
   epoch = cugi_memory_get_address_epoch ();
-  if (G_LIKELY (stream != NULL && self->handle != NULL && stream->binding.context == self->binding.context &&
+  if (G_LIKELY (stream != NULL && self->handle != NULL && cugi_stream_get_handle (stream) != NULL &&
+                stream->binding.context == self->binding.context &&
                 cugi_context_binding_is_current_in_epoch (&self->binding, &self->current_epoch, epoch) &&
-                cugi_context_binding_is_current_in_epoch (&stream->binding, &stream->current_epoch, epoch) &&
-                cugi_cuda.cuCtxGetCurrent (&current) == CUDA_SUCCESS && current == self->context_handle))
-    return launch_current (self, stream, error);
+                cugi_context_binding_is_current_in_epoch (&stream->binding, &stream->current_epoch, epoch)))
+    {
+      CUresult result = enqueue (self, stream);
+
+      /* cugi_check_result() for failures only, away from the launch path. */
+      if (G_LIKELY (result == CUDA_SUCCESS))
+        return TRUE;
+      if (result != CUDA_ERROR_INVALID_CONTEXT)
+        return cugi_check_result (result, "cuGraphLaunch", error);
+    }
   return launch_entering (self, stream, error);
 }
 

@@ -53,12 +53,11 @@ struct _CugiKernel
  * existence implies). */
 extern CugiKernelClass *cugi_kernel_class;
 
-/* CUGI_IS_KERNEL() for the launch path, without a call: CugiKernel is final,
- * so its instances have exactly its class. */
+/* CUGI_IS_KERNEL() for the launch path: see cugi_is_final_instance(). */
 static inline gboolean
 cugi_kernel_is_kernel (gconstpointer instance)
 {
-  return instance != NULL && ((const GTypeInstance *) instance)->g_class == (GTypeClass *) cugi_kernel_class;
+  return cugi_is_final_instance (instance, cugi_kernel_class);
 }
 
 /* The launch path for callers that pack the parameters themselves (a plan

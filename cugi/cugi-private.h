@@ -87,4 +87,17 @@ void      cugi_memory_invalidate_addresses (void);
 #define CUGI_LAUNCH_PATH
 #endif
 
+/* G_TYPE_CHECK_INSTANCE_TYPE() for a final type, without a call or a read of
+ * the class: the instances of a final type have exactly its class, which
+ * @klass is (set by the type's class_init, which an instance's existence
+ * implies). The launch path checks its objects so, since the lines that
+ * get_type() and the class live on are cold when a burst of launches
+ * starts. */
+static inline gboolean
+cugi_is_final_instance (gconstpointer instance,
+                        gconstpointer klass)
+{
+  return instance != NULL && klass != NULL && ((const GTypeInstance *) instance)->g_class == klass;
+}
+
 G_END_DECLS

@@ -152,6 +152,16 @@ struct _CugiStream
   guint            marker_generation;  /* of the context when the two were made */
 };
 
+/* The class of every stream, set by its class_init. */
+extern CugiStreamClass *cugi_stream_class;
+
+/* CUGI_IS_STREAM() for the launch path: see cugi_is_final_instance(). */
+static inline gboolean
+cugi_stream_is_stream (gconstpointer instance)
+{
+  return cugi_is_final_instance (instance, cugi_stream_class);
+}
+
 /* NULL for a context's legacy default stream. No type check: every launch
  * asks, and cugi's own callers pass streams. */
 static inline CUstream

@@ -1178,11 +1178,14 @@ cugi_stream_get_property (GObject    *object,
     }
 }
 
+CugiStreamClass *cugi_stream_class;
+
 static void
 cugi_stream_class_init (CugiStreamClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  cugi_stream_class = klass;
   object_class->finalize = cugi_stream_finalize;
   object_class->get_property = cugi_stream_get_property;
 

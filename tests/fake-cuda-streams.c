@@ -90,6 +90,7 @@ static FakeStream *legacy;
 static FakeStream *live_streams;
 static FakeEvent *live_events;
 static int failed;
+static CUresult (*base_ctx_get_current) (CUcontext *);
 static int host_functions_held;
 static cuuint64_t last_capture_id;
 
@@ -851,11 +852,23 @@ fake_cuGraphExecDestroy (CUgraphExec exec)
   return fake_cuGraphDestroy ((CUgraph) exec);
 }
 
+/* See fake_cuda_streams_graphs_need_current(). */
+static CUcontext graph_launch_context;
+static int graph_launches_refused;
+
 static CUresult
 fake_cuGraphLaunch (CUgraphExec exec, CUstream handle)
 {
+  CUcontext current = NULL;
+
   if (failed)
     return CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (graph_launch_context != NULL &&
+      (base_ctx_get_current (&current) != CUDA_SUCCESS || current != graph_launch_context))
+    {
+      graph_launches_refused++;
+      return CUDA_ERROR_INVALID_CONTEXT;
+    }
   pthread_mutex_lock (&lock);
   for (const Op *op = ((FakeGraph *) exec)->head; op != NULL; op = op->next)
     if (!op->disabled)
@@ -1969,6 +1982,21 @@ fake_cuda_streams_hold_host_functions (int hold)
   pthread_mutex_unlock (&lock);
 }
 
+/* Makes cuGraphLaunch refuse, with CUDA_ERROR_INVALID_CONTEXT, every launch
+ * made while @context is not current, as a driver might that launched in
+ * the current context rather than the stream's; NULL lets every launch be
+ * made, as NVIDIA's driver does. Returns how many launches were refused
+ * since the previous call. Not thread-safe: for a test's main thread. */
+EXPORT int
+fake_cuda_streams_graphs_need_current (CUcontext context)
+{
+  int refused = graph_launches_refused;
+
+  graph_launch_context = context;
+  graph_launches_refused = 0;
+  return refused;
+}
+
 /* Makes the context fail (@fail non-zero) or recover. */
 EXPORT void
 fake_cuda_streams_fail (int fail)
@@ -2072,6 +2100,8 @@ cuInit (unsigned int flags)
       base_get_proc_address ("cuDevicePrimaryCtxReset", (void **) &base_primary_ctx_reset,
                              CUDA_VERSION, 0, NULL) != CUDA_SUCCESS ||
       base_get_proc_address ("cuCtxGetDevice", (void **) &base_ctx_get_device,
+                             CUDA_VERSION, 0, NULL) != CUDA_SUCCESS ||
+      base_get_proc_address ("cuCtxGetCurrent", (void **) &base_ctx_get_current,
                              CUDA_VERSION, 0, NULL) != CUDA_SUCCESS ||
       base_get_proc_address ("cuDeviceGetAttribute", (void **) &base_device_get_attribute,
                              CUDA_VERSION, 0, NULL) != CUDA_SUCCESS)

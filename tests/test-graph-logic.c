@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-context-private.h"
 #include "cugi-test-utils.h"
 
 #define SIZE 256
@@ -331,6 +332,70 @@ test_condition_arg (void)
   g_assert_cmpuint (cugi_kernel_args_get_arg_size (args, 0), ==, 8);
 }
 
+static CUcontext
+current_context (void)
+{
+  CUcontext current = NULL;
+
+  g_assert_cmpint (cugi_cuda.cuCtxGetCurrent (&current), ==, CUDA_SUCCESS);
+  return current;
+}
+
+/* On a stream of its own a graph is launched whichever context is current
+ * (none, another), as the driver launches in the stream's; where a driver
+ * refuses that, the launch is made again with the graph's context pushed,
+ * and the caller's current context is left as it was. */
+static void
+test_launch_any_current (void)
+{
+  int (*need_current) (CUcontext) = cugi_test_stand_in_symbol ("fake_cuda_streams_graphs_need_current");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiStream) stream = cugi_test_stream_new (CUGI_STREAM_FLAGS_NON_BLOCKING);
+  CugiContext *own = cugi_stream_get_context (stream);
+  g_autoptr(CugiContext) other = cugi_context_new (cugi_context_get_device (own), CUGI_CONTEXT_FLAGS_NONE, &error);
+  g_autoptr(CugiBuffer) buffer = cugi_test_buffer_new (SIZE);
+  g_autoptr(CugiGraph) graph = cugi_graph_new (NULL, &error);
+  g_autoptr(CugiGraphNode) node = NULL;
+  g_autoptr(CugiGraphExec) exec = NULL;
+  guint8 expected[SIZE];
+
+  g_assert_no_error (error);
+  node = cugi_graph_add_memset_node (graph, NULL, 0, buffer, 0, 0x5a, SIZE, &error);
+  g_assert_no_error (error);
+  exec = cugi_graph_instantiate (graph, &error);
+  g_assert_no_error (error);
+  memset (expected, 0x5a, sizeof expected);
+  g_assert_null (current_context ());
+
+  for (guint round = 0; round < 4; round++)
+    {
+      gboolean driver_refuses = round >= 2;
+      CugiContext *current = round % 2 == 1 ? other : NULL;
+      g_autoptr(GBytes) downloaded = NULL;
+
+      g_test_message ("round %u: %s current, the driver %s", round, current != NULL ? "another context" : "no context",
+                      driver_refuses ? "wanting the graph's" : "taking the stream's");
+      g_assert_true (cugi_buffer_memset_d8 (buffer, 0, 0xff, SIZE, stream, &error));
+      g_assert_no_error (error);
+      need_current (driver_refuses ? cugi_context_get_handle (own) : NULL);
+      if (current != NULL)
+        g_assert_true (cugi_context_push (current, &error));
+      g_assert_true (cugi_graph_exec_launch (exec, stream, &error));
+      g_assert_no_error (error);
+      g_assert_true (current_context () == (current != NULL ? cugi_context_get_handle (current) : NULL));
+      if (current != NULL)
+        g_assert_true (cugi_context_pop (current, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (need_current (NULL), ==, driver_refuses ? 1 : 0);
+
+      cugi_test_synchronize (stream);
+      downloaded = cugi_test_download_all (buffer);
+      g_assert_cmpmem (g_bytes_get_data (downloaded, NULL), g_bytes_get_size (downloaded), expected, SIZE);
+    }
+  g_assert_null (current_context ());
+  cugi_test_settle (stream);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -343,5 +408,6 @@ main (int argc, char **argv)
   g_test_add_func ("/graph-logic/update-keeps-buffers", test_update_keeps_buffers);
   g_test_add_func ("/graph-logic/conditional-errors", test_conditional_errors);
   g_test_add_func ("/graph-logic/condition-arg", test_condition_arg);
+  g_test_add_func ("/graph-logic/launch-any-current", test_launch_any_current);
   return g_test_run ();
 }

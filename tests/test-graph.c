@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cugi-private.h"
+#include "cugi-context-private.h"
 #include "cugi-launch-private.h"
 #include "cugi-stream-private.h"
 #include "cugi-test-utils.h"
@@ -344,6 +345,37 @@ test_captured_copy_keeps_buffer (Fixture      *fixture,
   g_assert_null (weak_filled);
 }
 
+/* The driver launches a graph in its stream's context whichever is current
+ * (none, another on the same device): cugi's launch, which asks none, adds
+ * each time, and leaves the caller's current context as it was. */
+static void
+test_launch_any_current (Fixture      *fixture,
+                         gconstpointer user_data)
+{
+  static const float two = 2;
+  CugiContext *own = cugi_stream_get_context (fixture->stream);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(CugiContext) other = cugi_context_new (cugi_context_get_device (own), CUGI_CONTEXT_FLAGS_NONE, &error);
+  g_autoptr(CugiGraph) graph = capture_adds (fixture, fixture->x, &two, 1);
+  g_autoptr(CugiGraphExec) exec = instantiate (graph);
+  CUcontext current = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (cugi_cuda.cuCtxGetCurrent (&current), ==, CUDA_SUCCESS);
+  g_assert_null (current);
+  launch (exec, fixture->stream);
+  assert_all (fixture, fixture->x, 2.0f);
+
+  g_assert_true (cugi_context_push (other, &error));
+  g_assert_no_error (error);
+  launch (exec, fixture->stream);
+  g_assert_cmpint (cugi_cuda.cuCtxGetCurrent (&current), ==, CUDA_SUCCESS);
+  g_assert_true (current == cugi_context_get_handle (other));
+  g_assert_true (cugi_context_pop (other, &error));
+  g_assert_no_error (error);
+  assert_all (fixture, fixture->x, 4.0f);
+}
+
 static void
 add_test (const char *path,
           void      (*test) (Fixture *, gconstpointer))
@@ -363,6 +395,7 @@ main (int   argc,
   add_test ("/graph/update", test_update);
   add_test ("/graph/misuse", test_misuse);
   add_test ("/graph/captured-copy-keeps-buffer", test_captured_copy_keeps_buffer);
+  add_test ("/graph/launch-any-current", test_launch_any_current);
 
   return g_test_run ();
 }
