@@ -24,9 +24,11 @@
  * before pushing each frame. Since 1.24 a GstCudaMemory carries a stream and
  * consumers synchronize with it: the filter waits on the device for input on
  * other streams and pushes CUDA memory on its stream without waiting. It
- * still waits where the input is system memory or CUDA memory on another
- * stream or on none (its producer may write that memory again once it is
- * released), and where the output is not CUDA memory on the work stream.
+ * still waits where the input is CUDA memory on another stream or on none
+ * (its producer may write that memory again once it is released), and
+ * where the output is not CUDA memory on the work stream. For input in
+ * system memory and such an output it waits for the upload alone, not for
+ * the subclass's work after it.
  */
 #include <glib/gi18n-lib.h>
 
@@ -507,7 +509,7 @@ transform_mappings (CugiGstFilter *self,
   Mapping *written = in_place ? &in : &out;
   const Side *written_side = in_place ? &priv->in : &priv->out;
   GstMemory *out_memory = NULL;
-  gboolean ok, in_on_work = FALSE, must_wait;
+  gboolean ok, in_on_work = FALSE, must_wait, upload_only = FALSE;
   GstClockTime begin = gst_util_get_timestamp (), waited = 0;
 
   /* Each step logged (GST_DEBUG=cugigstfilter:6), so that where a frame's
@@ -519,11 +521,15 @@ transform_mappings (CugiGstFilter *self,
   GST_LOG_OBJECT (self, "frames mapped");
   if (ok && written->kind == CUGI_GST_MEMORY_KIND_CUDA)
     out_memory = gst_buffer_peek_memory (in_place ? inbuf : outbuf, 0);
+  /* Output that carries the work stream tells its consumers to wait. */
+  if (out_memory != NULL && cugi_gst_streams_carries_work (priv->streams, out_memory))
+    upload_only = in.kind == CUGI_GST_MEMORY_KIND_SYSTEM;
   ok = ok && cugi_gst_streams_wait_for_input (priv->streams,
                                               in.kind == CUGI_GST_MEMORY_KIND_CUDA ? gst_buffer_peek_memory (inbuf, 0)
                                                                                    : NULL,
                                               &in_on_work, &error) &&
-       mapping_transfer (self, &in, &priv->in, TRUE, &error);
+       mapping_transfer (self, &in, &priv->in, TRUE, &error) &&
+       (!upload_only || cugi_gst_streams_mark_uploaded (priv->streams, &error));
   GST_LOG_OBJECT (self, "input ordered");
   ok = ok && (in_place ? klass->transform_frame_ip (self, in.handed, stream, &error)
                         : klass->transform_frame (self, in.handed, out.handed, stream, &error));
@@ -531,13 +537,14 @@ transform_mappings (CugiGstFilter *self,
   ok = ok && mapping_transfer (self, written, written_side, FALSE, &error);
   GST_LOG_OBJECT (self, "work enqueued");
   /* Here the streaming thread may wait: see the top of this file. */
-  must_wait = !in_on_work || out_memory == NULL ||
+  must_wait = !(in_on_work || upload_only) || out_memory == NULL ||
               !cugi_gst_streams_carries_work (priv->streams, out_memory);
-  if (ok && must_wait)
+  if (ok && (must_wait || upload_only))
     {
       GstClockTime wait_begin = gst_util_get_timestamp ();
 
-      ok = cugi_stream_synchronize (stream, &error);
+      ok = must_wait ? cugi_stream_synchronize (stream, &error)
+                     : cugi_gst_streams_wait_for_upload (priv->streams, &error);
       waited = gst_util_get_timestamp () - wait_begin;
     }
   GST_LOG_OBJECT (self, must_wait ? "work done" : "work left on the stream");
@@ -547,7 +554,7 @@ transform_mappings (CugiGstFilter *self,
 
   mapping_close (&out, &priv->out);
   mapping_close (&in, &priv->in);
-  cugi_gst_streams_dispatch (priv->streams);
+  cugi_gst_streams_frame_done (priv->streams);
   GST_LOG_OBJECT (self, "frames unmapped");
   GST_OBJECT_LOCK (self);
   priv->frames++;

@@ -61,6 +61,7 @@ G_GNUC_INTERNAL CugiGstStreams *cugi_gst_streams_new            (GstCudaContext 
                                                                  GError        **error);
 G_GNUC_INTERNAL void            cugi_gst_streams_free           (CugiGstStreams *self);
 G_GNUC_INTERNAL void            cugi_gst_streams_dispatch       (CugiGstStreams *self);
+G_GNUC_INTERNAL void            cugi_gst_streams_frame_done     (CugiGstStreams *self);
 G_GNUC_INTERNAL CugiStream     *cugi_gst_streams_get_work       (CugiGstStreams *self);
 G_GNUC_INTERNAL void            cugi_gst_streams_share          (CugiGstStreams *self,
                                                                  GstStructure   *config);
@@ -68,6 +69,10 @@ G_GNUC_INTERNAL gboolean        cugi_gst_streams_wait_for_input (CugiGstStreams 
                                                                  GstMemory      *memory,
                                                                  gboolean       *on_work,
                                                                  GError        **error);
+G_GNUC_INTERNAL gboolean        cugi_gst_streams_mark_uploaded  (CugiGstStreams *self,
+                                                                 GError        **error);
+G_GNUC_INTERNAL gboolean        cugi_gst_streams_wait_for_upload (CugiGstStreams *self,
+                                                                  GError        **error);
 G_GNUC_INTERNAL gboolean        cugi_gst_streams_carries_work   (CugiGstStreams *self,
                                                                  GstMemory      *memory);
 G_GNUC_INTERNAL void            cugi_gst_streams_mark_output    (CugiGstStreams *self,

@@ -26,10 +26,17 @@
  * staging) in the main context that was the thread's default when the
  * stream was made, and no main loop runs on a streaming thread, nor need
  * one run anywhere in a pipeline's process. So the streams are made in a
- * main context of their own that the element iterates itself after each
- * frame (cugi_gst_streams_dispatch()): without it every frame's holds, and
- * the streams and CUDA context with them, stayed until that main context ran,
- * which in a process without a main loop was never.
+ * main context of their own that the element iterates itself, every
+ * DISPATCH_INTERVAL frames (cugi_gst_streams_frame_done()): without it
+ * every frame's holds, and the streams and CUDA context with them, stayed
+ * until that main context ran, which in a process without a main loop was
+ * never. Not after every frame: each iteration that follows work left on
+ * the stream ends the stream's burst with a marker (an event, a wait and a
+ * host function), and the next one handles its completion, which together
+ * cost a 4K frame's streaming thread more than its kernel launch. The work
+ * of the frames in between shares one marker; what they hold (views of the
+ * frames' planes, which the element's cache of wrapped planes keeps anyway)
+ * is let go of some frames later.
  */
 #include "cugi-gst-private.h"
 
@@ -42,12 +49,17 @@
 GST_DEBUG_CATEGORY_STATIC (cugi_gst_streams_debug);
 #define GST_CAT_DEFAULT cugi_gst_streams_debug
 
+/* Frames between two iterations of the streams' main context. */
+#define DISPATCH_INTERVAL 16
+
 struct _CugiGstStreams
 {
   CugiContext    *context;
   GstCudaContext *cuda_context;
   GMainContext   *main_context;   /* the streams', iterated by the element */
   CugiStream     *work;           /* where the element enqueues its work */
+  guint           undispatched;   /* frames done since the last iteration */
+  CugiEvent      *uploaded;       /* recorded on work after an input's upload */
 #if GST_CHECK_VERSION (1, 24, 0)
   GstCudaStream  *work_gst;       /* work's GstCudaStream; NULL: a stream of cugi's */
   GstCudaStream  *producer_gst;   /* the input stream last waited for */
@@ -144,6 +156,11 @@ cugi_gst_streams_new (GstCudaContext *cuda_context,
   self->context = g_object_ref (context);
   self->cuda_context = gst_object_ref (cuda_context);
   self->main_context = g_main_context_new ();
+  if ((self->uploaded = cugi_event_new (context, CUGI_EVENT_FLAGS_DISABLE_TIMING, error)) == NULL)
+    {
+      cugi_gst_streams_free (self);
+      return NULL;
+    }
 #if GST_CHECK_VERSION (1, 24, 0)
   {
     GstCudaStream *own = gst_cuda_stream_new (cuda_context);
@@ -190,6 +207,7 @@ cugi_gst_streams_free (CugiGstStreams *self)
    * runs, and lets go of them. */
   cugi_gst_streams_dispatch (self);
   g_clear_object (&self->work);
+  g_clear_object (&self->uploaded);
 #if GST_CHECK_VERSION (1, 24, 0)
   g_clear_object (&self->producer);
   g_clear_object (&self->event);
@@ -207,14 +225,29 @@ cugi_gst_streams_free (CugiGstStreams *self)
  * @self: the streams
  *
  * Runs, without blocking, what cugi left for the streams' main context: the
- * flushes and completions that let go of what finished work held. The
- * element calls it after each frame, on the streaming thread.
+ * flushes and completions that let go of what finished work held.
  */
 void
 cugi_gst_streams_dispatch (CugiGstStreams *self)
 {
+  self->undispatched = 0;
   while (g_main_context_iteration (self->main_context, FALSE))
     ;
+}
+
+/**
+ * cugi_gst_streams_frame_done:
+ * @self: the streams
+ *
+ * Called after each frame, on the streaming thread: every DISPATCH_INTERVAL
+ * frames, runs what cugi left for the streams' main context
+ * (cugi_gst_streams_dispatch()).
+ */
+void
+cugi_gst_streams_frame_done (CugiGstStreams *self)
+{
+  if (++self->undispatched >= DISPATCH_INTERVAL)
+    cugi_gst_streams_dispatch (self);
 }
 
 /**
@@ -333,6 +366,42 @@ cugi_gst_streams_wait_for_input (CugiGstStreams *self,
   *on_work = FALSE;
   return TRUE;
 #endif
+}
+
+/**
+ * cugi_gst_streams_mark_uploaded:
+ * @self: the streams
+ * @error: return location for a #GError
+ *
+ * Records the point of the work stream after the upload of an input frame
+ * in system memory, which cugi_gst_streams_wait_for_upload() waits for: the
+ * producer may write that memory again once the frame is released, but
+ * need not wait for the element's kernels on the frame.
+ *
+ * Returns: %TRUE, or %FALSE with @error set
+ */
+gboolean
+cugi_gst_streams_mark_uploaded (CugiGstStreams *self,
+                                GError        **error)
+{
+  return cugi_event_record (self->uploaded, self->work, error);
+}
+
+/**
+ * cugi_gst_streams_wait_for_upload:
+ * @self: the streams
+ * @error: return location for a #GError
+ *
+ * Waits on the host until the work stream is past the point that
+ * cugi_gst_streams_mark_uploaded() last recorded.
+ *
+ * Returns: %TRUE, or %FALSE with @error set
+ */
+gboolean
+cugi_gst_streams_wait_for_upload (CugiGstStreams *self,
+                                  GError        **error)
+{
+  return cugi_event_synchronize (self->uploaded, error);
 }
 
 /**

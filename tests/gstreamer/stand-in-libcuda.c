@@ -12,8 +12,8 @@
  * CUDA_ERROR_NOT_SUPPORTED. cugi's cuGetProcAddress_v2 is the stand-in's.
  *
  * Both libraries then share one driver, whose event records, stream waits,
- * stream synchronizations and kernel launches are recorded in order (from
- * either library), for tests to read back (stand_in_gst_ops()).
+ * stream synchronizations, kernel launches, host functions and event
+ * synchronizations are recorded in order (from either library), for tests to read back (stand_in_gst_ops()).
  *
  * Names are bound with asm labels, so that cuda.h's own declarations of
  * them (other versions of the same entry points) do not get in the way.
@@ -88,7 +88,7 @@ stand_in_entry (const char *name)
 
 typedef struct
 {
-  const char *what;   /* "record", "wait", "sync", "launch" */
+  const char *what;   /* "record", "wait", "sync", "launch", "host", "event-sync" */
   uintptr_t   first;  /* the stream; for "record", the event */
   uintptr_t   second; /* the event; for "record", the stream */
 } Op;
@@ -112,7 +112,7 @@ note (const char *what,
 
 /* Writes the operations recorded since the last stand_in_gst_clear_ops(),
  * one a line ("record EVENT STREAM", "wait STREAM EVENT", "sync STREAM",
- * "launch STREAM", handles in hexadecimal), NUL-terminated, to @out (of
+ * "launch STREAM", "host STREAM", "event-sync EVENT", handles in hexadecimal), NUL-terminated, to @out (of
  * @capacity bytes) and returns the length of the whole text. */
 EXPORT size_t
 stand_in_gst_ops (char  *out,
@@ -181,6 +181,15 @@ ENTRY_POINT (stand_in_launch_kernel, "cuLaunchKernel",
            "cuLaunchKernel",
            (function, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_memory, stream,
             params, extra));
+}
+
+static CUresult
+stand_in_launch_host_func (CUstream stream,
+                           CUhostFn function,
+                           void    *data)
+{
+  note ("host", stream, NULL);
+  FORWARD (CUresult (*) (CUstream, CUhostFn, void *), "cuLaunchHostFunc", (stream, function, data));
 }
 
 /* ---- the stand-in's own, under libgstcuda's names ------------------------- */
@@ -338,6 +347,7 @@ ENTRY_POINT (stand_in_event_destroy, "cuEventDestroy_v2", (CUevent event))
 
 ENTRY_POINT (stand_in_event_synchronize, "cuEventSynchronize", (CUevent event))
 {
+  note ("event-sync", event, NULL);
   FORWARD (CUresult (*) (CUevent), "cuEventSynchronize", (event));
 }
 
@@ -472,6 +482,8 @@ ENTRY_POINT (stand_in_get_proc_address, "cuGetProcAddress_v2",
     { "cuStreamWaitEvent", (void *) stand_in_stream_wait_event },
     { "cuStreamSynchronize", (void *) stand_in_stream_synchronize },
     { "cuLaunchKernel", (void *) stand_in_launch_kernel },
+    { "cuLaunchHostFunc", (void *) stand_in_launch_host_func },
+    { "cuEventSynchronize", (void *) stand_in_event_synchronize },
     { "cuMemAllocPitch", (void *) stand_in_mem_alloc_pitch },
   };
 

@@ -28,10 +28,11 @@ def use_own_registry(scratch, plugins=()):
 
 
 class Ops:
-    """The event records, stream waits, stream synchronizations and kernel
-    launches that the stand-in recorded, in order: ('record', event,
-    stream), ('wait', stream, event), ('sync', stream), ('launch', stream),
-    handles as ints."""
+    """The event records, stream waits, stream synchronizations, kernel
+    launches, host functions and event synchronizations that the stand-in
+    recorded, in order: ('record', event, stream), ('wait', stream, event),
+    ('sync', stream), ('launch', stream), ('host', stream),
+    ('event-sync', event), handles as ints."""
 
     def __init__(self):
         self._driver = ctypes.CDLL(os.environ['CUGI_LIBCUDA'])

@@ -11,7 +11,8 @@ orders its work after it (docs/gstreamer.md, "Where the streaming thread
 waits"): the element waits for an event recorded on the producer's stream
 on the device, works on the stream its pools share with its neighbours,
 and pushes CUDA memory on that stream flagged NEED_SYNC without waiting,
-unless its input came from another stream or from system memory. On
+unless its input came from another stream (from system memory, it waits
+for the upload alone). On
 GStreamer 1.22 every frame is waited for before it is pushed.
 
 Run by meson (gstreamer-streams-cpu), whose environment names the
@@ -20,6 +21,7 @@ cugi's alone, keeps nvcodec from registering elements on the stand-in in the
 registry of the other tests.
 """
 import atexit
+import ctypes
 import gc
 import os
 import shutil
@@ -282,6 +284,36 @@ class Streams(StandInPipeline):
         self.run_frames(pool, count=frames)
         self.assertLess(cuda_memory_probe.reference_count(context), frames // 4)
 
+    def test_one_marker_for_many_frames_left_on_the_stream(self):
+        # Frames pushed without waiting, while the work stream is busy (a
+        # host function of the test's held back before them): each frame's
+        # holds are tracked, and the streams' main context ran after every
+        # frame, which ended a burst and enqueued a marker (an event, a wait
+        # and a host function) for each. Now one marker covers many frames.
+        gi.require_version('Cugi', '1.0')
+        gi.require_version('CugiGst', '1.0')
+        from gi.repository import Cugi, CugiGst
+        self.start('cugikernel name=k')
+        self.push(self.new_pool(CUDA_CAPS, self.new_stream()))
+        self.wait_for_outputs(1)
+        pool, work = self.proposed()
+        pool.set_active(True)
+        self.addCleanup(pool.set_active, False)
+        context = CugiGst.context_new_for_cuda_context(self.cuda_context)
+        busy = Cugi.Stream.new_for_handle(context, work)
+        stand_in = ctypes.CDLL(os.environ['STAND_IN_LIBCUDA'])
+        stand_in.fake_cuda_streams_hold_host_functions(1)
+        try:
+            busy.add_callback(lambda *args: None, None)
+            frames = 64
+            ops = self.run_frames(pool, count=frames)
+        finally:
+            stand_in.fake_cuda_streams_hold_host_functions(0)
+        self.assertEqual(self.launches(ops), [work] * frames)
+        markers = [op for op in ops if op[0] == 'host' and op[1] != work]
+        self.assertGreater(len(markers), 0, ops)
+        self.assertLessEqual(len(markers), frames // 8, ops)
+
     def test_waits_for_the_producers_stream_on_the_device(self):
         self.assert_waits_for_the_producers_stream('cugikernel')
 
@@ -329,13 +361,23 @@ class Streams(StandInPipeline):
         self.assertEqual(self.syncs_from_first_launch(ops, shared), FRAMES, ops)
         self.assertEqual(self.outputs, [(shared, True)] * FRAMES)
 
-    def test_system_memory_input_is_waited_for(self):
-        # Uploaded from the producer's memory, which it may reuse at once.
+    def test_system_memory_input_waits_for_its_upload_alone(self):
+        # Uploaded from the producer's memory, which it may reuse once the
+        # frame is released: the streaming thread waits for an event
+        # recorded on the work stream before the kernel (after the upload),
+        # not for the kernel, and the output goes on flagged for consumers.
+        # Before, it synchronized the stream, kernel and all.
         self.start('cugikernel', in_caps=SYSTEM_CAPS)
         ops = self.run_frames()
         work = self.launches(ops)[0]
-        self.assert_waited_after_each_launch(ops, work)
-        self.assertEqual(self.outputs, [(work, False)] * FRAMES)
+        self.assertEqual(self.launches(ops), [work] * FRAMES)
+        self.assertEqual(self.syncs_from_first_launch(ops, work), 0, ops)
+        launches = [i for i, op in enumerate(ops) if op == ('launch', work)]
+        for start, end in zip(launches, launches[1:] + [len(ops)]):
+            recorded = [op[1] for op in ops[:start] if op[0] == 'record' and op[2] == work]
+            self.assertTrue(recorded, ops)
+            self.assertIn(('event-sync', recorded[-1]), ops[start:end], ops)
+        self.assertEqual(self.outputs, [(work, True)] * FRAMES)
 
     def test_python_element_waits_for_the_producers_stream_on_the_device(self):
         # A CugiGst.Filter in Python orders its work as cugikernel does.
