@@ -266,6 +266,18 @@ class Streams(StandInPipeline):
         self.assertIsNotNone(stream, 'the pool proposed upstream carries no stream')
         return pool, handle_of(stream)
 
+    def start_on_proposed_pool(self):
+        """Starts `cugikernel name=k`, negotiated by a first frame, and
+        returns the pool it proposes upstream, active, and its work
+        stream's handle (see proposed())."""
+        self.start('cugikernel name=k')
+        self.push(self.new_pool(CUDA_CAPS, self.new_stream()))
+        self.wait_for_outputs(1)
+        pool, work = self.proposed()
+        pool.set_active(True)
+        self.addCleanup(pool.set_active, False)
+        return pool, work
+
     def test_holds_stay_bounded_without_a_main_loop(self):
         # Frames pushed without waiting for their kernels, no main loop
         # running: what cugi holds of the context for each frame's work is
@@ -273,12 +285,7 @@ class Streams(StandInPipeline):
         # 2,800 frames, up and down), never kept for every frame.
         gi.require_version('CugiGst', '1.0')
         from gi.repository import CugiGst
-        self.start('cugikernel name=k')
-        self.push(self.new_pool(CUDA_CAPS, self.new_stream()))
-        self.wait_for_outputs(1)
-        pool, _work = self.proposed()
-        pool.set_active(True)
-        self.addCleanup(pool.set_active, False)
+        pool, _work = self.start_on_proposed_pool()
         context = CugiGst.context_new_for_cuda_context(self.cuda_context)
         frames = 2048
         self.run_frames(pool, count=frames)
@@ -293,12 +300,7 @@ class Streams(StandInPipeline):
         gi.require_version('Cugi', '1.0')
         gi.require_version('CugiGst', '1.0')
         from gi.repository import Cugi, CugiGst
-        self.start('cugikernel name=k')
-        self.push(self.new_pool(CUDA_CAPS, self.new_stream()))
-        self.wait_for_outputs(1)
-        pool, work = self.proposed()
-        pool.set_active(True)
-        self.addCleanup(pool.set_active, False)
+        pool, work = self.start_on_proposed_pool()
         context = CugiGst.context_new_for_cuda_context(self.cuda_context)
         busy = Cugi.Stream.new_for_handle(context, work)
         stand_in = ctypes.CDLL(os.environ['STAND_IN_LIBCUDA'])
@@ -334,12 +336,7 @@ class Streams(StandInPipeline):
         self.assertEqual(self.outputs, [(work, False)] * FRAMES)
 
     def test_input_on_its_own_stream_is_not_waited_for(self):
-        self.start('cugikernel name=k')
-        self.push(self.new_pool(CUDA_CAPS, self.new_stream()))
-        self.wait_for_outputs(1)
-        pool, work = self.proposed()
-        pool.set_active(True)
-        self.addCleanup(pool.set_active, False)
+        pool, work = self.start_on_proposed_pool()
         ops = self.run_frames(pool)
         self.assertEqual(self.launches(ops), [work] * FRAMES)
         self.assertFalse([op for op in ops if op[0] in ('record', 'wait', 'sync')], ops)
